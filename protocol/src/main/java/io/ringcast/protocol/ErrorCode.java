@@ -1,0 +1,63 @@
+package io.ringcast.protocol;
+
+/**
+ * Error codes of wire protocol version 1. A fatal error is followed by a WebSocket close
+ * frame with {@link #closeCode()} and the end of the connection; a non-fatal one leaves the
+ * session usable.
+ */
+public enum ErrorCode {
+    MALFORMED_FRAME(1, true, 1002),
+    UNKNOWN_MESSAGE_TYPE(2, true, 1002),
+    TEXT_FRAME_NOT_SUPPORTED(3, true, 1003),
+    FRAME_TOO_LARGE(4, true, 1009),
+    HANDSHAKE_REQUIRED(5, true, 1008),
+    UNSUPPORTED_VERSION(6, true, 1002),
+    HANDSHAKE_TIMEOUT(7, true, 1008),
+    SLOW_CONSUMER(8, true, 1008),
+    IDLE_TIMEOUT(9, true, 1001),
+    SERVER_SHUTDOWN(10, true, 1001),
+    INTERNAL_ERROR(11, true, 1011),
+    INVALID_PATH(20, false, 0),
+    INVALID_SELECTOR(21, false, 0),
+    VALUE_TOO_LARGE(22, false, 0),
+    DUPLICATE_SUBSCRIPTION_ID(23, false, 0),
+    TOO_MANY_SUBSCRIPTIONS(24, false, 0);
+
+    private static final ErrorCode[] BY_CODE = new ErrorCode[32];
+
+    static {
+        for (ErrorCode c : values()) {
+            BY_CODE[c.code] = c;
+        }
+    }
+
+    private final int code;
+    private final boolean fatal;
+    private final int closeCode;
+
+    ErrorCode(int code, boolean fatal, int closeCode) {
+        this.code = code;
+        this.fatal = fatal;
+        this.closeCode = closeCode;
+    }
+
+    /** The {@code u16} sent in an {@code ERROR} message. */
+    public int code() {
+        return code;
+    }
+
+    /** Whether the connection is closed after this error. */
+    public boolean fatal() {
+        return fatal;
+    }
+
+    /** The WebSocket close code used after a fatal error, 0 for non-fatal errors. */
+    public int closeCode() {
+        return closeCode;
+    }
+
+    /** The error with that wire code, or {@code null} for a code this version does not define. */
+    public static ErrorCode of(int code) {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+}
