@@ -180,24 +180,43 @@ public final class WireCodec {
             throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "empty frame: a frame holds at least one message");
         }
         while (frame.isReadable()) {
-            int offset = frame.readerIndex();
-            if (frame.readableBytes() < HEADER_BYTES) {
-                throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "truncated message header at offset " + offset
-                        + ": " + frame.readableBytes() + " bytes left, a header needs " + HEADER_BYTES);
-            }
-            byte type = frame.getByte(offset);
-            long length = frame.getUnsignedInt(offset + 1);
-            int bodyIndex = offset + HEADER_BYTES;
-            if (length > frame.writerIndex() - bodyIndex) {
-                throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "truncated " + MessageType.name(type)
-                        + " message at offset " + offset + ": body length " + length + " but only "
-                        + (frame.writerIndex() - bodyIndex) + " bytes left in the frame");
-            }
-            int end = bodyIndex + (int) length;
-            frame.readerIndex(bodyIndex);
-            decodeBody(type, frame, end, handler);
-            frame.readerIndex(end); // skip fields a newer revision may have appended
+            decodeOne(frame, handler);
         }
+    }
+
+    /**
+     * The type byte of the message at the reader index, without consuming it: lets a caller that
+     * decodes message by message decide before decoding (for example, whether it has room for it).
+     * The frame must be readable.
+     */
+    public static byte peekType(ByteBuf frame) {
+        return frame.getByte(frame.readerIndex());
+    }
+
+    /**
+     * Decodes the one message at the reader index of {@code frame}, hands it to {@code handler},
+     * and leaves the reader index after it.
+     *
+     * @throws ProtocolException if that message is malformed, of an unknown type, or refused by the handler
+     */
+    public static void decodeOne(ByteBuf frame, MessageHandler handler) throws ProtocolException {
+        int offset = frame.readerIndex();
+        if (frame.readableBytes() < HEADER_BYTES) {
+            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "truncated message header at offset " + offset
+                    + ": " + frame.readableBytes() + " bytes left, a header needs " + HEADER_BYTES);
+        }
+        byte type = frame.getByte(offset);
+        long length = frame.getUnsignedInt(offset + 1);
+        int bodyIndex = offset + HEADER_BYTES;
+        if (length > frame.writerIndex() - bodyIndex) {
+            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "truncated " + MessageType.name(type)
+                    + " message at offset " + offset + ": body length " + length + " but only "
+                    + (frame.writerIndex() - bodyIndex) + " bytes left in the frame");
+        }
+        int end = bodyIndex + (int) length;
+        frame.readerIndex(bodyIndex);
+        decodeBody(type, frame, end, handler);
+        frame.readerIndex(end); // skip fields a newer revision may have appended
     }
 
     private static void decodeBody(byte type, ByteBuf in, int end, MessageHandler h) throws ProtocolException {

@@ -1,0 +1,184 @@
+package io.ringcast.it;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.ringcast.protocol.ErrorCode;
+import io.ringcast.protocol.MessageHandler;
+import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.WireCodec;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A protocol-level test peer built on the JDK's own WebSocket client: it sends exactly the bytes a
+ * test gives it (including broken ones) and records every decoded server message and the close
+ * code. Independent of our Java client, so it can misbehave on purpose.
+ */
+final class RawWebSocket implements AutoCloseable {
+    /** One server message, decoded. */
+    record Msg(String type, int a, long b, int flags, String text, byte[] value) {
+    }
+
+    private final WebSocket ws;
+    final List<Msg> messages = new CopyOnWriteArrayList<>();
+    final CompletableFuture<Integer> closeCode = new CompletableFuture<>();
+    private final ByteBuf partial = Unpooled.buffer();
+
+    private RawWebSocket(String url) throws Exception {
+        ws = HttpClient.newHttpClient().newWebSocketBuilder()
+                .connectTimeout(Duration.ofSeconds(5))
+                .buildAsync(URI.create(url), new WebSocket.Listener() {
+                    @Override
+                    public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
+                        partial.writeBytes(data);
+                        if (last) {
+                            decode(partial);
+                            partial.clear();
+                        }
+                        webSocket.request(1);
+                        return null;
+                    }
+
+                    @Override
+                    public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+                        closeCode.complete(statusCode);
+                        return null;
+                    }
+
+                    @Override
+                    public void onError(WebSocket webSocket, Throwable error) {
+                        closeCode.complete(-1);
+                    }
+                }).get(5, TimeUnit.SECONDS);
+    }
+
+    static RawWebSocket connect(String url) throws Exception {
+        return new RawWebSocket(url);
+    }
+
+    /** Connects and completes the handshake. */
+    static RawWebSocket connectAndHello(String url) throws Exception {
+        RawWebSocket raw = connect(url);
+        raw.send(out -> WireCodec.writeHello(out, WireCodec.VERSION, "raw-test"));
+        raw.await("WELCOME");
+        return raw;
+    }
+
+    void send(Consumer<ByteBuf> writer) {
+        ByteBuf out = Unpooled.buffer();
+        writer.accept(out);
+        sendBytes(ByteBufToArray.of(out));
+    }
+
+    void sendBytes(byte[] bytes) {
+        ws.sendBinary(ByteBuffer.wrap(bytes), true).join();
+    }
+
+    void sendText(String text) {
+        ws.sendText(text, true).join();
+    }
+
+    void subscribe(int id, String selector) {
+        send(out -> WireCodec.writeSubscribe(out, id, selector, Map.of()));
+    }
+
+    void publish(int correlationId, String topic, String value) {
+        send(out -> WireCodec.writePublish(out, correlationId, topic, value.getBytes()));
+    }
+
+    /** Waits for the first message of that type and returns it. */
+    Msg await(String type) {
+        return Await.until(() -> messages.stream().filter(m -> m.type().equals(type)).findFirst().orElse(null),
+                "a " + type + " message; got " + messages);
+    }
+
+    List<Msg> all(String type) {
+        List<Msg> out = new ArrayList<>();
+        for (Msg m : messages) {
+            if (m.type().equals(type)) {
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    /** The close code the server sent, waiting for it. */
+    int awaitClose() throws Exception {
+        return closeCode.get(10, TimeUnit.SECONDS);
+    }
+
+    ErrorCode awaitError() {
+        return ErrorCode.of(await("ERROR").a());
+    }
+
+    private void decode(ByteBuf frame) {
+        try {
+            WireCodec.decode(frame, new MessageHandler() {
+                @Override
+                public void onWelcome(int version, String sessionId, int maxFrameBytes, int idleTimeoutMs) {
+                    messages.add(new Msg("WELCOME", version, maxFrameBytes, 0, sessionId, null));
+                }
+
+                @Override
+                public void onTopic(int alias, String topicPath) {
+                    messages.add(new Msg("TOPIC", alias, 0, 0, topicPath, null));
+                }
+
+                @Override
+                public void onSnapshot(int id, int alias, long seq, int flags, ByteBuf f, int i, int n) {
+                    messages.add(new Msg("SNAPSHOT", alias, seq, flags, Integer.toString(id), bytes(f, i, n)));
+                }
+
+                @Override
+                public void onUpdate(int alias, long seq, int flags, ByteBuf f, int i, int n) {
+                    messages.add(new Msg("UPDATE", alias, seq, flags, null, bytes(f, i, n)));
+                }
+
+                @Override
+                public void onPublishAck(int correlationId, long sequence) {
+                    messages.add(new Msg("PUBLISH_ACK", correlationId, sequence, 0, null, null));
+                }
+
+                @Override
+                public void onSubscribed(int subscriptionId, int matchedTopics) {
+                    messages.add(new Msg("SUBSCRIBED", subscriptionId, matchedTopics, 0, null, null));
+                }
+
+                @Override
+                public void onError(int code, int correlationId, String reason) {
+                    messages.add(new Msg("ERROR", code, correlationId, 0, reason, null));
+                }
+
+                @Override
+                public void onPong(long nonce) {
+                    messages.add(new Msg("PONG", 0, nonce, 0, null, null));
+                }
+            });
+        } catch (ProtocolException e) {
+            messages.add(new Msg("UNDECODABLE", e.code().code(), 0, 0, e.reason(), null));
+        }
+    }
+
+    private static byte[] bytes(ByteBuf f, int i, int n) {
+        byte[] b = new byte[n];
+        f.getBytes(i, b);
+        return b;
+    }
+
+    @Override
+    public void close() {
+        ws.abort();
+    }
+}

@@ -1,0 +1,20 @@
+package io.ringcast.it;
+
+import io.ringcast.server.RingcastServer;
+import io.ringcast.server.config.ConfigLoader;
+
+/** Real servers on a free loopback port, configured from YAML as an operator would. */
+final class TestServers {
+    private TestServers() {
+    }
+
+    /** A server with the defaults plus {@code yaml} (top-level sections other than {@code server}). */
+    static RingcastServer start(String yaml) throws InterruptedException {
+        return RingcastServer.start(ConfigLoader.fromYaml("server:\n  host: 127.0.0.1\n  port: 0\n  ioThreads: 2\n"
+                + yaml));
+    }
+
+    static RingcastServer start() throws InterruptedException {
+        return start("");
+    }
+}

@@ -1,0 +1,189 @@
+package io.ringcast.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Records the messages a {@link WireCodec#decode} call hands out, one string per message such as
+ * {@code PUBLISH(9, fx/EURUSD, 0001feff)}. {@code u32} fields are shown unsigned, values as hex
+ * read from the frame range during the call (the range is only valid then).
+ */
+final class Recorder {
+    final List<String> events = new ArrayList<>();
+
+    static String event(String name, Object... fields) {
+        return name + Arrays.stream(fields).map(String::valueOf).collect(Collectors.joining(", ", "(", ")"));
+    }
+
+    static String u32(int v) {
+        return Integer.toUnsignedString(v);
+    }
+
+    private static String value(ByteBuf frame, int index, int length) {
+        if (index < 0 || length < 0 || index + length > frame.writerIndex()) {
+            throw new AssertionError("value range " + index + "+" + length + " outside the frame (writerIndex "
+                    + frame.writerIndex() + ")");
+        }
+        return ByteBufUtil.hexDump(frame, index, length);
+    }
+
+    /** A server's handler: accepts client-to-server messages; the rest fall to MessageHandler's defaults. */
+    MessageHandler serverSide() {
+        return new MessageHandler() {
+            @Override
+            public void onHello(int version, String clientName) {
+                events.add(event("HELLO", version, clientName));
+            }
+
+            @Override
+            public void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume) {
+                events.add(event("SUBSCRIBE", u32(subscriptionId), selector, resume));
+            }
+
+            @Override
+            public void onUnsubscribe(int subscriptionId) {
+                events.add(event("UNSUBSCRIBE", u32(subscriptionId)));
+            }
+
+            @Override
+            public void onPublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength) {
+                events.add(event("PUBLISH", u32(correlationId), topicPath, value(frame, valueIndex, valueLength)));
+            }
+
+            @Override
+            public void onPing(long nonce) {
+                events.add(event("PING", nonce));
+            }
+        };
+    }
+
+    /** A client's handler: accepts server-to-client messages; the rest fall to MessageHandler's defaults. */
+    MessageHandler clientSide() {
+        return new MessageHandler() {
+            @Override
+            public void onWelcome(int version, String sessionId, int maxFrameBytes, int idleTimeoutMs) {
+                events.add(event("WELCOME", version, sessionId, u32(maxFrameBytes), u32(idleTimeoutMs)));
+            }
+
+            @Override
+            public void onTopic(int alias, String topicPath) {
+                events.add(event("TOPIC", u32(alias), topicPath));
+            }
+
+            @Override
+            public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, ByteBuf frame,
+                                   int valueIndex, int valueLength) {
+                events.add(event("SNAPSHOT", u32(subscriptionId), u32(alias), sequence, flags,
+                        value(frame, valueIndex, valueLength)));
+            }
+
+            @Override
+            public void onUpdate(int alias, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength) {
+                events.add(event("UPDATE", u32(alias), sequence, flags, value(frame, valueIndex, valueLength)));
+            }
+
+            @Override
+            public void onPublishAck(int correlationId, long sequence) {
+                events.add(event("PUBLISH_ACK", u32(correlationId), sequence));
+            }
+
+            @Override
+            public void onSubscribed(int subscriptionId, int matchedTopics) {
+                events.add(event("SUBSCRIBED", u32(subscriptionId), u32(matchedTopics)));
+            }
+
+            @Override
+            public void onError(int code, int correlationId, String reason) {
+                events.add(event("ERROR", code, u32(correlationId), reason));
+            }
+
+            @Override
+            public void onPong(long nonce) {
+                events.add(event("PONG", nonce));
+            }
+        };
+    }
+
+    /** Accepts every message type. */
+    MessageHandler bothSides() {
+        MessageHandler s = serverSide();
+        MessageHandler c = clientSide();
+        return new MessageHandler() {
+            @Override
+            public void onHello(int version, String clientName) throws ProtocolException {
+                s.onHello(version, clientName);
+            }
+
+            @Override
+            public void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume)
+                    throws ProtocolException {
+                s.onSubscribe(subscriptionId, selector, resume);
+            }
+
+            @Override
+            public void onUnsubscribe(int subscriptionId) throws ProtocolException {
+                s.onUnsubscribe(subscriptionId);
+            }
+
+            @Override
+            public void onPublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength)
+                    throws ProtocolException {
+                s.onPublish(correlationId, topicPath, frame, valueIndex, valueLength);
+            }
+
+            @Override
+            public void onPing(long nonce) throws ProtocolException {
+                s.onPing(nonce);
+            }
+
+            @Override
+            public void onWelcome(int version, String sessionId, int maxFrameBytes, int idleTimeoutMs)
+                    throws ProtocolException {
+                c.onWelcome(version, sessionId, maxFrameBytes, idleTimeoutMs);
+            }
+
+            @Override
+            public void onTopic(int alias, String topicPath) throws ProtocolException {
+                c.onTopic(alias, topicPath);
+            }
+
+            @Override
+            public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, ByteBuf frame,
+                                   int valueIndex, int valueLength) throws ProtocolException {
+                c.onSnapshot(subscriptionId, alias, sequence, flags, frame, valueIndex, valueLength);
+            }
+
+            @Override
+            public void onUpdate(int alias, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength)
+                    throws ProtocolException {
+                c.onUpdate(alias, sequence, flags, frame, valueIndex, valueLength);
+            }
+
+            @Override
+            public void onPublishAck(int correlationId, long sequence) throws ProtocolException {
+                c.onPublishAck(correlationId, sequence);
+            }
+
+            @Override
+            public void onSubscribed(int subscriptionId, int matchedTopics) throws ProtocolException {
+                c.onSubscribed(subscriptionId, matchedTopics);
+            }
+
+            @Override
+            public void onError(int code, int correlationId, String reason) throws ProtocolException {
+                c.onError(code, correlationId, reason);
+            }
+
+            @Override
+            public void onPong(long nonce) throws ProtocolException {
+                c.onPong(nonce);
+            }
+        };
+    }
+}

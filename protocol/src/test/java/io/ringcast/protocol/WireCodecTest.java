@@ -1,0 +1,729 @@
+package io.ringcast.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static io.ringcast.protocol.Recorder.event;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class WireCodecTest {
+    private final TrackedBuffers buffers = new TrackedBuffers();
+    private final Recorder recorder = new Recorder();
+
+    @AfterEach
+    void releaseBuffers() {
+        buffers.close();
+    }
+
+    // ---------------------------------------------------------------- samples
+
+    /** One message of each type (some types twice, at their edge values) and what decoding it records. */
+    record Sample(byte type, Consumer<ByteBuf> writer, String event) {
+        boolean clientToServer() {
+            return (type & 0x80) == 0;
+        }
+
+        /** PUBLISH, SNAPSHOT and UPDATE end in {@code rest value}: extra bytes are value, not unknown fields. */
+        boolean endsWithRest() {
+            return type == MessageType.PUBLISH || type == MessageType.SNAPSHOT || type == MessageType.UPDATE;
+        }
+    }
+
+    private static final byte[] VALUE = {0x00, 0x01, (byte) 0xfe, (byte) 0xff};
+
+    /** Runs {@code use} with an unpooled buffer holding {@code bytes}, released afterwards. */
+    private static void withBuffer(byte[] bytes, Consumer<ByteBuf> use) {
+        ByteBuf buf = Unpooled.wrappedBuffer(bytes);
+        try {
+            use.accept(buf);
+        } finally {
+            buf.release();
+        }
+    }
+
+    private static Map<String, Long> resume() {
+        Map<String, Long> resume = new LinkedHashMap<>();
+        resume.put("fx/EURUSD/bid", 42L);
+        resume.put("fx/GBPUSD/bid", Long.MAX_VALUE);
+        resume.put("météo/zürich", 0L);
+        return resume;
+    }
+
+    static Stream<Named<Sample>> samples() {
+        byte[] framed = {'x', 'x', '1', '.', '0', '8', '4', '2', 'y', 'y'}; // value "1.0842" at index 2
+        return Stream.of(
+                Named.of("HELLO", new Sample(MessageType.HELLO,
+                        out -> WireCodec.writeHello(out, 1, "ringcast-java/0.1 é🚀"),
+                        event("HELLO", 1, "ringcast-java/0.1 é🚀"))),
+                Named.of("HELLO u16 max version, empty name", new Sample(MessageType.HELLO,
+                        out -> WireCodec.writeHello(out, 0xFFFF, ""),
+                        event("HELLO", 65535, ""))),
+                Named.of("SUBSCRIBE with resume", new Sample(MessageType.SUBSCRIBE,
+                        out -> WireCodec.writeSubscribe(out, 7, "fx/+/bid", resume()),
+                        event("SUBSCRIBE", 7, "fx/+/bid", resume()))),
+                Named.of("SUBSCRIBE u32 max id, no resume", new Sample(MessageType.SUBSCRIBE,
+                        out -> WireCodec.writeSubscribe(out, 0xFFFFFFFF, "#", Map.of()),
+                        event("SUBSCRIBE", 4294967295L, "#", "{}"))),
+                Named.of("UNSUBSCRIBE", new Sample(MessageType.UNSUBSCRIBE,
+                        out -> WireCodec.writeUnsubscribe(out, 0xFFFFFFFE),
+                        event("UNSUBSCRIBE", 4294967294L))),
+                Named.of("PUBLISH", new Sample(MessageType.PUBLISH,
+                        out -> WireCodec.writePublish(out, 9, "fx/EURUSD", VALUE),
+                        event("PUBLISH", 9, "fx/EURUSD", "0001feff"))),
+                Named.of("PUBLISH empty value", new Sample(MessageType.PUBLISH,
+                        out -> WireCodec.writePublish(out, 0, "株価/東京", new byte[0]),
+                        event("PUBLISH", 0, "株価/東京", ""))),
+                Named.of("PING", new Sample(MessageType.PING,
+                        out -> WireCodec.writePing(out, Long.MAX_VALUE),
+                        event("PING", Long.MAX_VALUE))),
+                Named.of("WELCOME", new Sample(MessageType.WELCOME,
+                        out -> WireCodec.writeWelcome(out, 1, "s-000001", 1 << 20, 120_000),
+                        event("WELCOME", 1, "s-000001", 1048576, 120000))),
+                Named.of("TOPIC", new Sample(MessageType.TOPIC,
+                        out -> WireCodec.writeTopic(out, 0xFFFFFFFF, "株価/東京"),
+                        event("TOPIC", 4294967295L, "株価/東京"))),
+                Named.of("SNAPSHOT after a gap, value at an offset", new Sample(MessageType.SNAPSHOT,
+                        out -> withBuffer(framed, v -> WireCodec.writeSnapshot(out, 0, 7, 42, UpdateFlags.GAP, v, 2, 6)),
+                        event("SNAPSHOT", 0, 7, 42, 1, "312e30383432"))),
+                Named.of("UPDATE with unknown flag bits", new Sample(MessageType.UPDATE,
+                        out -> withBuffer(VALUE, v -> WireCodec.writeUpdate(out, 7, Long.MAX_VALUE, 0xFF, v, 0, 4)),
+                        event("UPDATE", 7, Long.MAX_VALUE, 255, "0001feff"))),
+                Named.of("UPDATE empty value", new Sample(MessageType.UPDATE,
+                        out -> withBuffer(VALUE, v -> WireCodec.writeUpdate(out, 1, 1, 0, v, 4, 0)),
+                        event("UPDATE", 1, 1, 0, ""))),
+                Named.of("PUBLISH_ACK", new Sample(MessageType.PUBLISH_ACK,
+                        out -> WireCodec.writePublishAck(out, 9, 43),
+                        event("PUBLISH_ACK", 9, 43))),
+                Named.of("SUBSCRIBED", new Sample(MessageType.SUBSCRIBED,
+                        out -> WireCodec.writeSubscribed(out, 7, 0),
+                        event("SUBSCRIBED", 7, 0))),
+                Named.of("ERROR", new Sample(MessageType.ERROR,
+                        out -> WireCodec.writeError(out, ErrorCode.INVALID_PATH, 9, "invalid path 'a//b'"),
+                        event("ERROR", 20, 9, "invalid path 'a//b'"))),
+                Named.of("PONG", new Sample(MessageType.PONG,
+                        out -> WireCodec.writePong(out, 0),
+                        event("PONG", 0))));
+    }
+
+    private ByteBuf encode(Sample sample) {
+        ByteBuf frame = buffers.allocate();
+        sample.writer().accept(frame);
+        return frame;
+    }
+
+    private static ProtocolException decodeFailure(ByteBuf frame, MessageHandler handler) {
+        try {
+            WireCodec.decode(frame, handler);
+        } catch (ProtocolException e) {
+            return e;
+        }
+        throw new AssertionError("decode succeeded, expected a ProtocolException");
+    }
+
+    /** A frame of one message with this type and body, body length as given. */
+    private ByteBuf message(byte type, long bodyLength, byte[] body) {
+        ByteBuf frame = buffers.allocate();
+        frame.writeByte(type);
+        frame.writeInt((int) bodyLength);
+        frame.writeBytes(body);
+        return frame;
+    }
+
+    private static byte[] hex(String hex) {
+        return HexFormat.of().parseHex(hex.replace(" ", ""));
+    }
+
+    // ---------------------------------------------------------------- round trips
+
+    @ParameterizedTest
+    @MethodSource("samples")
+    void everyMessageTypeRoundTripsThroughWriteAndDecode(Sample sample) throws ProtocolException {
+        ByteBuf frame = encode(sample);
+        int written = frame.writerIndex();
+
+        WireCodec.decode(frame, recorder.bothSides());
+
+        assertThat(recorder.events).containsExactly(sample.event());
+        assertThat(frame.readerIndex()).as("reader index after the message").isEqualTo(written);
+    }
+
+    @ParameterizedTest
+    @MethodSource("samples")
+    void headerStatesTypeAndBodyLength(Sample sample) {
+        ByteBuf frame = encode(sample);
+
+        assertThat(frame.getByte(0)).isEqualTo(sample.type());
+        assertThat(frame.getUnsignedInt(1)).isEqualTo(frame.writerIndex() - WireCodec.HEADER_BYTES);
+    }
+
+    @ParameterizedTest
+    @MethodSource("samples")
+    void eachSideAcceptsItsOwnDirection(Sample sample) throws ProtocolException {
+        ByteBuf frame = encode(sample);
+
+        WireCodec.decode(frame, sample.clientToServer() ? recorder.serverSide() : recorder.clientSide());
+
+        assertThat(recorder.events).containsExactly(sample.event());
+    }
+
+    @Test
+    void overheadConstantsEqualTheEncodedSizeOfAnEmptyValue() {
+        ByteBuf update = buffers.allocate();
+        ByteBuf snapshot = buffers.allocate();
+        withBuffer(new byte[0], v -> {
+            WireCodec.writeUpdate(update, 1, 1, 0, v, 0, 0);
+            WireCodec.writeSnapshot(snapshot, 1, 1, 1, 0, v, 0, 0);
+        });
+
+        assertThat(update.readableBytes()).isEqualTo(WireCodec.UPDATE_OVERHEAD_BYTES);
+        assertThat(snapshot.readableBytes()).isEqualTo(WireCodec.SNAPSHOT_OVERHEAD_BYTES);
+    }
+
+    @Test
+    void batchedMessagesDecodeInOrder() throws ProtocolException {
+        ByteBuf frame = buffers.allocate();
+        List<String> expected = new ArrayList<>();
+        for (Named<Sample> named : samples().toList()) {
+            named.getPayload().writer().accept(frame);
+            expected.add(named.getPayload().event());
+        }
+        for (int i = 0; i < 100; i++) {
+            WireCodec.writePublish(frame, i, "fx/EURUSD", new byte[]{(byte) i});
+            expected.add(event("PUBLISH", i, "fx/EURUSD", String.format("%02x", i)));
+        }
+
+        WireCodec.decode(frame, recorder.bothSides());
+
+        assertThat(recorder.events).containsExactlyElementsOf(expected);
+        assertThat(frame.isReadable()).isFalse();
+    }
+
+    @Test
+    void decodingStartsAtTheReaderIndex() throws ProtocolException {
+        ByteBuf frame = buffers.allocate();
+        frame.writeBytes(new byte[]{(byte) 0xee, (byte) 0xee, (byte) 0xee}); // not part of the frame
+        WireCodec.writePublish(frame, 1, "a", VALUE);
+        WireCodec.writePing(frame, 2);
+        frame.readerIndex(3);
+
+        WireCodec.decode(frame, recorder.serverSide());
+
+        assertThat(recorder.events).containsExactly(event("PUBLISH", 1, "a", "0001feff"), event("PING", 2));
+    }
+
+    @Test
+    void valueRangeIsInsideTheFrameAfterTheFixedFields() throws ProtocolException {
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writePing(frame, 1);
+        WireCodec.writePublish(frame, 1, "ab", VALUE);
+        int[] range = new int[2];
+
+        WireCodec.decode(frame, new MessageHandler() {
+            @Override
+            public void onPing(long nonce) {
+            }
+
+            @Override
+            public void onPublish(int correlationId, String topicPath, ByteBuf f, int valueIndex, int valueLength) {
+                assertThat(f).isSameAs(frame);
+                range[0] = valueIndex;
+                range[1] = valueLength;
+            }
+        });
+
+        // PING is 13 bytes; PUBLISH header 5, correlationId 4, path 2 + 2
+        assertThat(range).containsExactly(13 + 5 + 4 + 2 + 2, VALUE.length);
+    }
+
+    // ---------------------------------------------------------------- forward compatibility
+
+    /** The samples whose body ends in fixed fields or a string; the others end in {@code rest value}. */
+    static Stream<Named<Sample>> samplesWithoutRestValue() {
+        return samples().filter(s -> !s.getPayload().endsWithRest());
+    }
+
+    @ParameterizedTest
+    @MethodSource("samplesWithoutRestValue")
+    void unknownTrailingBodyBytesAreSkipped(Sample sample) throws ProtocolException {
+        ByteBuf frame = encode(sample);
+        frame.writeBytes(new byte[]{(byte) 0xca, (byte) 0xfe, 0x00}); // fields a newer revision appended
+        frame.setInt(1, frame.getInt(1) + 3);
+        WireCodec.writePing(frame, 5);
+
+        WireCodec.decode(frame, recorder.bothSides());
+
+        assertThat(recorder.events).containsExactly(sample.event(), event("PING", 5));
+    }
+
+    @Test
+    void trailingBytesOfRestMessagesArePartOfTheValue() throws ProtocolException {
+        ByteBuf frame = buffers.allocate();
+        withBuffer(VALUE, v -> WireCodec.writeUpdate(frame, 7, 1, 0, v, 0, 4));
+        frame.writeByte(0xca);
+        frame.setInt(1, frame.getInt(1) + 1);
+
+        WireCodec.decode(frame, recorder.clientSide());
+
+        assertThat(recorder.events).containsExactly(event("UPDATE", 7, 1, 0, "0001feffca"));
+    }
+
+    // ---------------------------------------------------------------- frame errors
+
+    @Test
+    void emptyFrameIsMalformed() {
+        ProtocolException e = decodeFailure(buffers.allocate(), recorder.bothSides());
+
+        assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+        assertThat(e.reason()).contains("empty frame");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4})
+    void headerShorterThanFiveBytesIsMalformed(int bytes) {
+        ByteBuf frame = buffers.of(new byte[]{MessageType.PING, 0, 0, 0, 8}).writerIndex(bytes);
+
+        ProtocolException e = decodeFailure(frame, recorder.bothSides());
+
+        assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+        assertThat(e.reason()).contains("truncated message header at offset 0", bytes + " bytes left");
+    }
+
+    @Test
+    void messagesBeforeAMalformedOneAreHandled() {
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writePing(frame, 1);
+        frame.writeBytes(new byte[]{MessageType.PING, 0});
+
+        ProtocolException e = decodeFailure(frame, recorder.serverSide());
+
+        assertThat(recorder.events).containsExactly(event("PING", 1));
+        assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+        assertThat(e.reason()).contains("header at offset 13");
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {9, 0xFFFF_FFFFL, 0x8000_0000L})
+    void bodyLengthBeyondTheFrameIsMalformed(long bodyLength) {
+        ByteBuf frame = message(MessageType.PING, bodyLength, new byte[8]);
+
+        ProtocolException e = decodeFailure(frame, recorder.serverSide());
+
+        assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+        assertThat(e.reason()).contains("truncated PING message at offset 0", "body length " + bodyLength,
+                "only 8 bytes left");
+        assertThat(recorder.events).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- truncated fixed fields
+
+    private record Field(String name, int bytes) {
+    }
+
+    private record Layout(String typeName, byte type, Consumer<ByteBuf> writer, List<Field> fields) {
+        int fixedBytes() {
+            return fields.stream().mapToInt(Field::bytes).sum();
+        }
+
+        /** The field that byte {@code offset} of the body belongs to. */
+        String fieldAt(int offset) {
+            int end = 0;
+            for (Field f : fields) {
+                end += f.bytes();
+                if (offset < end) {
+                    return f.name();
+                }
+            }
+            throw new IllegalArgumentException("offset " + offset + " beyond the fixed fields of " + typeName);
+        }
+    }
+
+    private static Field f(String name, int bytes) {
+        return new Field(name, bytes);
+    }
+
+    /** The body layout of each type per docs/protocol.md, with short strings and empty values. */
+    static List<Layout> layouts() {
+        return List.of(
+                new Layout("HELLO", MessageType.HELLO, out -> WireCodec.writeHello(out, 1, "abc"),
+                        List.of(f("version", 2), f("clientName length", 2), f("clientName", 3))),
+                new Layout("SUBSCRIBE", MessageType.SUBSCRIBE, out -> WireCodec.writeSubscribe(out, 1, "fx/#", Map.of()),
+                        List.of(f("subscriptionId", 4), f("selector length", 2), f("selector", 4), f("resumeCount", 4))),
+                new Layout("UNSUBSCRIBE", MessageType.UNSUBSCRIBE, out -> WireCodec.writeUnsubscribe(out, 1),
+                        List.of(f("subscriptionId", 4))),
+                new Layout("PUBLISH", MessageType.PUBLISH, out -> WireCodec.writePublish(out, 1, "a", new byte[0]),
+                        List.of(f("correlationId", 4), f("topicPath length", 2), f("topicPath", 1))),
+                new Layout("PING", MessageType.PING, out -> WireCodec.writePing(out, 1),
+                        List.of(f("nonce", 8))),
+                new Layout("WELCOME", MessageType.WELCOME, out -> WireCodec.writeWelcome(out, 1, "s1", 1, 1),
+                        List.of(f("version", 2), f("sessionId length", 2), f("sessionId", 2), f("maxFrameBytes", 4),
+                                f("idleTimeoutMs", 4))),
+                new Layout("TOPIC", MessageType.TOPIC, out -> WireCodec.writeTopic(out, 1, "a"),
+                        List.of(f("alias", 4), f("topicPath length", 2), f("topicPath", 1))),
+                new Layout("SNAPSHOT", MessageType.SNAPSHOT,
+                        out -> withBuffer(new byte[0], v -> WireCodec.writeSnapshot(out, 1, 1, 1, 0, v, 0, 0)),
+                        List.of(f("subscriptionId", 4), f("alias", 4), f("sequence", 8), f("flags", 1))),
+                new Layout("UPDATE", MessageType.UPDATE,
+                        out -> withBuffer(new byte[0], v -> WireCodec.writeUpdate(out, 1, 1, 0, v, 0, 0)),
+                        List.of(f("alias", 4), f("sequence", 8), f("flags", 1))),
+                new Layout("PUBLISH_ACK", MessageType.PUBLISH_ACK, out -> WireCodec.writePublishAck(out, 1, 1),
+                        List.of(f("correlationId", 4), f("sequence", 8))),
+                new Layout("SUBSCRIBED", MessageType.SUBSCRIBED, out -> WireCodec.writeSubscribed(out, 1, 1),
+                        List.of(f("subscriptionId", 4), f("matchedTopics", 4))),
+                new Layout("ERROR", MessageType.ERROR, out -> WireCodec.writeError(out, ErrorCode.INTERNAL_ERROR, 1, "no"),
+                        List.of(f("code", 2), f("correlationId", 4), f("reason length", 2), f("reason", 2))),
+                new Layout("PONG", MessageType.PONG, out -> WireCodec.writePong(out, 1),
+                        List.of(f("nonce", 8))));
+    }
+
+    static Stream<Named<Layout>> namedLayouts() {
+        return layouts().stream().map(l -> Named.of(l.typeName(), l));
+    }
+
+    /** Every (type, body length) pair that cuts a fixed field short. */
+    static Stream<Arguments> truncations() {
+        return layouts().stream().flatMap(l -> IntStream.range(0, l.fixedBytes())
+                .mapToObj(cut -> Arguments.of(Named.of(l.typeName(), l), cut)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("namedLayouts")
+    void fieldLayoutsAddUpToTheEncodedBodies(Layout layout) {
+        ByteBuf frame = buffers.allocate();
+        layout.writer().accept(frame);
+
+        assertThat(frame.getByte(0)).isEqualTo(layout.type());
+        assertThat(frame.readableBytes() - WireCodec.HEADER_BYTES).isEqualTo(layout.fixedBytes());
+    }
+
+    @ParameterizedTest(name = "{0} body cut to {1} bytes")
+    @MethodSource("truncations")
+    void eachTruncatedFixedFieldIsMalformedAndNamed(Layout layout, int cut) {
+        ByteBuf whole = buffers.allocate();
+        layout.writer().accept(whole);
+        byte[] body = ByteBufUtil.getBytes(whole, WireCodec.HEADER_BYTES, cut);
+        ByteBuf frame = message(layout.type(), cut, body);
+
+        ProtocolException e = decodeFailure(frame, recorder.bothSides());
+
+        assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+        assertThat(e.reason()).contains(layout.typeName() + " message", "field " + layout.fieldAt(cut) + " needs");
+        assertThat(recorder.events).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- strings
+
+    static Stream<Arguments> invalidUtf8() {
+        return Stream.of(
+                Arguments.of(Named.of("lone continuation byte", hex("80"))),
+                Arguments.of(Named.of("0xff", hex("ff"))),
+                Arguments.of(Named.of("overlong '/'", hex("c0af"))),
+                Arguments.of(Named.of("overlong NUL", hex("e08080"))),
+                Arguments.of(Named.of("UTF-16 surrogate", hex("eda080"))),
+                Arguments.of(Named.of("above U+10FFFF", hex("f4908080"))),
+                Arguments.of(Named.of("truncated sequence", hex("e282"))),
+                Arguments.of(Named.of("truncated sequence before ASCII", hex("e28241"))));
+    }
+
+    /** A PUBLISH whose topicPath is these bytes. */
+    private ByteBuf publishWithPath(byte[] path) {
+        ByteBuf body = Unpooled.buffer();
+        try {
+            body.writeInt(1).writeShort(path.length).writeBytes(path).writeBytes(VALUE);
+            return message(MessageType.PUBLISH, body.readableBytes(), ByteBufUtil.getBytes(body));
+        } finally {
+            body.release();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("invalidUtf8")
+    void invalidUtf8InAStringIsMalformed(byte[] bytes) {
+        ProtocolException e = decodeFailure(publishWithPath(bytes), recorder.serverSide());
+
+        assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+        assertThat(e.reason()).contains("PUBLISH message", "field topicPath is not valid UTF-8");
+        assertThat(recorder.events).isEmpty();
+    }
+
+    @Test
+    void validMultiByteUtf8IsAccepted() throws ProtocolException {
+        WireCodec.decode(publishWithPath("€𝄞é".getBytes(StandardCharsets.UTF_8)), recorder.serverSide());
+
+        assertThat(recorder.events).containsExactly(event("PUBLISH", 1, "€𝄞é", "0001feff"));
+    }
+
+    static Stream<Arguments> stringFields() {
+        // type, body with the bad string (ff) in the named field
+        return Stream.of(
+                Arguments.of("HELLO", MessageType.HELLO, "0001 0001ff", "clientName"),
+                Arguments.of("SUBSCRIBE", MessageType.SUBSCRIBE, "00000001 0001ff 00000000", "selector"),
+                Arguments.of("SUBSCRIBE", MessageType.SUBSCRIBE,
+                        "00000001 000123 00000001 0001ff 0000000000000001", "resume[0].topicPath"),
+                Arguments.of("PUBLISH", MessageType.PUBLISH, "00000001 0001ff", "topicPath"),
+                Arguments.of("WELCOME", MessageType.WELCOME, "0001 0001ff 00000001 00000001", "sessionId"),
+                Arguments.of("TOPIC", MessageType.TOPIC, "00000001 0001ff", "topicPath"),
+                Arguments.of("ERROR", MessageType.ERROR, "0001 00000000 0001ff", "reason"));
+    }
+
+    @ParameterizedTest(name = "{0}.{3}")
+    @MethodSource("stringFields")
+    void invalidUtf8IsNamedInEveryStringField(String typeName, byte type, String body, String field) {
+        byte[] bytes = hex(body);
+
+        ProtocolException e = decodeFailure(message(type, bytes.length, bytes), recorder.bothSides());
+
+        assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+        assertThat(e.reason()).contains(typeName + " message", "field " + field + " is not valid UTF-8");
+    }
+
+    @Test
+    void writeStringAcceptsExactly65535Utf8Bytes() throws ProtocolException {
+        String name = "€".repeat(21_845); // 3 bytes each: 65535
+        ByteBuf frame = buffers.allocate();
+
+        WireCodec.writeHello(frame, 1, name);
+        WireCodec.decode(frame, recorder.serverSide());
+
+        assertThat(frame.getUnsignedShort(WireCodec.HEADER_BYTES + 2)).isEqualTo(65_535);
+        assertThat(recorder.events).containsExactly(event("HELLO", 1, name));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 7})
+    void writeStringRefusesMoreThan65535Utf8BytesAndLeavesTheBufferAsItWas(int alreadyWritten) {
+        ByteBuf out = buffers.allocate().writeZero(alreadyWritten);
+        String s = "€".repeat(21_846); // 21846 chars but 65538 UTF-8 bytes
+
+        assertThatThrownBy(() -> WireCodec.writeString(out, s))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("65538 UTF-8 bytes")
+                .hasMessageContaining("65535");
+        assertThat(out.writerIndex()).isEqualTo(alreadyWritten);
+    }
+
+    @Test
+    void writeStringRefusesAsciiOneByteOverTheLimit() {
+        ByteBuf out = buffers.allocate();
+
+        assertThatThrownBy(() -> WireCodec.writeString(out, "a".repeat(65_536)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("65536 UTF-8 bytes");
+    }
+
+    @Test
+    @Disabled("BUG: write* methods leave a partial message (header + leading fields) in the buffer when "
+            + "writeString refuses a string; WireCodec.writeHello/writeSubscribe/writePublish/writeWelcome/writeTopic")
+    void writerRefusingAStringLeavesTheBufferAsItWas() {
+        ByteBuf out = buffers.allocate();
+        WireCodec.writePing(out, 1);
+        int before = out.writerIndex();
+
+        assertThatThrownBy(() -> WireCodec.writeHello(out, 1, "a".repeat(65_536)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(out.writerIndex()).as("a refused message must not leave bytes behind").isEqualTo(before);
+    }
+
+    @Test
+    void writeErrorCutsVeryLongReasons() throws ProtocolException {
+        String reason = "selector 'x' " + "y".repeat(100_000); // also over the 65535 a string holds
+        ByteBuf frame = buffers.allocate();
+
+        WireCodec.writeError(frame, ErrorCode.INVALID_SELECTOR, 3, reason);
+        WireCodec.decode(frame, recorder.clientSide());
+
+        assertThat(recorder.events).containsExactly(event("ERROR", 21, 3, reason.substring(0, 300) + "..."));
+    }
+
+    @Test
+    void writeErrorKeepsReasonsUpTo1000Utf8Bytes() throws ProtocolException {
+        String reason = "é".repeat(500); // 1000 bytes
+        ByteBuf frame = buffers.allocate();
+
+        WireCodec.writeError(frame, ErrorCode.INVALID_PATH, 3, reason);
+        WireCodec.decode(frame, recorder.clientSide());
+
+        assertThat(recorder.events).containsExactly(event("ERROR", 20, 3, reason));
+    }
+
+    @Test
+    void writeErrorCutsMultiByteReasonsToValidUtf8() throws ProtocolException {
+        String reason = "x" + "🚀".repeat(1_000); // the 300-char cut falls inside a surrogate pair
+        ByteBuf frame = buffers.allocate();
+
+        WireCodec.writeError(frame, ErrorCode.INVALID_PATH, 3, reason);
+        WireCodec.decode(frame, recorder.clientSide());
+
+        assertThat(recorder.events).hasSize(1);
+        assertThat(recorder.events.get(0)).startsWith("ERROR(20, 3, x🚀").endsWith("...)");
+    }
+
+    @Test
+    void writeErrorWritesANullReasonAsEmpty() throws ProtocolException {
+        ByteBuf frame = buffers.allocate();
+
+        WireCodec.writeError(frame, ErrorCode.SERVER_SHUTDOWN, 0, null);
+        WireCodec.decode(frame, recorder.clientSide());
+
+        assertThat(recorder.events).containsExactly(event("ERROR", 10, 0, ""));
+    }
+
+    @Test
+    void errorCodeUnknownToThisVersionIsPassedThrough() throws ProtocolException {
+        byte[] body = hex("0063 00000005 0002 6f6b"); // code 99, "ok"
+
+        WireCodec.decode(message(MessageType.ERROR, body.length, body), recorder.clientSide());
+
+        assertThat(recorder.events).containsExactly(event("ERROR", 99, 5, "ok"));
+        assertThat(ErrorCode.of(99)).isNull();
+        assertThat(ErrorCode.of(-1)).isNull();
+        assertThat(ErrorCode.of(20)).isEqualTo(ErrorCode.INVALID_PATH);
+    }
+
+    // ---------------------------------------------------------------- message types
+
+    @ParameterizedTest
+    @ValueSource(ints = {0x00, 0x06, 0x7f, 0x80, 0x89, 0xff})
+    void unknownTypeByteIsUnknownMessageType(int type) {
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writePing(frame, 1);
+        frame.writeByte(type).writeInt(2).writeShort(0);
+
+        ProtocolException e = decodeFailure(frame, recorder.bothSides());
+
+        assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_MESSAGE_TYPE);
+        assertThat(e.reason()).contains(String.format("unknown message type 0x%02x at offset 13", type));
+        assertThat(recorder.events).containsExactly(event("PING", 1));
+    }
+
+    @ParameterizedTest
+    @MethodSource("samples")
+    void aTypeFromTheWrongDirectionIsRefusedByTheDefaultMethods(Sample sample) {
+        ByteBuf frame = encode(sample);
+        MessageHandler wrongSide = sample.clientToServer() ? recorder.clientSide() : recorder.serverSide();
+
+        ProtocolException e = decodeFailure(frame, wrongSide);
+
+        assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_MESSAGE_TYPE);
+        assertThat(e.reason()).contains("message type " + MessageType.name(sample.type()) + " is not accepted");
+        assertThat(recorder.events).isEmpty();
+    }
+
+    @Test
+    void serverStopsAtTheFirstServerToClientMessageOfABatch() {
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writeHello(frame, 1, "c");
+        withBuffer(VALUE, v -> WireCodec.writeUpdate(frame, 7, 1, 0, v, 0, 4));
+        WireCodec.writePing(frame, 2);
+
+        ProtocolException e = decodeFailure(frame, recorder.serverSide());
+
+        assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_MESSAGE_TYPE);
+        assertThat(e.reason()).contains("UPDATE");
+        assertThat(recorder.events).containsExactly(event("HELLO", 1, "c"));
+    }
+
+    // ---------------------------------------------------------------- SUBSCRIBE resume list
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 0x1999_999AL, 0xFFFF_FFFFL})
+    void resumeCountTooLargeForTheBodyIsMalformed(long count) {
+        // one 10-byte entry ("" and sequence 1) but a larger count
+        ByteBuf body = Unpooled.buffer();
+        try {
+            body.writeInt(1).writeShort(1).writeByte('#').writeInt((int) count).writeShort(0).writeLong(1);
+            if (count == 1) {
+                body.writerIndex(body.writerIndex() - 1); // 9 bytes left for one entry
+            }
+            ByteBuf frame = message(MessageType.SUBSCRIBE, body.readableBytes(), ByteBufUtil.getBytes(body));
+
+            ProtocolException e = decodeFailure(frame, recorder.serverSide());
+
+            assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+            assertThat(e.reason()).contains("SUBSCRIBE message", "resumeCount " + count + " does not fit");
+            assertThat(recorder.events).isEmpty();
+        } finally {
+            body.release();
+        }
+    }
+
+    @Test
+    void resumeEntryLongerThanItsMinimumIsCheckedFieldByField() {
+        // count 2 with 21 bytes left passes the count check, but the first path is 9 bytes long
+        byte[] body = hex("00000001 0001 23 00000002 0009 66782f455552555344 0000000000000001 0000");
+
+        ProtocolException e = decodeFailure(message(MessageType.SUBSCRIBE, body.length, body), recorder.serverSide());
+
+        assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+        assertThat(e.reason()).contains("SUBSCRIBE message", "field resume[1].lastSequence needs 8 bytes, 0 left");
+    }
+
+    // ---------------------------------------------------------------- u64 range
+
+    static Stream<Arguments> sequencesAbove2To63() {
+        return Stream.of(
+                Arguments.of("SNAPSHOT", "sequence", (Consumer<ByteBuf>) out ->
+                        withBuffer(VALUE, v -> WireCodec.writeSnapshot(out, 1, 1, -1L, 0, v, 0, 4))),
+                Arguments.of("UPDATE", "sequence", (Consumer<ByteBuf>) out ->
+                        withBuffer(VALUE, v -> WireCodec.writeUpdate(out, 1, -1L, 0, v, 0, 4))),
+                Arguments.of("PUBLISH_ACK", "sequence", (Consumer<ByteBuf>) out ->
+                        WireCodec.writePublishAck(out, 1, -1L)),
+                Arguments.of("SUBSCRIBE", "resume[0].lastSequence", (Consumer<ByteBuf>) out ->
+                        WireCodec.writeSubscribe(out, 1, "#", Map.of("a", -1L))));
+    }
+
+    @ParameterizedTest(name = "{0}.{1}")
+    @MethodSource("sequencesAbove2To63")
+    void u64SequenceAbove2To63Minus1IsMalformed(String typeName, String field, Consumer<ByteBuf> writer) {
+        ByteBuf frame = buffers.allocate();
+        writer.accept(frame);
+
+        ProtocolException e = decodeFailure(frame, recorder.bothSides());
+
+        assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+        assertThat(e.reason()).contains(typeName + " message",
+                "field " + field + " is 18446744073709551615, above 2^63-1");
+    }
+
+    @Test
+    void u64Of2To63IsTheFirstValueRefused() {
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writePublishAck(frame, 1, Long.MIN_VALUE);
+
+        ProtocolException e = decodeFailure(frame, recorder.clientSide());
+
+        assertThat(e.reason()).contains("field sequence is 9223372036854775808, above 2^63-1");
+    }
+
+    @Test
+    @Disabled("BUG: decode refuses PING/PONG nonces >= 2^63 (MALFORMED_FRAME) that writePing/writePong write; "
+            + "the spec bounds only u64 sequences")
+    void pingAndPongNoncesUseAll64Bits() throws ProtocolException {
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writePing(frame, -1L);
+        WireCodec.writePong(frame, Long.MIN_VALUE);
+
+        WireCodec.decode(frame, recorder.bothSides());
+
+        assertThat(recorder.events).containsExactly(event("PING", -1L), event("PONG", Long.MIN_VALUE));
+    }
+}

@@ -1,0 +1,85 @@
+package io.ringcast.server;
+
+import io.ringcast.server.config.ConfigException;
+import io.ringcast.server.config.ConfigLoader;
+import io.ringcast.server.config.ServerConfig;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code java -jar ringcast-server.jar [--config PATH]}: starts a node and runs until SIGTERM or
+ * Ctrl-C. Config: {@code --config PATH}, else {@code config/server.yaml} when present in the
+ * working directory, else the embedded defaults. Exit codes: 0 after a clean stop, 2 for a bad
+ * command line or config, 1 when the node could not start (for example the port is taken).
+ */
+@Command(name = "ringcast-server", mixinStandardHelpOptions = true, version = "Ringcast 0.1.0",
+        description = "Runs one Ringcast pub/sub node.")
+public final class Main implements Callable<Integer> {
+    static final Path DEFAULT_CONFIG = Path.of("config", "server.yaml");
+
+    @Option(names = "--config", paramLabel = "PATH",
+            description = "YAML config file (default: config/server.yaml when present, else the embedded defaults)")
+    Path config;
+
+    private final PrintWriter err;
+
+    Main(PrintWriter err) {
+        this.err = err;
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line and returns its exit code: what {@link #main} does, minus the exit. */
+    static int run(String[] args, PrintWriter err) {
+        CommandLine cl = new CommandLine(new Main(err));
+        cl.setErr(err);
+        return cl.execute(args);
+    }
+
+    /** Loads the config as the command line asks: the file named, or the default file, or the defaults. */
+    ServerConfig loadConfig() {
+        if (config != null) {
+            return ConfigLoader.load(config);
+        }
+        if (Files.isRegularFile(DEFAULT_CONFIG)) {
+            return ConfigLoader.load(DEFAULT_CONFIG);
+        }
+        return ConfigLoader.defaults();
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        ServerConfig cfg;
+        try {
+            cfg = loadConfig();
+        } catch (ConfigException e) {
+            err.println("ringcast: bad config: " + e.getMessage());
+            return 2;
+        }
+        RingcastServer server;
+        try {
+            server = RingcastServer.start(cfg);
+        } catch (Exception e) {
+            err.println("ringcast: could not start: " + e);
+            return 1;
+        }
+        System.out.println("Ringcast listening on " + server.webSocketUrl().replace("127.0.0.1", "localhost")
+                + " (health: http://localhost:" + server.port() + "/health)");
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "ringcast-shutdown"));
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,59 @@
+package io.ringcast.server;
+
+import io.ringcast.server.config.ServerConfig;
+import io.ringcast.server.internal.NodeRuntime;
+import io.ringcast.server.internal.ServerCounters;
+
+/**
+ * A running Ringcast node: the embedding API, used by {@link Main} and by tests that need a real
+ * server on a real port.
+ *
+ * <pre>{@code
+ * try (RingcastServer server = RingcastServer.start(ServerConfig.defaults())) {
+ *     System.out.println(server.webSocketUrl());
+ * }
+ * }</pre>
+ *
+ * Start and close from one thread; {@link #stats()} from any.
+ */
+public final class RingcastServer implements AutoCloseable {
+    private final NodeRuntime runtime;
+
+    private RingcastServer(NodeRuntime runtime) {
+        this.runtime = runtime;
+    }
+
+    /** Starts a node and returns once it accepts connections. */
+    public static RingcastServer start(ServerConfig config) throws InterruptedException {
+        NodeRuntime runtime = new NodeRuntime(config);
+        runtime.start();
+        return new RingcastServer(runtime);
+    }
+
+    /** The port the node listens on (the real one when the config asked for port 0). */
+    public int port() {
+        return runtime.port();
+    }
+
+    /** The WebSocket URL for clients on this machine, e.g. {@code ws://127.0.0.1:8080/ws}. */
+    public String webSocketUrl() {
+        return runtime.webSocketUrl();
+    }
+
+    /** A snapshot of the node's counters; each may lag by one batch. */
+    public ServerStats stats() {
+        ServerCounters c = runtime.counters();
+        return new ServerStats(c.sessions(), c.topics(), c.publishes(), c.deliveries(), c.slowConsumerDisconnects(),
+                c.protocolErrors());
+    }
+
+    /** Tells every client {@code SERVER_SHUTDOWN}, stops every thread, releases every buffer. Idempotent. */
+    @Override
+    public void close() {
+        try {
+            runtime.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

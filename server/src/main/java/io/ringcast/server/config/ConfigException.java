@@ -1,0 +1,8 @@
+package io.ringcast.server.config;
+
+/** TEMPORARY stand-in. */
+public class ConfigException extends RuntimeException {
+    public ConfigException(String m) {
+        super(m);
+    }
+}

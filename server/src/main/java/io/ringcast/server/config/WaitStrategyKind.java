@@ -1,0 +1,3 @@
+package io.ringcast.server.config;
+
+public enum WaitStrategyKind { BLOCKING, SLEEPING, YIELDING, BUSY_SPIN }

@@ -1,0 +1,128 @@
+package io.ringcast.server.internal;
+
+import com.lmax.disruptor.EventPoller;
+import com.lmax.disruptor.RingBuffer;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.ringcast.protocol.ErrorCode;
+import io.ringcast.protocol.WireCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One reader of the fan-out ring per Netty event loop, running <em>on</em> that loop, with its own
+ * sequence gating the ring. Woken by the sequencer, it drains what is available (bounded, so
+ * socket I/O on the loop is not starved), writes a retained duplicate of each shared frame to every
+ * session of its loop that is subscribed, acks publishers of its loop, and flushes each session
+ * written to once at the end of the batch. No lock, no copy, no allocation per subscriber beyond
+ * Netty's pooled duplicate.
+ */
+final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
+    private static final Logger log = LoggerFactory.getLogger(FanOutPoller.class);
+    /** Events handled per run before yielding the loop to socket I/O. */
+    private static final int MAX_EVENTS_PER_RUN = 4096;
+
+    final int loopIndex;
+    private final EventLoop loop;
+    private final EventPoller<FanOutEvent> poller;
+    private final long outboundQueueBytes;
+    private final long slowConsumerCloseGraceMs;
+    private final ServerCounters counters;
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final ArrayList<Session> dirty = new ArrayList<>();
+    private int budget;
+    private long deliveriesInRun;
+
+    FanOutPoller(int loopIndex, EventLoop loop, RingBuffer<FanOutEvent> ring, long outboundQueueBytes,
+                 long slowConsumerCloseGraceMs, ServerCounters counters) {
+        this.loopIndex = loopIndex;
+        this.loop = loop;
+        this.poller = ring.newPoller();
+        ring.addGatingSequences(poller.getSequence());
+        this.outboundQueueBytes = outboundQueueBytes;
+        this.slowConsumerCloseGraceMs = slowConsumerCloseGraceMs;
+        this.counters = counters;
+    }
+
+    /** Schedules a drain on the loop unless one is pending. Any thread; cheap when already scheduled. */
+    void wake() {
+        if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
+            loop.execute(this);
+        }
+    }
+
+    @Override
+    public void run() {
+        assert loop.inEventLoop();
+        scheduled.set(false); // before draining: an event published from now on wakes us again
+        budget = MAX_EVENTS_PER_RUN;
+        try {
+            poller.poll(this);
+        } catch (Exception e) {
+            log.error("fan-out poller {} failed", loopIndex, e);
+        }
+        for (int i = 0, n = dirty.size(); i < n; i++) {
+            Session s = dirty.get(i);
+            s.dirty = false;
+            s.ctx.flush();
+        }
+        dirty.clear();
+        if (deliveriesInRun != 0) {
+            counters.deliveries.add(deliveriesInRun);
+            deliveriesInRun = 0;
+        }
+        if (budget <= 0) {
+            wake(); // more may be waiting; continue after the loop's pending I/O
+        }
+    }
+
+    @Override
+    public boolean onEvent(FanOutEvent ev, long sequence, boolean endOfBatch) {
+        if (ev.kind == FanOutEvent.UPDATE) {
+            Session[] sessions = ev.subscribers.forLoop(loopIndex);
+            for (Session s : sessions) {
+                deliver(s, ev.frame);
+            }
+            Session publisher = ev.publisher;
+            if (publisher != null && publisher.loopIndex == loopIndex && publisher.acceptsWrites()) {
+                ack(publisher, ev.correlationId, ev.sequence);
+            }
+        } else if (ev.target.loopIndex == loopIndex) {
+            deliver(ev.target, ev.frame);
+        }
+        return --budget > 0;
+    }
+
+    private void deliver(Session s, ByteBuf frame) {
+        if (!s.acceptsWrites()) {
+            return;
+        }
+        s.writeShared(frame);
+        deliveriesInRun++;
+        markDirty(s);
+        long pending = s.pendingOutboundBytes();
+        if (pending > outboundQueueBytes) {
+            counters.slowConsumerDisconnects.increment();
+            SessionHandler.closeWithError(s, ErrorCode.SLOW_CONSUMER, "slow consumer: " + pending
+                    + " bytes unsent, more than limits.outboundQueueBytes = " + outboundQueueBytes,
+                    slowConsumerCloseGraceMs);
+        }
+    }
+
+    private void ack(Session publisher, int correlationId, long sequence) {
+        ByteBuf frame = OutboundFrame.allocate(publisher.ctx.alloc(), WireCodec.HEADER_BYTES + 12);
+        WireCodec.writePublishAck(frame, correlationId, sequence);
+        publisher.ctx.write(OutboundFrame.finish(frame), publisher.ctx.voidPromise());
+        markDirty(publisher);
+    }
+
+    private void markDirty(Session s) {
+        if (!s.dirty) {
+            s.dirty = true;
+            dirty.add(s);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.ringcast.server.internal;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Plain HTTP requests that are not the WebSocket upgrade: {@code GET /health}, and 404 for the rest.
+ */
+final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final ServerContext server;
+
+    HttpEndpointHandler(ServerContext server) {
+        this.server = server;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) throws Exception {
+        String path = new QueryStringDecoder(request.uri()).path();
+        FullHttpResponse response;
+        if (!request.decoderResult().isSuccess()) {
+            response = text(HttpResponseStatus.BAD_REQUEST, "bad request\n");
+        } else if (path.equals("/health") && request.method().equals(HttpMethod.GET)) {
+            response = health();
+        } else if (path.equals("/health")) {
+            response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "use GET\n");
+        } else {
+            response = text(HttpResponseStatus.NOT_FOUND, "not found: " + path
+                    + "\nWebSocket clients connect to /ws; health is at /health\n");
+        }
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        HttpUtil.setKeepAlive(response, keepAlive);
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+        if (keepAlive) {
+            ctx.writeAndFlush(response);
+        } else {
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    private FullHttpResponse health() throws Exception {
+        ServerCounters c = server.counters;
+        ObjectNode body = JSON.createObjectNode()
+                .put("status", "UP")
+                .put("uptimeMs", System.currentTimeMillis() - server.startedAtMs)
+                .put("sessions", c.sessions())
+                .put("topics", c.topics())
+                .put("publishes", c.publishes())
+                .put("deliveries", c.deliveries())
+                .put("slowConsumerDisconnects", c.slowConsumerDisconnects())
+                .put("inboundRingRemaining", server.inbound.remainingCapacity());
+        ByteBuf content = Unpooled.wrappedBuffer(JSON.writeValueAsBytes(body));
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, content);
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        return r;
+    }
+
+    private static FullHttpResponse text(HttpResponseStatus status, String body) {
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+        return r;
+    }
+}

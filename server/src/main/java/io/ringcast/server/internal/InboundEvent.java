@@ -1,0 +1,39 @@
+package io.ringcast.server.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.ringcast.protocol.Selector;
+
+import java.util.Map;
+
+/**
+ * A slot of the inbound ring: one command from an I/O thread to the sequencer. Preallocated by
+ * the ring and reused; the sequencer clears the references it consumed.
+ */
+final class InboundEvent {
+    static final int NOOP = 0;
+    static final int PUBLISH = 1;
+    static final int SUBSCRIBE = 2;
+    static final int UNSUBSCRIBE = 3;
+    static final int SESSION_CLOSED = 4;
+
+    int kind;
+    Session session;
+    /** Publish correlation id, or subscription id. */
+    int id;
+    String path;
+    String[] segments;
+    /** A retained slice of the publisher's frame; the sequencer releases it. */
+    ByteBuf value;
+    Selector selector;
+    Map<String, Long> resume;
+
+    void clear() {
+        kind = NOOP;
+        session = null;
+        path = null;
+        segments = null;
+        value = null;
+        selector = null;
+        resume = null;
+    }
+}

@@ -1,0 +1,191 @@
+package io.ringcast.server.internal;
+
+import com.lmax.disruptor.BatchEventProcessor;
+import com.lmax.disruptor.BatchEventProcessorBuilder;
+import com.lmax.disruptor.BlockingWaitStrategy;
+import com.lmax.disruptor.BusySpinWaitStrategy;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.SleepingWaitStrategy;
+import com.lmax.disruptor.WaitStrategy;
+import com.lmax.disruptor.YieldingWaitStrategy;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.ringcast.server.config.ServerConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Builds and runs one node's pipeline; the whole data path is assembled in {@link #start}:
+ * <pre>
+ *   I/O threads "ringcast-io-N"   SessionHandler ──► inbound ring (multi-producer, preallocated)
+ *   thread "ringcast-sequencer"   TopicSequencer (single writer of the topic tree, encodes once)
+ *                                   ──► fan-out ring (single producer)
+ *   I/O threads "ringcast-io-N"   FanOutPoller per loop ──► sessions of that loop, one flush per batch
+ * </pre>
+ * Not thread-safe: start and stop from one thread.
+ */
+public final class NodeRuntime implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(NodeRuntime.class);
+    private static final long SHUTDOWN_FLUSH_MS = 500;
+
+    private final ServerConfig config;
+    private final ServerCounters counters = new ServerCounters();
+    private EventLoopGroup acceptGroup;
+    private EventLoopGroup ioGroup;
+    private Channel serverChannel;
+    private ChannelGroup channels;
+    private BatchEventProcessor<InboundEvent> sequencerProcessor;
+    private TopicSequencer sequencer;
+    private Thread sequencerThread;
+    private InetSocketAddress boundAddress;
+    private boolean closed;
+
+    public NodeRuntime(ServerConfig config) {
+        this.config = config;
+    }
+
+    /** Binds the port and starts every thread. Blocks until the node accepts connections. */
+    public void start() throws InterruptedException {
+        ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+        ServerConfig.Pipeline pc = config.pipeline();
+
+        acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("ringcast-accept"));
+        ioGroup = new NioEventLoopGroup(config.server().effectiveIoThreads(), new DefaultThreadFactory("ringcast-io"));
+        channels = new DefaultChannelGroup("ringcast-sessions", GlobalEventExecutor.INSTANCE);
+
+        RingBuffer<FanOutEvent> fanOut = RingBuffer.createSingleProducer(FanOutEvent::new, pc.fanOutRingSize(),
+                waitStrategy(pc));
+        int loops = 0;
+        for (EventExecutor ignored : ioGroup) {
+            loops++;
+        }
+        EventLoop[] loopArray = new EventLoop[loops];
+        FanOutPoller[] pollers = new FanOutPoller[loops];
+        int i = 0;
+        for (EventExecutor executor : ioGroup) {
+            loopArray[i] = (EventLoop) executor;
+            pollers[i] = new FanOutPoller(i, loopArray[i], fanOut, config.limits().outboundQueueBytes(),
+                    config.limits().slowConsumerCloseGraceMs(), counters);
+            i++;
+        }
+
+        RingBuffer<InboundEvent> inbound = RingBuffer.createMultiProducer(InboundEvent::new, pc.inboundRingSize(),
+                waitStrategy(pc));
+        sequencer = new TopicSequencer(fanOut, pollers, alloc, config.history().length(), counters);
+        sequencerProcessor = new BatchEventProcessorBuilder().build(inbound, inbound.newBarrier(), sequencer);
+        inbound.addGatingSequences(sequencerProcessor.getSequence());
+        sequencerThread = new Thread(sequencerProcessor, "ringcast-sequencer");
+        sequencerThread.start();
+
+        ServerContext context = new ServerContext(config, inbound, counters, channels, pollers, loopArray);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(acceptGroup, ioGroup)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOCATOR, alloc)
+                .childHandler(new ServerChannelInitializer(context));
+        try {
+            serverChannel = bootstrap.bind(config.server().host(), config.server().port()).sync().channel();
+        } catch (Exception e) {
+            close();
+            throw e;
+        }
+        boundAddress = (InetSocketAddress) serverChannel.localAddress();
+        log.info("Ringcast node listening on {}:{} (WebSocket ws://{}:{}{}), {} I/O threads, history {} per topic",
+                config.server().host(), boundAddress.getPort(), displayHost(), boundAddress.getPort(),
+                ServerChannelInitializer.WEBSOCKET_PATH, loops, config.history().length());
+    }
+
+    private String displayHost() {
+        String h = config.server().host();
+        return h.equals("0.0.0.0") || h.equals("::") ? "localhost" : h;
+    }
+
+    private static WaitStrategy waitStrategy(ServerConfig.Pipeline pc) {
+        switch (pc.waitStrategy()) {
+            case SLEEPING: return new SleepingWaitStrategy();
+            case YIELDING: return new YieldingWaitStrategy();
+            case BUSY_SPIN: return new BusySpinWaitStrategy();
+            case BLOCKING:
+            default: return new BlockingWaitStrategy();
+        }
+    }
+
+    /** The port the node listens on (the real one when the config says 0). */
+    public int port() {
+        return boundAddress.getPort();
+    }
+
+    /** The WebSocket URL clients on this machine use. */
+    public String webSocketUrl() {
+        return "ws://" + (displayHost().equals("localhost") ? "127.0.0.1" : displayHost()) + ":" + port()
+                + ServerChannelInitializer.WEBSOCKET_PATH;
+    }
+
+    public ServerCounters counters() {
+        return counters;
+    }
+
+    /**
+     * Stops accepting, tells every session {@code SERVER_SHUTDOWN} (close 1001), stops the
+     * sequencer and the I/O threads, and releases every pooled buffer the node holds. Idempotent.
+     */
+    @Override
+    public void close() throws InterruptedException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        log.info("Ringcast node stopping");
+        if (serverChannel != null) {
+            serverChannel.close().await(5, TimeUnit.SECONDS);
+        }
+        if (channels != null && !channels.isEmpty()) {
+            CountDownLatch told = new CountDownLatch(channels.size());
+            for (Channel ch : channels) {
+                ch.eventLoop().execute(() -> {
+                    SessionHandler handler = (SessionHandler) ch.pipeline().get("session");
+                    if (handler != null) {
+                        handler.shutdown();
+                    }
+                    told.countDown();
+                });
+            }
+            told.await(SHUTDOWN_FLUSH_MS, TimeUnit.MILLISECONDS);
+            channels.close().await(SHUTDOWN_FLUSH_MS, TimeUnit.MILLISECONDS);
+        }
+        if (sequencerProcessor != null) {
+            sequencer.halt();
+            sequencerProcessor.halt();
+            sequencerThread.join(5000);
+        }
+        if (acceptGroup != null) {
+            acceptGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        }
+        if (ioGroup != null) {
+            ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        }
+        if (sequencer != null && !sequencerThread.isAlive()) {
+            sequencer.releaseAll();
+        }
+        log.info("Ringcast node stopped");
+    }
+}

@@ -1,0 +1,59 @@
+package io.ringcast.server.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * Builds complete server-to-client WebSocket binary frames (header and payload) in one pooled
+ * buffer, so that a frame encoded once can be written as is to every subscriber: the bytes of an
+ * unmasked server frame are the same for every connection, so no per-subscriber encoder work or
+ * copy is needed. Such buffers are written below Netty's WebSocket encoder, which passes plain
+ * {@code ByteBuf}s through untouched.
+ *
+ * <p>Usage: {@link #allocate} reserves room for the longest header, the caller appends protocol
+ * messages, and {@link #finish} writes the real header just in front of the payload and moves the
+ * reader index to it: no payload is moved.
+ */
+public final class OutboundFrame {
+    /** Room reserved for the longest header: 2 bytes plus a 64-bit length. */
+    public static final int HEADER_RESERVE_BYTES = 10;
+    private static final int FIN_BINARY = 0x82;
+
+    private OutboundFrame() {
+    }
+
+    /** A buffer for one frame whose payload will be about {@code payloadBytes} long. */
+    public static ByteBuf allocate(ByteBufAllocator alloc, int payloadBytes) {
+        ByteBuf buf = alloc.directBuffer(HEADER_RESERVE_BYTES + payloadBytes);
+        buf.writerIndex(HEADER_RESERVE_BYTES);
+        return buf;
+    }
+
+    /** Bytes of payload written so far into a buffer from {@link #allocate}. */
+    public static int payloadBytes(ByteBuf frame) {
+        return frame.writerIndex() - HEADER_RESERVE_BYTES;
+    }
+
+    /** Writes the WebSocket header in front of the payload; the buffer then holds exactly one frame. */
+    public static ByteBuf finish(ByteBuf frame) {
+        int length = frame.writerIndex() - HEADER_RESERVE_BYTES;
+        int start;
+        if (length < 126) {
+            start = HEADER_RESERVE_BYTES - 2;
+            frame.setByte(start, FIN_BINARY);
+            frame.setByte(start + 1, length);
+        } else if (length <= 0xFFFF) {
+            start = HEADER_RESERVE_BYTES - 4;
+            frame.setByte(start, FIN_BINARY);
+            frame.setByte(start + 1, 126);
+            frame.setShort(start + 2, length);
+        } else {
+            start = 0;
+            frame.setByte(0, FIN_BINARY);
+            frame.setByte(1, 127);
+            frame.setLong(2, length);
+        }
+        frame.readerIndex(start);
+        return frame;
+    }
+}

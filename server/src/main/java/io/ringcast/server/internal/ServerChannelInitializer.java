@@ -1,0 +1,62 @@
+package io.ringcast.server.internal;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.ringcast.server.config.ServerConfig;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The whole per-connection pipeline, in order. Inbound: HTTP, the WebSocket upgrade at
+ * {@code /ws}, frame reassembly, idle detection, plain HTTP endpoints, then the Ringcast session.
+ * Outbound, shared update frames are already complete WebSocket frames and pass the WebSocket
+ * encoder untouched (see {@link OutboundFrame}).
+ */
+final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
+    static final String WEBSOCKET_PATH = "/ws";
+    private static final int MAX_HTTP_REQUEST_BYTES = 64 * 1024;
+
+    private final ServerContext server;
+    private final WebSocketServerProtocolConfig webSocketConfig;
+
+    ServerChannelInitializer(ServerContext server) {
+        this.server = server;
+        ServerConfig.Limits limits = server.config.limits();
+        this.webSocketConfig = WebSocketServerProtocolConfig.newBuilder()
+                .websocketPath(WEBSOCKET_PATH)
+                .checkStartsWith(false)
+                .handleCloseFrames(true)
+                .dropPongFrames(true)
+                .handshakeTimeoutMillis(limits.handshakeTimeoutMs())
+                .decoderConfig(WebSocketDecoderConfig.newBuilder()
+                        .maxFramePayloadLength(limits.maxFrameBytes())
+                        .allowExtensions(false)
+                        // our SessionHandler sends the protocol's ERROR before closing
+                        .closeOnProtocolViolation(false)
+                        .build())
+                .build();
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ChannelPipeline p = ch.pipeline();
+        p.addLast("http", new HttpServerCodec());
+        p.addLast("http-aggregator", new HttpObjectAggregator(MAX_HTTP_REQUEST_BYTES));
+        p.addLast("websocket", new WebSocketServerProtocolHandler(webSocketConfig));
+        p.addLast("websocket-aggregator", new WebSocketFrameAggregator(server.config.limits().maxFrameBytes()));
+        long idleMs = server.config.session().idleTimeoutMs();
+        if (idleMs > 0) {
+            p.addLast("idle", new IdleStateHandler(idleMs, 0, 0, TimeUnit.MILLISECONDS));
+        }
+        p.addLast("http-endpoints", new HttpEndpointHandler(server));
+        p.addLast("session", new SessionHandler(server));
+    }
+}

@@ -1,0 +1,48 @@
+package io.ringcast.server.internal;
+
+import com.lmax.disruptor.RingBuffer;
+import io.netty.channel.EventLoop;
+import io.netty.channel.group.ChannelGroup;
+import io.ringcast.server.config.ServerConfig;
+
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What every connection's handlers share: the config, the inbound ring, the loop-to-poller map
+ * and the counters. Immutable after start except for the thread-safe members.
+ */
+final class ServerContext {
+    final ServerConfig config;
+    final RingBuffer<InboundEvent> inbound;
+    final ServerCounters counters;
+    final ChannelGroup channels;
+    final long startedAtMs = System.currentTimeMillis();
+    private final Map<EventLoop, Integer> loopIndexes;
+    private final AtomicLong sessionIds = new AtomicLong();
+
+    ServerContext(ServerConfig config, RingBuffer<InboundEvent> inbound, ServerCounters counters,
+                  ChannelGroup channels, FanOutPoller[] pollers, EventLoop[] loops) {
+        this.config = config;
+        this.inbound = inbound;
+        this.counters = counters;
+        this.channels = channels;
+        this.loopIndexes = new IdentityHashMap<>();
+        for (int i = 0; i < loops.length; i++) {
+            loopIndexes.put(loops[i], pollers[i].loopIndex);
+        }
+    }
+
+    int loopIndexOf(EventLoop loop) {
+        Integer i = loopIndexes.get(loop);
+        if (i == null) {
+            throw new IllegalStateException("channel on an event loop that has no fan-out poller: " + loop);
+        }
+        return i;
+    }
+
+    long nextSessionId() {
+        return sessionIds.incrementAndGet();
+    }
+}

@@ -1,0 +1,82 @@
+package io.ringcast.server.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.ringcast.protocol.Selector;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One WebSocket connection. Fields are grouped by the only thread allowed to touch them:
+ * <ul>
+ *   <li>final fields: any thread;</li>
+ *   <li>"I/O" fields: the channel's event loop ({@link SessionHandler} and the {@link FanOutPoller}
+ *       of that loop);</li>
+ *   <li>"sequencer" fields: the {@code ringcast-sequencer} thread ({@link TopicSequencer}) only.</li>
+ * </ul>
+ * The two sides never share mutable state: they meet through the inbound and fan-out rings.
+ */
+public final class Session {
+    final long id;
+    final String name;
+    final Channel channel;
+    final ChannelHandlerContext ctx;
+    /** Index of the event loop (and so of its {@link FanOutPoller}) that owns this channel. */
+    final int loopIndex;
+
+    // ---- I/O fields (the channel's event loop)
+    boolean welcomed;
+    /** Set once a fatal error was sent: nothing more is written, the channel is closing. */
+    boolean closing;
+    /** Written to during the current fan-out batch and not flushed yet. */
+    boolean dirty;
+    String clientName = "";
+    final Set<Integer> openSubscriptionIds = new HashSet<>();
+    String closeReason;
+
+    // ---- sequencer fields (ringcast-sequencer)
+    /** Open subscriptions by id. */
+    final Map<Integer, Selector> subscriptions = new HashMap<>();
+    /** Topics this session currently receives (it is in each one's {@link SubscriberSet}). */
+    final Set<Topic> topics = new HashSet<>();
+    /** Marker the sequencer uses to visit a session once while matching (no per-match set). */
+    long visitMark;
+
+    Session(long id, ChannelHandlerContext ctx, int loopIndex) {
+        this.id = id;
+        this.name = "s-" + Long.toHexString(id);
+        this.ctx = ctx;
+        this.channel = ctx.channel();
+        this.loopIndex = loopIndex;
+    }
+
+    /** Whether updates may still be written to this session. I/O thread. */
+    boolean acceptsWrites() {
+        return !closing && channel.isActive();
+    }
+
+    /**
+     * Writes a frame shared with other sessions: a retained duplicate, never a copy. Not flushed.
+     * I/O thread.
+     */
+    void writeShared(ByteBuf frame) {
+        assert channel.eventLoop().inEventLoop();
+        ctx.write(frame.retainedDuplicate(), ctx.voidPromise());
+    }
+
+    /** Unsent bytes queued on the channel, the measure of a slow consumer. I/O thread. */
+    long pendingOutboundBytes() {
+        ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+        return buffer == null ? 0 : buffer.totalPendingWriteBytes();
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

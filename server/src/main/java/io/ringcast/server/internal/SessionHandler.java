@@ -1,0 +1,416 @@
+package io.ringcast.server.internal;
+
+import com.lmax.disruptor.InsufficientCapacityException;
+import com.lmax.disruptor.RingBuffer;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.ringcast.protocol.ErrorCode;
+import io.ringcast.protocol.MessageHandler;
+import io.ringcast.protocol.MessageType;
+import io.ringcast.protocol.PathLimits;
+import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.TopicPath;
+import io.ringcast.protocol.WireCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The protocol end of one WebSocket connection, on its event loop: handshake, decoding of each
+ * binary frame message by message, validation (paths, selectors, limits) before anything reaches
+ * the sequencer, and errors as {@code docs/protocol.md} says. Publishes and subscription changes
+ * claim a slot in the inbound ring; when it is full, reading from this socket pauses until there is
+ * room (backpressure, never a drop).
+ */
+final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> implements MessageHandler {
+    private static final Logger log = LoggerFactory.getLogger(SessionHandler.class);
+    /** How long a connection that just got a fatal error is kept at most, for its peer to read it. */
+    private static final long FATAL_CLOSE_GRACE_MS = 1000;
+    private static final long RING_FULL_RETRY_US = 100;
+
+    private final ServerContext server;
+    private final RingBuffer<InboundEvent> inbound;
+    private final PathLimits pathLimits;
+    private Session session;
+    private ScheduledFuture<?> handshakeTimer;
+    /** Frames (or the rest of one) waiting for room in the inbound ring, oldest first. */
+    private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>(2);
+    private boolean paused;
+    private boolean wroteControl;
+    /** The inbound slot claimed for the message being decoded, or -1. */
+    private long claimed = -1;
+    private boolean closeCommandSent;
+
+    SessionHandler(ServerContext server) {
+        super(false); // frames are released here, after the pause logic decided
+        this.server = server;
+        this.inbound = server.inbound;
+        this.pathLimits = server.config.limits().pathLimits();
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
+            session = new Session(server.nextSessionId(), ctx, server.loopIndexOf(ctx.channel().eventLoop()));
+            server.counters.sessions.incrementAndGet();
+            server.channels.add(ctx.channel());
+            log.info("session {} opened from {}", session, ctx.channel().remoteAddress());
+            handshakeTimer = ctx.executor().schedule(() -> {
+                if (!session.welcomed) {
+                    fatal(ErrorCode.HANDSHAKE_TIMEOUT, "no HELLO within limits.handshakeTimeoutMs = "
+                            + server.config.limits().handshakeTimeoutMs() + " ms");
+                }
+            }, server.config.limits().handshakeTimeoutMs(), TimeUnit.MILLISECONDS);
+        } else if (evt instanceof IdleStateEvent && session != null) {
+            fatal(ErrorCode.IDLE_TIMEOUT, "nothing received for session.idleTimeoutMs = "
+                    + server.config.session().idleTimeoutMs() + " ms");
+        } else {
+            super.userEventTriggered(ctx, evt);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (handshakeTimer != null) {
+            handshakeTimer.cancel(false);
+        }
+        for (ByteBuf b : pending) {
+            b.release();
+        }
+        pending.clear();
+        if (session != null) {
+            server.counters.sessions.decrementAndGet();
+            log.info("session {} closed: {}", session, session.closeReason != null ? session.closeReason
+                    : "connection closed by the client");
+            sendSessionClosed();
+        }
+        super.channelInactive(ctx);
+    }
+
+    /** Tells the sequencer to forget the session; retried on this loop while the ring is full. */
+    private void sendSessionClosed() {
+        if (closeCommandSent) {
+            return;
+        }
+        try {
+            long seq = inbound.tryNext();
+            InboundEvent e = inbound.get(seq);
+            e.clear();
+            e.kind = InboundEvent.SESSION_CLOSED;
+            e.session = session;
+            inbound.publish(seq);
+            closeCommandSent = true;
+        } catch (InsufficientCapacityException full) {
+            session.channel.eventLoop().schedule(this::sendSessionClosed, RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (session == null) {
+            log.debug("connection {} failed before the WebSocket handshake: {}", ctx.channel().remoteAddress(),
+                    cause.toString());
+            ctx.close();
+        } else if (cause instanceof CorruptedWebSocketFrameException
+                && ((CorruptedWebSocketFrameException) cause).closeStatus().code()
+                        == WebSocketCloseStatus.MESSAGE_TOO_BIG.code()
+                || cause instanceof TooLongFrameException) {
+            fatal(ErrorCode.FRAME_TOO_LARGE, "frame larger than limits.maxFrameBytes = "
+                    + server.config.limits().maxFrameBytes() + " (" + cause.getMessage() + ")");
+        } else if (cause instanceof CorruptedFrameException) {
+            fatal(ErrorCode.MALFORMED_FRAME, "bad WebSocket frame: " + cause.getMessage());
+        } else if (cause instanceof IOException) {
+            session.closeReason = "I/O error: " + cause.getMessage();
+            ctx.close();
+        } else {
+            log.error("session {} failed", session, cause);
+            fatal(ErrorCode.INTERNAL_ERROR, "internal error: " + cause);
+        }
+    }
+
+    /** Tells the client the server is stopping and closes. The channel's event loop only. */
+    void shutdown() {
+        if (session != null) {
+            closeWithError(session, ErrorCode.SERVER_SHUTDOWN, "the server is stopping", FATAL_CLOSE_GRACE_MS);
+        }
+    }
+
+    // ------------------------------------------------------------------ frames
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) {
+        if (session == null || session.closing) {
+            frame.release();
+            return;
+        }
+        if (frame instanceof TextWebSocketFrame) {
+            frame.release();
+            fatal(ErrorCode.TEXT_FRAME_NOT_SUPPORTED, "text frame received; Ringcast messages travel in binary frames");
+            return;
+        }
+        if (!(frame instanceof BinaryWebSocketFrame)) {
+            frame.release(); // ping, pong and close are answered by the WebSocket layer
+            return;
+        }
+        ByteBuf content = frame.content();
+        if (paused) {
+            pending.addLast(content);
+            return;
+        }
+        if (!content.isReadable()) {
+            content.release();
+            fatal(ErrorCode.MALFORMED_FRAME, "empty frame: a frame holds at least one message");
+            return;
+        }
+        if (decodeFrom(content)) {
+            content.release();
+        } else {
+            pending.addLast(content);
+            pause();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (wroteControl) {
+            wroteControl = false;
+            ctx.flush();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    /**
+     * Decodes messages until the frame is done or the inbound ring is full.
+     *
+     * @return true when the frame was consumed (or the session failed), false when it must wait for room
+     */
+    private boolean decodeFrom(ByteBuf content) {
+        while (content.isReadable() && !session.closing) {
+            byte type = WireCodec.peekType(content);
+            boolean needsSlot = type == MessageType.PUBLISH || type == MessageType.SUBSCRIBE
+                    || type == MessageType.UNSUBSCRIBE;
+            if (needsSlot && session.welcomed) {
+                try {
+                    claimed = inbound.tryNext();
+                } catch (InsufficientCapacityException full) {
+                    return false;
+                }
+                inbound.get(claimed).clear();
+            }
+            try {
+                WireCodec.decodeOne(content, this);
+            } catch (ProtocolException e) {
+                fatal(e.code(), e.reason());
+            } finally {
+                if (claimed >= 0) {
+                    inbound.publish(claimed); // a claimed slot is always published, as NOOP if refused
+                    claimed = -1;
+                }
+            }
+        }
+        return true;
+    }
+
+    private void pause() {
+        paused = true;
+        session.channel.config().setAutoRead(false);
+        session.channel.eventLoop().schedule(this::resume, RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
+    }
+
+    private void resume() {
+        paused = false;
+        while (!pending.isEmpty()) {
+            if (session.closing) {
+                pending.poll().release();
+                continue;
+            }
+            ByteBuf head = pending.peekFirst();
+            if (!decodeFrom(head)) {
+                pause();
+                return;
+            }
+            pending.pollFirst().release();
+        }
+        if (wroteControl) {
+            wroteControl = false;
+            session.ctx.flush();
+        }
+        if (!session.closing) {
+            session.channel.config().setAutoRead(true);
+        }
+    }
+
+    // ------------------------------------------------------------------ messages (MessageHandler)
+
+    @Override
+    public void onHello(int version, String clientName) throws ProtocolException {
+        if (session.welcomed) {
+            throw new ProtocolException(ErrorCode.HANDSHAKE_REQUIRED, "second HELLO on session " + session);
+        }
+        if (version != WireCodec.VERSION) {
+            throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, "client speaks protocol version " + version
+                    + "; this server speaks version " + WireCodec.VERSION);
+        }
+        session.welcomed = true;
+        session.clientName = clientName;
+        handshakeTimer.cancel(false);
+        ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), 64);
+        WireCodec.writeWelcome(out, WireCodec.VERSION, session.name, server.config.limits().maxFrameBytes(),
+                (int) server.config.session().idleTimeoutMs());
+        writeControl(OutboundFrame.finish(out));
+        log.debug("session {} welcomed client '{}'", session, clientName);
+    }
+
+    @Override
+    public void onSubscribe(int subscriptionId, String selectorText, Map<String, Long> resume)
+            throws ProtocolException {
+        requireWelcome(MessageType.SUBSCRIBE);
+        Selector selector;
+        try {
+            selector = Selector.parse(selectorText, pathLimits);
+        } catch (ProtocolException e) {
+            refuse(e.code(), subscriptionId, e.reason());
+            return;
+        }
+        if (subscriptionId == 0 || session.openSubscriptionIds.contains(subscriptionId)) {
+            refuse(ErrorCode.DUPLICATE_SUBSCRIPTION_ID, subscriptionId, "subscription id " + subscriptionId
+                    + (subscriptionId == 0 ? " is reserved" : " is already open on this session"));
+            return;
+        }
+        int max = server.config.limits().maxSubscriptionsPerSession();
+        if (session.openSubscriptionIds.size() >= max) {
+            refuse(ErrorCode.TOO_MANY_SUBSCRIPTIONS, subscriptionId, "session already has " + max
+                    + " subscriptions, the limit limits.maxSubscriptionsPerSession");
+            return;
+        }
+        session.openSubscriptionIds.add(subscriptionId);
+        InboundEvent e = inbound.get(claimed);
+        e.kind = InboundEvent.SUBSCRIBE;
+        e.session = session;
+        e.id = subscriptionId;
+        e.selector = selector;
+        e.resume = resume;
+    }
+
+    @Override
+    public void onUnsubscribe(int subscriptionId) throws ProtocolException {
+        requireWelcome(MessageType.UNSUBSCRIBE);
+        if (session.openSubscriptionIds.remove(subscriptionId)) {
+            InboundEvent e = inbound.get(claimed);
+            e.kind = InboundEvent.UNSUBSCRIBE;
+            e.session = session;
+            e.id = subscriptionId;
+        }
+    }
+
+    @Override
+    public void onPublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength)
+            throws ProtocolException {
+        requireWelcome(MessageType.PUBLISH);
+        String[] segments;
+        try {
+            segments = TopicPath.validate(topicPath, pathLimits);
+        } catch (ProtocolException e) {
+            refuse(e.code(), correlationId, e.reason());
+            return;
+        }
+        // the update, with a TOPIC message in front, must fit in one frame for every subscriber
+        int outBytes = valueLength + WireCodec.SNAPSHOT_OVERHEAD_BYTES + WireCodec.HEADER_BYTES + 6
+                + topicPath.length() * 3;
+        if (outBytes > server.config.limits().maxFrameBytes()) {
+            refuse(ErrorCode.VALUE_TOO_LARGE, correlationId, "value of " + valueLength + " bytes for '" + topicPath
+                    + "' would not fit in a frame of limits.maxFrameBytes = " + server.config.limits().maxFrameBytes());
+            return;
+        }
+        InboundEvent e = inbound.get(claimed);
+        e.kind = InboundEvent.PUBLISH;
+        e.session = session;
+        e.id = correlationId;
+        e.path = topicPath;
+        e.segments = segments;
+        e.value = frame.retainedSlice(valueIndex, valueLength);
+    }
+
+    @Override
+    public void onPing(long nonce) throws ProtocolException {
+        requireWelcome(MessageType.PING);
+        ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), WireCodec.HEADER_BYTES + 8);
+        WireCodec.writePong(out, nonce);
+        writeControl(OutboundFrame.finish(out));
+    }
+
+    private void requireWelcome(byte type) throws ProtocolException {
+        if (!session.welcomed) {
+            throw new ProtocolException(ErrorCode.HANDSHAKE_REQUIRED, MessageType.name(type)
+                    + " before HELLO: the first message of a session must be HELLO");
+        }
+    }
+
+    /** A non-fatal error for one request; the session stays open. */
+    private void refuse(ErrorCode code, int correlationId, String reason) {
+        server.counters.protocolErrors.increment();
+        ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), 64 + reason.length() * 3);
+        WireCodec.writeError(out, code, correlationId, reason);
+        writeControl(OutboundFrame.finish(out));
+    }
+
+    private void writeControl(ByteBuf frame) {
+        session.ctx.write(frame, session.ctx.voidPromise());
+        wroteControl = true;
+    }
+
+    private void fatal(ErrorCode code, String reason) {
+        server.counters.protocolErrors.increment();
+        closeWithError(session, code, reason, FATAL_CLOSE_GRACE_MS);
+    }
+
+    /**
+     * Sends {@code ERROR} and a WebSocket close frame with the code's close status, stops all
+     * further writes to the session, and closes the connection once they are flushed or after
+     * {@code graceMs}, whichever comes first. Idempotent. The session's event loop only.
+     */
+    static void closeWithError(Session session, ErrorCode code, String reason, long graceMs) {
+        assert session.channel.eventLoop().inEventLoop();
+        if (session.closing) {
+            return;
+        }
+        session.closing = true;
+        session.closeReason = code + ": " + reason;
+        ChannelHandlerContext ctx = session.ctx;
+        if (!session.channel.isActive()) {
+            return;
+        }
+        session.channel.config().setAutoRead(false);
+        ByteBuf out = OutboundFrame.allocate(ctx.alloc(), 64 + reason.length() * 3);
+        WireCodec.writeError(out, code, 0, reason);
+        ctx.write(OutboundFrame.finish(out), ctx.voidPromise());
+        String closeText = code.name();
+        ctx.writeAndFlush(new CloseWebSocketFrame(code.closeCode(), closeText))
+                .addListener(ChannelFutureListener.CLOSE);
+        ctx.executor().schedule(() -> {
+            if (session.channel.isActive()) {
+                session.channel.close();
+            }
+        }, Math.max(graceMs, 1), TimeUnit.MILLISECONDS);
+    }
+}

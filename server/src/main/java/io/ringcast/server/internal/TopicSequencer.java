@@ -1,0 +1,310 @@
+package io.ringcast.server.internal;
+
+import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.InsufficientCapacityException;
+import com.lmax.disruptor.RingBuffer;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.UpdateFlags;
+import io.ringcast.protocol.WireCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The single writer of the topic tree: the handler of the inbound ring, run by the
+ * {@code ringcast-sequencer} thread and by nothing else. For each publish it finds or creates the
+ * topic, gives the update the topic's next sequence, encodes the outbound frame <em>once</em>,
+ * keeps it as history and last value, and puts it on the fan-out ring with the topic's current
+ * subscriber set. Subscribe, unsubscribe and session-close commands arrive on the same ring, so
+ * they are ordered with the publishes around them: a new subscriber's snapshot is on the fan-out
+ * ring before any later update of its topics.
+ */
+final class TopicSequencer implements EventHandler<InboundEvent> {
+    private static final Logger log = LoggerFactory.getLogger(TopicSequencer.class);
+    /** Replies to one subscribe are cut into frames of about this size. */
+    private static final int DIRECTED_FRAME_TARGET_BYTES = 64 * 1024;
+    /** Within one long inbound batch, wake the pollers this often so fan-out starts early. */
+    private static final int WAKE_EVERY_EVENTS = 256;
+
+    private final RingBuffer<FanOutEvent> fanOut;
+    private final FanOutPoller[] pollers;
+    private final ByteBufAllocator alloc;
+    private final int historyLength;
+    private final TopicTree tree = new TopicTree();
+    private final SelectorIndex index = new SelectorIndex();
+    private final ServerCounters counters;
+
+    private Thread thread;
+    private int nextAlias = 1;
+    private long visitCounter;
+    private int publishedSinceWake;
+    private long publishesInBatch;
+    private volatile boolean halted;
+
+    // the frame being built for one session's subscribe reply
+    private ByteBuf directed;
+    private Session directedTarget;
+
+    TopicSequencer(RingBuffer<FanOutEvent> fanOut, FanOutPoller[] pollers, ByteBufAllocator alloc, int historyLength,
+                   ServerCounters counters) {
+        this.fanOut = fanOut;
+        this.pollers = pollers;
+        this.alloc = alloc;
+        this.historyLength = historyLength;
+        this.counters = counters;
+    }
+
+    @Override
+    public void onStart() {
+        thread = Thread.currentThread();
+    }
+
+    @Override
+    public void onEvent(InboundEvent e, long sequence, boolean endOfBatch) {
+        assert Thread.currentThread() == thread : "only the sequencer thread runs the sequencer";
+        try {
+            switch (e.kind) {
+                case InboundEvent.PUBLISH:
+                    publish(e);
+                    break;
+                case InboundEvent.SUBSCRIBE:
+                    subscribe(e.session, e.id, e.selector, e.resume);
+                    break;
+                case InboundEvent.UNSUBSCRIBE:
+                    unsubscribe(e.session, e.id);
+                    break;
+                case InboundEvent.SESSION_CLOSED:
+                    sessionClosed(e.session);
+                    break;
+                default:
+                    break;
+            }
+        } catch (RuntimeException ex) {
+            log.error("sequencer failed on a {} command from {}; the command is dropped", e.kind, e.session, ex);
+        } finally {
+            if (e.value != null) {
+                e.value.release();
+            }
+            e.clear();
+        }
+        if (endOfBatch) {
+            wakePollers();
+            counters.addPublishes(publishesInBatch);
+            publishesInBatch = 0;
+        }
+    }
+
+    // ------------------------------------------------------------------ publish
+
+    private void publish(InboundEvent e) {
+        Topic topic = tree.get(e.path);
+        boolean created = topic == null;
+        if (created) {
+            topic = createTopic(e.path, e.segments);
+        }
+        long seq = ++topic.sequence;
+        ByteBuf value = e.value;
+        int valueLength = value.readableBytes();
+        int topicMessageBytes = created ? WireCodec.HEADER_BYTES + 4 + 2 + ByteBufUtil.utf8Bytes(e.path) : 0;
+        ByteBuf frame = OutboundFrame.allocate(alloc, topicMessageBytes + WireCodec.UPDATE_OVERHEAD_BYTES + valueLength);
+        if (created) {
+            // everyone subscribed now is new to this alias: define it in the same frame
+            WireCodec.writeTopic(frame, topic.alias, topic.path);
+        }
+        int updateOffset = frame.writerIndex();
+        WireCodec.writeUpdate(frame, topic.alias, seq, 0, value, value.readerIndex(), valueLength);
+        OutboundFrame.finish(frame);
+        topic.appendHistory(frame.retain(), updateOffset);
+        publishFanOut(FanOutEvent.UPDATE, frame, topic.subscribers, null, e.session, e.id, seq);
+        publishesInBatch++;
+    }
+
+    private Topic createTopic(String path, String[] segments) {
+        Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(pollers.length), historyLength);
+        long mark = ++visitCounter;
+        Topic t = topic;
+        index.forEachMatch(segments, (session, subscriptionId) -> {
+            if (session.visitMark != mark) { // a session with several matching subscriptions joins once
+                session.visitMark = mark;
+                t.subscribers = t.subscribers.with(session);
+                session.topics.add(t);
+            }
+        });
+        tree.add(topic);
+        counters.topics(tree.size());
+        return topic;
+    }
+
+    // ------------------------------------------------------------------ subscriptions
+
+    private void subscribe(Session session, int subscriptionId, Selector selector, Map<String, Long> resume) {
+        session.subscriptions.put(subscriptionId, selector);
+        index.add(selector, session, subscriptionId);
+        int[] matched = {0};
+        tree.forEachMatch(selector, topic -> {
+            matched[0]++;
+            Long resumeFrom = resume.get(topic.path);
+            if (topic.subscribers.contains(session)) {
+                // live already through another subscription; only a new listener needs the value
+                if (resumeFrom == null && topic.hasValue()) {
+                    directedSnapshot(session, subscriptionId, topic, 0);
+                }
+                return;
+            }
+            topic.subscribers = topic.subscribers.with(session);
+            session.topics.add(topic);
+            directedTopic(session, topic);
+            if (!topic.hasValue()) {
+                return;
+            }
+            if (resumeFrom == null) {
+                directedSnapshot(session, subscriptionId, topic, 0);
+            } else if (resumeFrom == topic.sequence) {
+                // the client is up to date
+            } else if (resumeFrom < topic.sequence && resumeFrom + 1 >= topic.oldestInHistory()) {
+                for (long s = resumeFrom + 1; s <= topic.sequence; s++) {
+                    int length = topic.historyUpdateLength(s);
+                    ByteBuf out = directedRoom(session, length);
+                    out.writeBytes(topic.historyFrame(s), topic.historyUpdateOffset(s), length);
+                }
+            } else {
+                // history no longer reaches back (or the client is ahead of a restarted server)
+                directedSnapshot(session, 0, topic, UpdateFlags.GAP);
+            }
+        });
+        WireCodec.writeSubscribed(directedRoom(session, WireCodec.HEADER_BYTES + 8), subscriptionId, matched[0]);
+        directedFlush();
+    }
+
+    private void directedTopic(Session session, Topic topic) {
+        WireCodec.writeTopic(directedRoom(session, WireCodec.HEADER_BYTES + 6 + topic.path.length() * 3),
+                topic.alias, topic.path);
+    }
+
+    private void directedSnapshot(Session session, int subscriptionId, Topic topic, int flags) {
+        int length = topic.lastValueLength();
+        WireCodec.writeSnapshot(directedRoom(session, WireCodec.SNAPSHOT_OVERHEAD_BYTES + length), subscriptionId,
+                topic.alias, topic.sequence, flags, topic.historyFrame(topic.sequence), topic.lastValueIndex(), length);
+    }
+
+    /** The reply frame for {@code session}, with room for a message of about {@code bytes}. */
+    private ByteBuf directedRoom(Session session, int bytes) {
+        assert directedTarget == null || directedTarget == session;
+        if (directed != null && OutboundFrame.payloadBytes(directed) + bytes > DIRECTED_FRAME_TARGET_BYTES) {
+            directedFlush();
+        }
+        if (directed == null) {
+            directed = OutboundFrame.allocate(alloc, Math.max(bytes, 256));
+            directedTarget = session;
+        }
+        return directed;
+    }
+
+    private void directedFlush() {
+        if (directed != null) {
+            publishFanOut(FanOutEvent.DIRECTED, OutboundFrame.finish(directed), null, directedTarget, null, 0, 0);
+            directed = null;
+            directedTarget = null;
+        }
+    }
+
+    private void unsubscribe(Session session, int subscriptionId) {
+        Selector selector = session.subscriptions.remove(subscriptionId);
+        if (selector == null) {
+            return;
+        }
+        index.remove(selector, session, subscriptionId);
+        tree.forEachMatch(selector, topic -> {
+            for (Selector other : session.subscriptions.values()) {
+                if (other.matches(topic.segments)) {
+                    return;
+                }
+            }
+            topic.subscribers = topic.subscribers.without(session);
+            session.topics.remove(topic);
+        });
+    }
+
+    private void sessionClosed(Session session) {
+        for (Topic topic : session.topics) {
+            topic.subscribers = topic.subscribers.without(session);
+        }
+        session.topics.clear();
+        for (Map.Entry<Integer, Selector> s : session.subscriptions.entrySet()) {
+            index.remove(s.getValue(), session, s.getKey());
+        }
+        session.subscriptions.clear();
+    }
+
+    // ------------------------------------------------------------------ fan-out ring
+
+    private void publishFanOut(int kind, ByteBuf frame, SubscriberSet subscribers, Session target, Session publisher,
+                               int correlationId, long sequence) {
+        long slot = claimFanOutSlot();
+        FanOutEvent ev = fanOut.get(slot);
+        ev.recycle();
+        ev.kind = kind;
+        ev.frame = frame;
+        ev.subscribers = subscribers;
+        ev.target = target;
+        ev.publisher = publisher;
+        ev.correlationId = correlationId;
+        ev.sequence = sequence;
+        fanOut.publish(slot);
+        if (++publishedSinceWake >= WAKE_EVERY_EVENTS) {
+            wakePollers();
+        }
+    }
+
+    /**
+     * A free fan-out slot. When the slowest poller is a whole ring behind, waits for it: the
+     * inbound ring then fills and publishers' sockets stop being read. Backpressure, never a drop.
+     */
+    private long claimFanOutSlot() {
+        while (true) {
+            try {
+                return fanOut.tryNext();
+            } catch (InsufficientCapacityException full) {
+                wakePollers();
+                if (halted) {
+                    throw new IllegalStateException("server stopping");
+                }
+                LockSupport.parkNanos(20_000);
+            }
+        }
+    }
+
+    private void wakePollers() {
+        publishedSinceWake = 0;
+        for (FanOutPoller p : pollers) {
+            p.wake();
+        }
+    }
+
+    /** Tells a sequencer blocked on a full fan-out ring to give up: the server is stopping. Any thread. */
+    void halt() {
+        halted = true;
+    }
+
+    /**
+     * Releases every frame still held by history and the fan-out ring. Call only after the
+     * sequencer thread and every poller have stopped.
+     */
+    void releaseAll() {
+        for (Topic topic : tree.all()) {
+            topic.releaseHistory();
+        }
+        for (int i = 0; i < fanOut.getBufferSize(); i++) {
+            fanOut.get(i).recycle();
+        }
+        if (directed != null) {
+            directed.release();
+            directed = null;
+        }
+    }
+}
