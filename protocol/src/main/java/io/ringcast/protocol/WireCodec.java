@@ -31,7 +31,7 @@ public final class WireCodec {
     // ---------------------------------------------------------------- client to server
 
     public static void writeHello(ByteBuf out, int version, String clientName) {
-        int start = begin(out, MessageType.HELLO);
+        int start = begin(out, MessageType.HELLO, clientName);
         out.writeShort(version);
         writeString(out, clientName);
         end(out, start);
@@ -39,7 +39,10 @@ public final class WireCodec {
 
     /** @param resume last sequence per topic path to resume from; may be empty */
     public static void writeSubscribe(ByteBuf out, int subscriptionId, String selector, Map<String, Long> resume) {
-        int start = begin(out, MessageType.SUBSCRIBE);
+        for (String path : resume.keySet()) {
+            checkString(path);
+        }
+        int start = begin(out, MessageType.SUBSCRIBE, selector);
         out.writeInt(subscriptionId);
         writeString(out, selector);
         out.writeInt(resume.size());
@@ -57,7 +60,7 @@ public final class WireCodec {
     }
 
     public static void writePublish(ByteBuf out, int correlationId, String topicPath, byte[] value) {
-        int start = begin(out, MessageType.PUBLISH);
+        int start = begin(out, MessageType.PUBLISH, topicPath);
         out.writeInt(correlationId);
         writeString(out, topicPath);
         out.writeBytes(value);
@@ -73,7 +76,7 @@ public final class WireCodec {
     // ---------------------------------------------------------------- server to client
 
     public static void writeWelcome(ByteBuf out, int version, String sessionId, int maxFrameBytes, int idleTimeoutMs) {
-        int start = begin(out, MessageType.WELCOME);
+        int start = begin(out, MessageType.WELCOME, sessionId);
         out.writeShort(version);
         writeString(out, sessionId);
         out.writeInt(maxFrameBytes);
@@ -82,7 +85,7 @@ public final class WireCodec {
     }
 
     public static void writeTopic(ByteBuf out, int alias, String topicPath) {
-        int start = begin(out, MessageType.TOPIC);
+        int start = begin(out, MessageType.TOPIC, topicPath);
         out.writeInt(alias);
         writeString(out, topicPath);
         end(out, start);
@@ -123,7 +126,7 @@ public final class WireCodec {
         out.writeInt(matchedTopics);
     }
 
-    /** Writes an {@code ERROR}; a reason longer than a string field allows is cut. */
+    /** Writes an {@code ERROR}; a reason over 1,000 UTF-8 bytes is cut to its first 300 characters. */
     public static void writeError(ByteBuf out, ErrorCode code, int correlationId, String reason) {
         int start = begin(out, MessageType.ERROR);
         out.writeShort(code.code());
@@ -142,20 +145,35 @@ public final class WireCodec {
         out.writeLong(nonce);
     }
 
-    /** Writes a {@code string}: u16 byte length and UTF-8. */
+    /**
+     * Writes a {@code string}: u16 byte length and UTF-8.
+     *
+     * @throws IllegalArgumentException if it is longer than {@value #MAX_STRING_BYTES} UTF-8 bytes;
+     *                                  nothing is written then
+     */
     public static void writeString(ByteBuf out, String s) {
-        int lengthIndex = out.writerIndex();
-        out.writeShort(0);
-        int written = ByteBufUtil.writeUtf8(out, s);
-        if (written > MAX_STRING_BYTES) {
-            out.writerIndex(lengthIndex);
-            throw new IllegalArgumentException("string of " + written + " UTF-8 bytes is longer than the "
-                    + MAX_STRING_BYTES + " a string field holds");
-        }
-        out.setShort(lengthIndex, written);
+        int length = checkString(s);
+        out.writeShort(length);
+        ByteBufUtil.reserveAndWriteUtf8(out, s, length);
     }
 
-    private static int begin(ByteBuf out, byte type) {
+    private static int checkString(String s) {
+        int length = ByteBufUtil.utf8Bytes(s);
+        if (length > MAX_STRING_BYTES) {
+            throw new IllegalArgumentException("string of " + length + " UTF-8 bytes is longer than the "
+                    + MAX_STRING_BYTES + " a string field holds");
+        }
+        return length;
+    }
+
+    /**
+     * Starts a message after checking its strings, so that a refused string leaves nothing half
+     * written in {@code out}.
+     */
+    private static int begin(ByteBuf out, byte type, String... strings) {
+        for (String s : strings) {
+            checkString(s);
+        }
         int start = out.writerIndex();
         out.writeByte(type);
         out.writeInt(0); // body length, patched by end()
@@ -258,7 +276,7 @@ public final class WireCodec {
                 return;
             }
             case MessageType.PING:
-                h.onPing(u64(in, end, type, "nonce"));
+                h.onPing(nonce(in, end, type));
                 return;
             case MessageType.WELCOME: {
                 int version = u16(in, end, type, "version");
@@ -304,7 +322,7 @@ public final class WireCodec {
                 return;
             }
             case MessageType.PONG:
-                h.onPong(u64(in, end, type, "nonce"));
+                h.onPong(nonce(in, end, type));
                 return;
             default:
                 throw new ProtocolException(ErrorCode.UNKNOWN_MESSAGE_TYPE, "unknown message type "
@@ -346,6 +364,12 @@ public final class WireCodec {
             throw malformed(type, "field " + field + " is " + Long.toUnsignedString(v) + ", above 2^63-1");
         }
         return v;
+    }
+
+    /** A nonce is opaque: all 64 bits are allowed, unlike sequences. */
+    private static long nonce(ByteBuf in, int end, byte type) throws ProtocolException {
+        need(in, end, 8, type, "nonce");
+        return in.readLong();
     }
 
     private static String string(ByteBuf in, int end, byte type, String field) throws ProtocolException {

@@ -7,6 +7,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -179,7 +180,7 @@ class SelectorTest {
 
     @Test
     void selectorsAtExactLimitsAreAccepted() throws ProtocolException {
-        Selector deep = Selector.parse(String.join("/", java.util.Collections.nCopies(16, "+")), LIMITS);
+        Selector deep = Selector.parse(String.join("/", Collections.nCopies(16, "+")), LIMITS);
         Selector wide = Selector.parse("a".repeat(254) + "/#", LIMITS);
 
         assertThat(deep.depth()).isEqualTo(16);
@@ -204,7 +205,7 @@ class SelectorTest {
                 Arguments.of("fx//#", "invalid selector 'fx//#': empty segment at index 3"),
                 Arguments.of("fx/ +", "whitespace or control character U+0020 at index 3"),
                 Arguments.of("a".repeat(255) + "/#", "257 bytes, more than the limit of 256"),
-                Arguments.of(String.join("/", java.util.Collections.nCopies(17, "+")),
+                Arguments.of(String.join("/", Collections.nCopies(17, "+")),
                         "17 segments, more than the limit of 16"));
     }
 
@@ -218,7 +219,7 @@ class SelectorTest {
     void customLimitsApplyToSelectors() {
         PathLimits tight = new PathLimits(4, 2);
 
-        assertThat(invalid("+/+/+", tight).reason()).contains("3 segments, more than the limit of 2");
+        assertThat(invalid("+/+/#", new PathLimits(10, 2)).reason()).contains("3 segments, more than the limit of 2");
         assertThat(invalid("abc/#", tight).reason()).contains("5 bytes, more than the limit of 4");
     }
 

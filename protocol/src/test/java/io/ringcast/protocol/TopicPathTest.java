@@ -42,7 +42,7 @@ class TopicPathTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"fx", "fx/EURUSD/bid", "a", "a-b_c.d:e@f=g%h", "x/1/2/3", "météo/zürich",
-            "株価/東京", "🚀/launch", "a*b/?!", "ZERO\u200BWIDTH"})
+            "株価/東京", "🚀/launch", "a*b/?!"})
     void validPathsAreAccepted(String path) throws ProtocolException {
         assertThat(TopicPath.validate(path, LIMITS)).containsExactly(path.split("/"));
         assertThat(TopicPath.isValid(path, LIMITS)).isTrue();
@@ -56,12 +56,12 @@ class TopicPathTest {
     @Test
     void pathOfExactlyMaxPathBytesAsciiIsAccepted() {
         assertThat(TopicPath.isValid("a".repeat(256), LIMITS)).isTrue();
-        assertThat(TopicPath.isValid("a/".repeat(127) + "bc", LIMITS)).isTrue(); // 256 bytes, 128 segments > 16
+        assertThat(TopicPath.isValid("a/".repeat(15) + "b".repeat(226), LIMITS)).isTrue(); // 256 bytes, 16 segments
     }
 
     @Test
     void depthIsCheckedEvenWhenBytesFit() {
-        assertThat(invalid("a/".repeat(127) + "bc").reason()).contains("128 segments");
+        assertThat(invalid("a/".repeat(127) + "bc").reason()).contains("128 segments, more than the limit of 16");
     }
 
     @ParameterizedTest

@@ -8,7 +8,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -22,8 +21,6 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "ringcast-server", mixinStandardHelpOptions = true, version = "Ringcast 0.1.0",
         description = "Runs one Ringcast pub/sub node.")
 public final class Main implements Callable<Integer> {
-    static final Path DEFAULT_CONFIG = Path.of("config", "server.yaml");
-
     @Option(names = "--config", paramLabel = "PATH",
             description = "YAML config file (default: config/server.yaml when present, else the embedded defaults)")
     Path config;
@@ -45,22 +42,11 @@ public final class Main implements Callable<Integer> {
         return cl.execute(args);
     }
 
-    /** Loads the config as the command line asks: the file named, or the default file, or the defaults. */
-    ServerConfig loadConfig() {
-        if (config != null) {
-            return ConfigLoader.load(config);
-        }
-        if (Files.isRegularFile(DEFAULT_CONFIG)) {
-            return ConfigLoader.load(DEFAULT_CONFIG);
-        }
-        return ConfigLoader.defaults();
-    }
-
     @Override
     public Integer call() throws Exception {
         ServerConfig cfg;
         try {
-            cfg = loadConfig();
+            cfg = ConfigLoader.resolve(config);
         } catch (ConfigException e) {
             err.println("ringcast: bad config: " + e.getMessage());
             return 2;

@@ -1,34 +1,148 @@
 package io.ringcast.server.config;
 
-import io.ringcast.protocol.PathLimits;
+import static io.ringcast.server.config.ConfigRules.atLeast;
+import static io.ringcast.server.config.ConfigRules.between;
+import static io.ringcast.server.config.ConfigRules.hostName;
+import static io.ringcast.server.config.ConfigRules.powerOfTwoBetween;
+import static io.ringcast.server.config.ConfigRules.zeroOrBetween;
 
-/** TEMPORARY stand-in until the config loader lands. */
+import io.ringcast.protocol.PathLimits;
+import java.util.Objects;
+
+/**
+ * The server's whole configuration: immutable, one record per YAML section.
+ *
+ * <p>Obtain it from {@link ConfigLoader}, which merges a file over the embedded defaults
+ * ({@code defaults.yaml} next to this class, the one place defaults are written), binds it strictly
+ * and validates every key once. The canonical constructors do not check ranges, so a test may build
+ * an out-of-range config on purpose; only configs from {@link ConfigLoader} are validated.
+ *
+ * <p>Adding a section: a nested record here, a component of this record, a block in
+ * {@code defaults.yaml}, a {@code validate()} with one line per key, a line in
+ * {@link #validate()}, and a table in {@code docs/configuration.md}.
+ *
+ * <p>Thread safety: immutable; share freely.
+ */
 public record ServerConfig(Server server, Limits limits, History history, Pipeline pipeline, Session session) {
+
+    public ServerConfig {
+        Objects.requireNonNull(server, "server");
+        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(history, "history");
+        Objects.requireNonNull(pipeline, "pipeline");
+        Objects.requireNonNull(session, "session");
+    }
+
+    /** The embedded defaults, as loaded from {@code defaults.yaml}. */
+    public static ServerConfig defaults() {
+        return ConfigLoader.defaults();
+    }
+
+    /** Checks every key's range; throws {@link ConfigException} naming the first bad key. */
+    void validate() {
+        server.validate();
+        limits.validate();
+        history.validate();
+        pipeline.validate();
+        session.validate();
+    }
+
+    /**
+     * Section {@code server}: where to listen and how many event loops.
+     *
+     * @param host      address to bind
+     * @param port      TCP port, 0 for any free port
+     * @param ioThreads Netty event loops, each also a fan-out ring reader; 0 for one per core
+     */
     public record Server(String host, int port, int ioThreads) {
+
+        public Server {
+            Objects.requireNonNull(host, "host");
+        }
+
+        /** {@link #ioThreads()}, or the number of available processors when it is 0. */
         public int effectiveIoThreads() {
             return ioThreads == 0 ? Runtime.getRuntime().availableProcessors() : ioThreads;
         }
-    }
 
-    public record Limits(int maxFrameBytes, int maxPathBytes, int maxPathDepth, int maxSubscriptionsPerSession,
-                         long outboundQueueBytes, long slowConsumerCloseGraceMs, long handshakeTimeoutMs) {
-        public PathLimits pathLimits() {
-            return new PathLimits(maxPathBytes, maxPathDepth);
+        void validate() {
+            hostName("server.host", host);
+            between("server.port", port, 0, 65535);
+            zeroOrBetween("server.ioThreads", ioThreads, "one per core", 1, 256);
         }
     }
 
+    /**
+     * Section {@code limits}: per-frame, per-path and per-session bounds.
+     *
+     * @param maxFrameBytes              largest WebSocket frame either side accepts
+     * @param maxPathBytes               most UTF-8 bytes in a topic path or selector
+     * @param maxPathDepth               most segments in a topic path or selector
+     * @param maxSubscriptionsPerSession open subscriptions per session
+     * @param outboundQueueBytes         unsent bytes per session before it is a slow consumer
+     * @param slowConsumerCloseGraceMs   how long a slow consumer's connection stays open after its
+     *                                   {@code SLOW_CONSUMER} error is queued
+     * @param handshakeTimeoutMs         time allowed between connect and {@code HELLO}
+     */
+    public record Limits(int maxFrameBytes, int maxPathBytes, int maxPathDepth, int maxSubscriptionsPerSession,
+                         long outboundQueueBytes, long slowConsumerCloseGraceMs, long handshakeTimeoutMs) {
+
+        /** The path limits for the protocol's path and selector parsers. */
+        public PathLimits pathLimits() {
+            return new PathLimits(maxPathBytes, maxPathDepth);
+        }
+
+        void validate() {
+            between("limits.maxFrameBytes", maxFrameBytes, 4096, 67108864);
+            between("limits.maxPathBytes", maxPathBytes, 1, 65535);
+            between("limits.maxPathDepth", maxPathDepth, 1, 128);
+            atLeast("limits.maxSubscriptionsPerSession", maxSubscriptionsPerSession, 1);
+            atLeast("limits.outboundQueueBytes", outboundQueueBytes, 65536);
+            between("limits.slowConsumerCloseGraceMs", slowConsumerCloseGraceMs, 0, 60000);
+            between("limits.handshakeTimeoutMs", handshakeTimeoutMs, 100, 600000);
+        }
+    }
+
+    /**
+     * Section {@code history}.
+     *
+     * @param length updates kept per topic, so a reconnecting client can resume without a gap
+     */
     public record History(int length) {
+
+        void validate() {
+            between("history.length", length, 1, 65536);
+        }
     }
 
+    /**
+     * Section {@code pipeline}: the Disruptor rings.
+     *
+     * @param inboundRingSize slots in the inbound (sequencer) ring, a power of two
+     * @param fanOutRingSize  slots in the fan-out ring, a power of two
+     * @param waitStrategy    how ring consumers wait for work
+     */
     public record Pipeline(int inboundRingSize, int fanOutRingSize, WaitStrategyKind waitStrategy) {
+
+        public Pipeline {
+            Objects.requireNonNull(waitStrategy, "waitStrategy");
+        }
+
+        void validate() {
+            powerOfTwoBetween("pipeline.inboundRingSize", inboundRingSize, 64, 16777216);
+            powerOfTwoBetween("pipeline.fanOutRingSize", fanOutRingSize, 64, 16777216);
+        }
     }
 
+    /**
+     * Section {@code session}.
+     *
+     * @param idleTimeoutMs close a session that sent nothing for this long; 0 for never
+     */
     public record Session(long idleTimeoutMs) {
-    }
 
-    public static ServerConfig defaults() {
-        return new ServerConfig(new Server("0.0.0.0", 8080, 0),
-                new Limits(1 << 20, 256, 16, 1024, 8 << 20, 5000, 10000),
-                new History(64), new Pipeline(65536, 65536, WaitStrategyKind.BLOCKING), new Session(120000));
+        void validate() {
+            zeroOrBetween("session.idleTimeoutMs", idleTimeoutMs, "never", 1000, 3600000);
+        }
     }
 }

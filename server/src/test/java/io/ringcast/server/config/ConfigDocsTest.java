@@ -1,0 +1,67 @@
+package io.ringcast.server.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** docs/configuration.md documents exactly the keys of the embedded defaults. */
+class ConfigDocsTest {
+
+    private static final Path DOC = Path.of("..", "docs", "configuration.md");
+    private static final Pattern TABLE_ROW_KEY = Pattern.compile("^\\|\\s*`([A-Za-z0-9.]+)`", Pattern.MULTILINE);
+
+    @Test
+    void everyDefaultKeyIsDocumented() throws IOException {
+        String doc = Files.readString(DOC, StandardCharsets.UTF_8);
+
+        List<String> undocumented = defaultLeafKeys().stream()
+                .filter(key -> !doc.contains("`" + key + "`"))
+                .toList();
+
+        assertThat(undocumented).as("keys in defaults.yaml missing from " + DOC).isEmpty();
+    }
+
+    @Test
+    void everyDocumentedKeyExists() throws IOException {
+        String doc = Files.readString(DOC, StandardCharsets.UTF_8);
+        Set<String> tableKeys = new TreeSet<>();
+        Matcher m = TABLE_ROW_KEY.matcher(doc);
+        while (m.find()) {
+            tableKeys.add(m.group(1));
+        }
+
+        assertThat(tableKeys).as("keys in the tables of " + DOC).containsExactlyInAnyOrderElementsOf(defaultLeafKeys());
+    }
+
+    private static List<String> defaultLeafKeys() throws IOException {
+        try (InputStream in = ConfigLoader.class.getResourceAsStream("defaults.yaml")) {
+            assertThat(in).as("defaults.yaml resource").isNotNull();
+            List<String> keys = new ArrayList<>();
+            collectLeaves(new YAMLMapper().readTree(in), "", keys);
+            assertThat(keys).isNotEmpty();
+            return keys;
+        }
+    }
+
+    private static void collectLeaves(JsonNode node, String prefix, List<String> keys) {
+        if (!node.isObject()) {
+            keys.add(prefix);
+            return;
+        }
+        node.fields().forEachRemaining(e -> collectLeaves(e.getValue(),
+                prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey(), keys));
+    }
+}
