@@ -100,8 +100,8 @@ final class RawWebSocket implements AutoCloseable {
 
     /** Waits for the first message of that type and returns it. */
     Msg await(String type) {
-        return Await.until(() -> messages.stream().filter(m -> m.type().equals(type)).findFirst().orElse(null),
-                "a " + type + " message; got " + messages);
+        return Await.value(() -> messages.stream().filter(m -> m.type().equals(type)).findFirst().orElse(null),
+                () -> "a " + type + " message; got " + messages);
     }
 
     List<Msg> all(String type) {

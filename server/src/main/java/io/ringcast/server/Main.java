@@ -58,8 +58,11 @@ public final class Main implements Callable<Integer> {
             err.println("ringcast: could not start: " + e);
             return 1;
         }
-        System.out.println("Ringcast listening on " + server.webSocketUrl().replace("127.0.0.1", "localhost")
-                + " (health: http://localhost:" + server.port() + "/health)");
+        String host = cfg.server().host();
+        boolean everyInterface = host.equals("0.0.0.0") || host.equals("::");
+        String url = everyInterface ? server.webSocketUrl().replace("127.0.0.1", "localhost") : server.webSocketUrl();
+        System.out.println("Ringcast listening on " + url + " (health: "
+                + url.replace("ws://", "http://").replace("/ws", "/health") + ")");
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();

@@ -71,22 +71,34 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
-            session = new Session(server.nextSessionId(), ctx, server.loopIndexOf(ctx.channel().eventLoop()));
-            server.counters.sessions.incrementAndGet();
-            server.channels.add(ctx.channel());
-            log.info("session {} opened from {}", session, ctx.channel().remoteAddress());
-            handshakeTimer = ctx.executor().schedule(() -> {
-                if (!session.welcomed) {
-                    fatal(ErrorCode.HANDSHAKE_TIMEOUT, "no HELLO within limits.handshakeTimeoutMs = "
-                            + server.config.limits().handshakeTimeoutMs() + " ms");
-                }
-            }, server.config.limits().handshakeTimeoutMs(), TimeUnit.MILLISECONDS);
+            openSession(ctx);
         } else if (evt instanceof IdleStateEvent && session != null) {
             fatal(ErrorCode.IDLE_TIMEOUT, "nothing received for session.idleTimeoutMs = "
                     + server.config.session().idleTimeoutMs() + " ms");
         } else {
             super.userEventTriggered(ctx, evt);
         }
+    }
+
+    /**
+     * Starts the session when the WebSocket upgrade completes, or at its first frame if that comes
+     * first: Netty installs the frame decoder before the 101 response is fully written, so under
+     * load a client's HELLO can be read before the HandshakeComplete event.
+     */
+    private void openSession(ChannelHandlerContext ctx) {
+        if (session != null) {
+            return;
+        }
+        session = new Session(server.nextSessionId(), ctx, server.loopIndexOf(ctx.channel().eventLoop()));
+        server.counters.sessions.incrementAndGet();
+        server.channels.add(ctx.channel());
+        log.info("session {} opened from {}", session, ctx.channel().remoteAddress());
+        handshakeTimer = ctx.executor().schedule(() -> {
+            if (!session.welcomed) {
+                fatal(ErrorCode.HANDSHAKE_TIMEOUT, "no HELLO within limits.handshakeTimeoutMs = "
+                        + server.config.limits().handshakeTimeoutMs() + " ms");
+            }
+        }, server.config.limits().handshakeTimeoutMs(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -159,7 +171,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) {
-        if (session == null || session.closing) {
+        openSession(ctx);
+        if (session.closing) {
             frame.release();
             return;
         }

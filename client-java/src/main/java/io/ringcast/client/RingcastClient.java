@@ -1,0 +1,260 @@
+package io.ringcast.client;
+
+import io.netty.channel.EventLoopGroup;
+import io.ringcast.client.internal.ClientConfig;
+import io.ringcast.client.internal.NettyRingcastClient;
+import io.ringcast.protocol.WireCodec;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A connection to a Ringcast server (or a list of them, tried in turn): subscribe to topics with
+ * selectors, publish values. Build one with {@link #builder()}.
+ *
+ * <p><b>Threads.</b> Every method may be called from any thread. The client does its work on one
+ * Netty event-loop thread; listeners and the completions of the returned futures run on that
+ * thread, so they must not block (see {@link UpdateListener}).
+ *
+ * <p><b>Connection.</b> When a connection drops for any reason but {@link #close()}, the client
+ * reconnects with exponential backoff and jitter, to the next address each time, re-subscribes
+ * every open subscription and resumes each topic from the last sequence it delivered: the server
+ * replays what was missed or says, with {@link UpdateKind#SNAPSHOT_AFTER_GAP}, that it cannot.
+ * A listener never sees the same sequence of a topic twice as an {@link UpdateKind#UPDATE}.
+ */
+public interface RingcastClient extends AutoCloseable {
+
+    /** A builder; {@link Builder#addresses} is required. */
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Starts connecting, to the first address first. Completes on the first {@code WELCOME}; fails
+     * with a {@link RingcastException} naming the last failure when no address could be reached
+     * within {@link Builder#connectTimeout}, and the client is then closed. Calling it again
+     * returns the same future.
+     */
+    CompletableFuture<Void> connect();
+
+    /**
+     * Subscribes to every topic that {@code selector} matches, now and later. The listener gets a
+     * {@link UpdateKind#SNAPSHOT} of each existing topic, then the updates. May be called before
+     * {@link #connect()}: the subscription is sent once connected.
+     *
+     * @param selector a topic path whose segments may be {@code +} (one segment) or, last,
+     *                 {@code #} (the parent and everything below)
+     * @throws IllegalArgumentException when the selector is not valid, naming the rule it breaks
+     *                                  (the server may still refuse it for its own, tighter limits:
+     *                                  see {@link Subscription#confirmed()})
+     */
+    Subscription subscribe(String selector, UpdateListener listener);
+
+    /**
+     * Publishes {@code value} to {@code topic}, creating the topic on its first publish. Publishes
+     * are sent in call order, batched with others into few frames. The array is not copied: do
+     * not change it until the returned future completes.
+     *
+     * @return completes with the sequence the topic gave the value; fails with a
+     *         {@link RingcastException}: with an {@link io.ringcast.protocol.ErrorCode} when the
+     *         server refused it (e.g. {@code INVALID_PATH}), or at once when the path is not valid,
+     *         when {@link Builder#maxInFlightPublishes} publishes await their ack already, or when
+     *         the client is closed; without a code when the connection was lost after the publish
+     *         was sent and before its ack (it may or may not have been applied)
+     */
+    CompletableFuture<Long> publish(String topic, byte[] value);
+
+    /** Where the client stands now. */
+    ConnectionState state();
+
+    /**
+     * Closes the connection and stops reconnecting; fails every pending future with a
+     * {@link RingcastException}; shuts down the event loop the client owns (not one given to
+     * {@link Builder#eventLoopGroup}). Idempotent.
+     */
+    @Override
+    void close();
+
+    /**
+     * Configures a {@link RingcastClient}. Each setter checks its argument and names the setting
+     * in the exception; {@link #build()} checks that {@link #addresses} was given. Not thread-safe;
+     * build once, use the client from anywhere.
+     */
+    final class Builder {
+        /** Default {@link #reconnectDelay} start: 100 ms. */
+        public static final Duration DEFAULT_RECONNECT_DELAY_INITIAL = Duration.ofMillis(100);
+        /** Default {@link #reconnectDelay} ceiling: 5 s. */
+        public static final Duration DEFAULT_RECONNECT_DELAY_MAX = Duration.ofSeconds(5);
+        /** Default {@link #connectTimeout}: 10 s. */
+        public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+        /** Default {@link #maxFrameBytes}: 16 MiB. */
+        public static final int DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+        /** Default {@link #maxInFlightPublishes}: 65536. */
+        public static final int DEFAULT_MAX_IN_FLIGHT_PUBLISHES = 65536;
+        /** The smallest {@link #maxFrameBytes} accepted. */
+        public static final int MIN_MAX_FRAME_BYTES = 1024;
+        /** The largest {@link #maxInFlightPublishes} accepted (publish correlation ids must stay unique). */
+        public static final int MAX_MAX_IN_FLIGHT_PUBLISHES = 1 << 24;
+
+        private final List<URI> addresses = new ArrayList<>();
+        private String clientName = "ringcast-java";
+        private EventLoopGroup eventLoopGroup;
+        private Duration reconnectDelayInitial = DEFAULT_RECONNECT_DELAY_INITIAL;
+        private Duration reconnectDelayMax = DEFAULT_RECONNECT_DELAY_MAX;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private int maxInFlightPublishes = DEFAULT_MAX_IN_FLIGHT_PUBLISHES;
+        private ConnectionListener connectionListener = new ConnectionListener() { };
+
+        Builder() {
+        }
+
+        /**
+         * Required. The servers' WebSocket URLs, e.g. {@code ws://127.0.0.1:8080/ws}; tried in this
+         * order, round robin, one per attempt. A URL without a port uses 80. Replaces earlier calls.
+         */
+        public Builder addresses(String... wsUrls) {
+            Objects.requireNonNull(wsUrls, "addresses");
+            if (wsUrls.length == 0) {
+                throw new IllegalArgumentException("addresses: at least one WebSocket URL is required");
+            }
+            List<URI> parsed = new ArrayList<>(wsUrls.length);
+            for (String url : wsUrls) {
+                parsed.add(parseAddress(url));
+            }
+            addresses.clear();
+            addresses.addAll(parsed);
+            return this;
+        }
+
+        /** Free text the server logs for this client's sessions. Default {@code ringcast-java}. */
+        public Builder clientName(String clientName) {
+            Objects.requireNonNull(clientName, "clientName");
+            int bytes = clientName.getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > WireCodec.MAX_STRING_BYTES) {
+                throw new IllegalArgumentException("clientName: " + bytes + " UTF-8 bytes, more than the "
+                        + WireCodec.MAX_STRING_BYTES + " a string field holds");
+            }
+            this.clientName = clientName;
+            return this;
+        }
+
+        /**
+         * A Netty group to run on (the client takes one of its event loops, which must accept an NIO
+         * socket channel, e.g. a {@code NioEventLoopGroup}). The client does not shut it down.
+         * Default: the client owns a one-thread {@code NioEventLoopGroup} of daemon threads.
+         */
+        public Builder eventLoopGroup(EventLoopGroup group) {
+            this.eventLoopGroup = Objects.requireNonNull(group, "eventLoopGroup");
+            return this;
+        }
+
+        /**
+         * The delay before a reconnect attempt: {@code initial} after a drop, doubling per failed
+         * attempt up to {@code max}, each delay drawn at random from its upper half (jitter).
+         * Default 100 ms .. 5 s.
+         */
+        public Builder reconnectDelay(Duration initial, Duration max) {
+            Objects.requireNonNull(initial, "reconnectDelay initial");
+            Objects.requireNonNull(max, "reconnectDelay max");
+            if (initial.toMillis() < 1) {
+                throw new IllegalArgumentException("reconnectDelay: initial must be at least 1 ms, was " + initial);
+            }
+            if (max.compareTo(initial) < 0) {
+                throw new IllegalArgumentException("reconnectDelay: max (" + max + ") must not be below initial ("
+                        + initial + ")");
+            }
+            if (max.compareTo(Duration.ofDays(1)) > 0) {
+                throw new IllegalArgumentException("reconnectDelay: max must be at most 1 day, was " + max);
+            }
+            this.reconnectDelayInitial = initial;
+            this.reconnectDelayMax = max;
+            return this;
+        }
+
+        /**
+         * How long {@link RingcastClient#connect()} keeps trying before it fails, and how long any
+         * one attempt (TCP connect, WebSocket handshake, {@code WELCOME}) may take. Default 10 s.
+         */
+        public Builder connectTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "connectTimeout");
+            if (timeout.toMillis() < 1 || timeout.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("connectTimeout: must be 1 ms .. " + Integer.MAX_VALUE
+                        + " ms, was " + timeout);
+            }
+            this.connectTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The largest WebSocket message the client accepts from the server; a larger one ends the
+         * connection. Outbound frames follow the limit the server states in {@code WELCOME}.
+         * Default 16 MiB.
+         */
+        public Builder maxFrameBytes(int maxFrameBytes) {
+            if (maxFrameBytes < MIN_MAX_FRAME_BYTES) {
+                throw new IllegalArgumentException("maxFrameBytes: must be at least " + MIN_MAX_FRAME_BYTES
+                        + ", was " + maxFrameBytes);
+            }
+            this.maxFrameBytes = maxFrameBytes;
+            return this;
+        }
+
+        /**
+         * The most publishes queued or awaiting their ack at once; beyond it
+         * {@link RingcastClient#publish} fails the future at once. Default 65536.
+         */
+        public Builder maxInFlightPublishes(int maxInFlightPublishes) {
+            if (maxInFlightPublishes < 1 || maxInFlightPublishes > MAX_MAX_IN_FLIGHT_PUBLISHES) {
+                throw new IllegalArgumentException("maxInFlightPublishes: must be 1.." + MAX_MAX_IN_FLIGHT_PUBLISHES
+                        + ", was " + maxInFlightPublishes);
+            }
+            this.maxInFlightPublishes = maxInFlightPublishes;
+            return this;
+        }
+
+        /** Told of every session start and end. Default: none. */
+        public Builder connectionListener(ConnectionListener listener) {
+            this.connectionListener = Objects.requireNonNull(listener, "connectionListener");
+            return this;
+        }
+
+        /**
+         * A new client, not connected yet: call {@link RingcastClient#connect()}.
+         *
+         * @throws IllegalStateException when {@link #addresses} was not given
+         */
+        public RingcastClient build() {
+            if (addresses.isEmpty()) {
+                throw new IllegalStateException("addresses: at least one WebSocket URL is required");
+            }
+            return new NettyRingcastClient(new ClientConfig(List.copyOf(addresses), clientName, eventLoopGroup,
+                    reconnectDelayInitial.toMillis(), reconnectDelayMax.toMillis(), connectTimeout.toMillis(),
+                    maxFrameBytes, maxInFlightPublishes, connectionListener));
+        }
+
+        private static URI parseAddress(String url) {
+            Objects.requireNonNull(url, "addresses: a URL is null");
+            URI uri;
+            try {
+                uri = new URI(url);
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("addresses: '" + url + "' is not a URL: " + e.getMessage(), e);
+            }
+            if (!"ws".equalsIgnoreCase(uri.getScheme())) {
+                throw new IllegalArgumentException("addresses: '" + url + "' must start with ws:// (the client "
+                        + "speaks plain WebSocket)");
+            }
+            if (uri.getHost() == null || uri.getHost().isEmpty()) {
+                throw new IllegalArgumentException("addresses: '" + url + "' names no host");
+            }
+            return uri;
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package io.ringcast.client;
+
+/**
+ * Receives the updates of one {@link Subscription}.
+ *
+ * <p>Both methods are called on the client's event-loop thread, one call at a time, in the order
+ * the server sent the messages. <b>A listener must not block</b>: while it runs, the client reads
+ * nothing from its connection (no updates, no acks, for every subscription), and a listener that
+ * is slow for long enough makes the server drop the session as a slow consumer. Hand heavy work to
+ * another thread. Never wait on a future of the same client (e.g. {@code publish(...).join()})
+ * inside a listener: it cannot complete while the event loop is blocked.
+ */
+@FunctionalInterface
+public interface UpdateListener {
+
+    /** A snapshot or an update of a topic the subscription's selector matches. */
+    void onUpdate(Update update);
+
+    /**
+     * The server refused the subscription (its {@link RingcastException#code()} says why; the
+     * subscription is dropped and gets nothing more), or the connection ended with a fatal server
+     * error (the client reconnects and the subscription goes on).
+     */
+    default void onError(RingcastException error) {
+    }
+}

@@ -1,0 +1,25 @@
+package io.ringcast.client.internal;
+
+import io.netty.channel.EventLoopGroup;
+import io.ringcast.client.ConnectionListener;
+
+import java.net.URI;
+import java.util.List;
+
+/**
+ * The client's settings, checked by {@link io.ringcast.client.RingcastClient.Builder}. Immutable.
+ *
+ * @param addresses               WebSocket URLs, tried round robin
+ * @param clientName              sent in {@code HELLO}
+ * @param eventLoopGroup          a group lent by the application, or null for a client-owned one
+ * @param reconnectDelayInitialMs first reconnect delay ceiling
+ * @param reconnectDelayMaxMs     largest reconnect delay
+ * @param connectTimeoutMs        limit of {@code connect()} and of each attempt
+ * @param maxFrameBytes           largest inbound WebSocket message
+ * @param maxInFlightPublishes    most publishes queued or unacked at once
+ * @param connectionListener      told of session starts and ends
+ */
+public record ClientConfig(List<URI> addresses, String clientName, EventLoopGroup eventLoopGroup,
+                           long reconnectDelayInitialMs, long reconnectDelayMaxMs, long connectTimeoutMs,
+                           int maxFrameBytes, int maxInFlightPublishes, ConnectionListener connectionListener) {
+}

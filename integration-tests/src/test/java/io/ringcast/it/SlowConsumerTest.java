@@ -1,0 +1,103 @@
+package io.ringcast.it;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.ringcast.client.ConnectionListener;
+import io.ringcast.client.RingcastClient;
+import io.ringcast.client.RingcastException;
+import io.ringcast.client.UpdateKind;
+import io.ringcast.protocol.ErrorCode;
+import io.ringcast.server.RingcastServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A subscriber that stops reading is cut off with SLOW_CONSUMER once its unsent bytes pass the
+ * limit, while a fast subscriber on the same node misses nothing.
+ */
+@Timeout(120)
+class SlowConsumerTest {
+    static final int VALUE_BYTES = 8 * 1024;
+    /** Far above what a subscriber that keeps reading ever has queued with bursts of {@link #BURST}. */
+    static final int LIMIT_BYTES = 1 << 20;
+    static final int BURST = 32;
+
+    @Test
+    void slowSubscriberIsClosedWithSlowConsumerWhileFastOneMissesNothing() throws Exception {
+        try (RingcastServer server = TestServers.start(
+                "limits:\n  outboundQueueBytes: " + LIMIT_BYTES + "\n  slowConsumerCloseGraceMs: 30000\n")) {
+            CountDownLatch unblock = new CountDownLatch(1);
+            CompletableFuture<RingcastException> slowReason = new CompletableFuture<>();
+            List<Long> slowSequences = new CopyOnWriteArrayList<>();
+            // the slow client has its own event loop: its listener blocks it, so it stops reading
+            EventLoopGroup slowLoop = new NioEventLoopGroup(1);
+            RingcastClient slow = RingcastClient.builder().addresses(server.webSocketUrl()).eventLoopGroup(slowLoop)
+                    .connectionListener(new ConnectionListener() {
+                        @Override
+                        public void onDisconnected(String address, RingcastException reason, int closeCode) {
+                            slowReason.complete(reason);
+                        }
+                    }).build();
+            RingcastClient fast = RingcastClient.builder().addresses(server.webSocketUrl()).build();
+            RingcastClient publisher = RingcastClient.builder().addresses(server.webSocketUrl()).build();
+            try (slow; fast; publisher) {
+                slow.connect().get(10, TimeUnit.SECONDS);
+                fast.connect().get(10, TimeUnit.SECONDS);
+                publisher.connect().get(10, TimeUnit.SECONDS);
+                slow.subscribe("slow/#", u -> {
+                    slowSequences.add(u.sequence());
+                    try {
+                        unblock.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }).confirmed().get(10, TimeUnit.SECONDS);
+                Recorded fastGot = new Recorded();
+                fast.subscribe("slow/#", fastGot).confirmed().get(10, TimeUnit.SECONDS);
+
+                // publish until the server gives up on the slow one (kernel socket buffers hold a few MB first)
+                byte[] value = new byte[VALUE_BYTES];
+                int published = 0;
+                while (server.stats().slowConsumerDisconnects() == 0) {
+                    assertThat(published).as("published before the slow consumer was detected").isLessThan(50_000);
+                    CompletableFuture<?>[] acks = new CompletableFuture<?>[BURST];
+                    for (int i = 0; i < acks.length; i++) {
+                        acks[i] = publisher.publish("slow/t", value);
+                    }
+                    CompletableFuture.allOf(acks).get(30, TimeUnit.SECONDS);
+                    published += acks.length;
+                }
+                int total = published;
+                unblock.countDown();
+
+                RingcastException reason = slowReason.get(30, TimeUnit.SECONDS);
+                assertThat(reason).isNotNull();
+                assertThat(reason.code()).isEqualTo(ErrorCode.SLOW_CONSUMER);
+                assertThat(reason.closeCode()).isEqualTo(1008);
+                assertThat(reason.getMessage()).contains("limits.outboundQueueBytes");
+
+                Await.until(() -> fastGot.lastSequence("slow/t") == total, "the fast subscriber gets everything");
+                assertThat(fastGot.of("slow/t")).extracting(Recorded.Got::sequence)
+                        .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, total).boxed().toList());
+                assertThat(fastGot.updates).extracting(Recorded.Got::kind).containsOnly(UpdateKind.UPDATE);
+
+                // the slow one reconnects and catches up (replay or snapshot after a gap), in order
+                Await.until(() -> !slowSequences.isEmpty() && slowSequences.get(slowSequences.size() - 1) == total,
+                        "the slow subscriber to resume to the newest update");
+                for (int i = 1; i < slowSequences.size(); i++) {
+                    assertThat(slowSequences.get(i)).isGreaterThan(slowSequences.get(i - 1));
+                }
+            } finally {
+                slowLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            }
+        }
+    }
+}
