@@ -141,7 +141,7 @@ class BadInputTest {
 
     @Test
     void frameOverTheSizeLimitIsRefusedAsTooBig() throws Exception {
-        try (RawWebSocket bad = badPeer(b -> b.send(out ->
+        try (RawWebSocket bad = badPeer(b -> b.sendMayBeCutOff(out ->
                 WireCodec.writePublish(out, 1, "big/one", new byte[MAX_FRAME_BYTES + 1])))) {
             assertFatal(bad, ErrorCode.FRAME_TOO_LARGE, 1009);
             assertThat(bad.await("ERROR").text()).contains("limits.maxFrameBytes");
@@ -190,6 +190,11 @@ class BadInputTest {
         })) {
             RawWebSocket.Msg error = peer.await("ERROR");
             assertThat(ErrorCode.of(error.a())).isEqualTo(ErrorCode.DUPLICATE_SUBSCRIPTION_ID);
+            assertThat(error.b()).as("subscription id").isEqualTo(6);
+            // the refusal is answered on reading; the first subscription's reply comes from the sequencer
+            assertThat(peer.await("SUBSCRIBED").a()).isEqualTo(6);
+            peer.send(out -> WireCodec.writePing(out, 77));
+            peer.await("PONG");
             assertThat(peer.all("SUBSCRIBED")).hasSize(1);
         }
     }

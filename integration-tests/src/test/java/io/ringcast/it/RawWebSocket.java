@@ -86,6 +86,17 @@ final class RawWebSocket implements AutoCloseable {
         ws.sendBinary(ByteBuffer.wrap(bytes), true).join();
     }
 
+    /**
+     * Sends a frame the server may refuse before it has all of it (it judges a frame's size from
+     * its header and closes), so the send itself may fail; what the server answered is checked
+     * by the caller.
+     */
+    void sendMayBeCutOff(Consumer<ByteBuf> writer) {
+        ByteBuf out = Unpooled.buffer();
+        writer.accept(out);
+        ws.sendBinary(ByteBuffer.wrap(ByteBufToArray.of(out)), true).exceptionally(e -> null).join();
+    }
+
     void sendText(String text) {
         ws.sendText(text, true).join();
     }

@@ -90,15 +90,8 @@ final class ClientSubscription implements Subscription {
 
     /** Event loop: an error the subscription survives (the connection ended with a fatal error). */
     void notifyError(RingcastException error) {
-        if (closed.get()) {
-            return;
-        }
-        try {
-            listener.onError(error);
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Throwable e) {
-            LOG.warn("listener of subscription '{}' threw on error {}", selector.text(), error.getMessage(), e);
+        if (!closed.get()) {
+            callOnError(error);
         }
     }
 
@@ -106,13 +99,18 @@ final class ClientSubscription implements Subscription {
     void refused(RingcastException error) {
         if (closed.compareAndSet(false, true)) {
             confirmed.completeExceptionally(error);
-            try {
-                listener.onError(error);
-            } catch (VirtualMachineError e) {
-                throw e;
-            } catch (Throwable e) {
-                LOG.warn("listener of subscription '{}' threw on error {}", selector.text(), error.getMessage(), e);
-            }
+            callOnError(error);
+        }
+    }
+
+    /** A listener that throws is logged, never allowed to break the connection. */
+    private void callOnError(RingcastException error) {
+        try {
+            listener.onError(error);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
+            LOG.warn("listener of subscription '{}' threw on error {}", selector.text(), error.getMessage(), e);
         }
     }
 

@@ -317,10 +317,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             return;
         }
         session.openSubscriptionIds.add(subscriptionId);
-        InboundEvent e = inbound.get(claimed);
-        e.kind = InboundEvent.SUBSCRIBE;
-        e.session = session;
-        e.id = subscriptionId;
+        InboundEvent e = claimedEvent(InboundEvent.SUBSCRIBE, subscriptionId);
         e.selector = selector;
         e.resume = resume;
     }
@@ -329,10 +326,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     public void onUnsubscribe(int subscriptionId) throws ProtocolException {
         requireWelcome(MessageType.UNSUBSCRIBE);
         if (session.openSubscriptionIds.remove(subscriptionId)) {
-            InboundEvent e = inbound.get(claimed);
-            e.kind = InboundEvent.UNSUBSCRIBE;
-            e.session = session;
-            e.id = subscriptionId;
+            claimedEvent(InboundEvent.UNSUBSCRIBE, subscriptionId);
         }
     }
 
@@ -355,10 +349,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
                     + "' would not fit in a frame of limits.maxFrameBytes = " + server.config.limits().maxFrameBytes());
             return;
         }
-        InboundEvent e = inbound.get(claimed);
-        e.kind = InboundEvent.PUBLISH;
-        e.session = session;
-        e.id = correlationId;
+        InboundEvent e = claimedEvent(InboundEvent.PUBLISH, correlationId);
         e.path = topicPath;
         e.segments = segments;
         e.value = frame.retainedSlice(valueIndex, valueLength);
@@ -370,6 +361,16 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), WireCodec.HEADER_BYTES + 8);
         WireCodec.writePong(out, nonce);
         writeControl(OutboundFrame.finish(out));
+    }
+
+    /** The inbound slot claimed for the message being decoded, filled with what every command has. */
+    private InboundEvent claimedEvent(int kind, int id) {
+        assert claimed >= 0 : "a command message without a claimed inbound slot";
+        InboundEvent e = inbound.get(claimed);
+        e.kind = kind;
+        e.session = session;
+        e.id = id;
+        return e;
     }
 
     private void requireWelcome(byte type) throws ProtocolException {

@@ -245,7 +245,13 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     private void publishFanOut(int kind, ByteBuf frame, SubscriberSet subscribers, Session target, Session publisher,
                                int correlationId, long sequence) {
-        long slot = claimFanOutSlot();
+        long slot;
+        try {
+            slot = claimFanOutSlot();
+        } catch (IllegalStateException stopping) {
+            frame.release(); // the ring never took it
+            throw stopping;
+        }
         FanOutEvent ev = fanOut.get(slot);
         ev.recycle();
         ev.kind = kind;
