@@ -121,16 +121,21 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param inboundRingSize slots in the inbound (sequencer) ring, a power of two
      * @param fanOutRingSize  slots in the fan-out ring, a power of two
      * @param waitStrategy    how ring consumers wait for work
+     * @param flushPolicy     when fan-out readers flush what they wrote
+     * @param flushMaxDelayUs with {@link FlushPolicy#MAX_DELAY}: the longest a written frame waits for its flush
      */
-    public record Pipeline(int inboundRingSize, int fanOutRingSize, WaitStrategyKind waitStrategy) {
+    public record Pipeline(int inboundRingSize, int fanOutRingSize, WaitStrategyKind waitStrategy,
+                           FlushPolicy flushPolicy, int flushMaxDelayUs) {
 
         public Pipeline {
             Objects.requireNonNull(waitStrategy, "waitStrategy");
+            Objects.requireNonNull(flushPolicy, "flushPolicy");
         }
 
         void validate() {
             powerOfTwoBetween("pipeline.inboundRingSize", inboundRingSize, 64, 16777216);
             powerOfTwoBetween("pipeline.fanOutRingSize", fanOutRingSize, 64, 16777216);
+            between("pipeline.flushMaxDelayUs", flushMaxDelayUs, 1, 100000);
         }
     }
 

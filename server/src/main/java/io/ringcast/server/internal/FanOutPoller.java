@@ -6,19 +6,24 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.WireCodec;
+import io.ringcast.server.config.FlushPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One reader of the fan-out ring per Netty event loop, running <em>on</em> that loop, with its own
  * sequence gating the ring. Woken by the sequencer, it drains what is available (bounded, so
  * socket I/O on the loop is not starved), writes a retained duplicate of each shared frame to every
- * session of its loop that is subscribed, acks publishers of its loop, and flushes each session
- * written to once at the end of the batch. No lock, no copy, no allocation per subscriber beyond
- * Netty's pooled duplicate.
+ * session of its loop that is subscribed, and acks publishers of its loop. No lock, no copy, no
+ * allocation per subscriber beyond Netty's pooled duplicate.
+ *
+ * <p>When it flushes is the {@link FlushPolicy}: after every write, once per session at the end of
+ * each drained batch (the default), or once per session at most {@code flushMaxDelayNs} after its
+ * first unflushed write, gathering several batches into one system call.
  */
 final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private static final Logger log = LoggerFactory.getLogger(FanOutPoller.class);
@@ -31,13 +36,19 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private final long outboundQueueBytes;
     private final long slowConsumerCloseGraceMs;
     private final ServerCounters counters;
+    private final FlushPolicy flushPolicy;
+    private final long flushMaxDelayNs;
+    private final Runnable delayedFlush = this::delayedFlush;
+    private boolean delayedFlushScheduled;
+    /** With {@link FlushPolicy#MAX_DELAY}: when the oldest unflushed write was made. */
+    private long firstUnflushedNs;
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final ArrayList<Session> dirty = new ArrayList<>();
     private int budget;
     private long deliveriesInRun;
 
     FanOutPoller(int loopIndex, EventLoop loop, RingBuffer<FanOutEvent> ring, long outboundQueueBytes,
-                 long slowConsumerCloseGraceMs, ServerCounters counters) {
+                 long slowConsumerCloseGraceMs, FlushPolicy flushPolicy, long flushMaxDelayNs, ServerCounters counters) {
         this.loopIndex = loopIndex;
         this.loop = loop;
         this.poller = ring.newPoller();
@@ -45,6 +56,8 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         this.outboundQueueBytes = outboundQueueBytes;
         this.slowConsumerCloseGraceMs = slowConsumerCloseGraceMs;
         this.counters = counters;
+        this.flushPolicy = flushPolicy;
+        this.flushMaxDelayNs = flushMaxDelayNs;
     }
 
     /** Schedules a drain on the loop unless one is pending. Any thread; cheap when already scheduled. */
@@ -64,12 +77,13 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         } catch (Exception e) {
             log.error("fan-out poller {} failed", loopIndex, e);
         }
-        for (int i = 0, n = dirty.size(); i < n; i++) {
-            Session s = dirty.get(i);
-            s.dirty = false;
-            s.ctx.flush();
+        if (flushPolicy == FlushPolicy.END_OF_BATCH) {
+            flushDirty();
+        } else if (flushPolicy == FlushPolicy.MAX_DELAY && !dirty.isEmpty() && !delayedFlushScheduled) {
+            delayedFlushScheduled = true;
+            long waitNs = flushMaxDelayNs - (System.nanoTime() - firstUnflushedNs);
+            loop.schedule(delayedFlush, Math.max(waitNs, 0), TimeUnit.NANOSECONDS);
         }
-        dirty.clear();
         if (deliveriesInRun != 0) {
             counters.deliveries.add(deliveriesInRun);
             deliveriesInRun = 0;
@@ -77,6 +91,20 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         if (budget <= 0) {
             wake(); // more may be waiting; continue after the loop's pending I/O
         }
+    }
+
+    private void flushDirty() {
+        for (int i = 0, n = dirty.size(); i < n; i++) {
+            Session s = dirty.get(i);
+            s.dirty = false;
+            s.ctx.flush();
+        }
+        dirty.clear();
+    }
+
+    private void delayedFlush() {
+        delayedFlushScheduled = false;
+        flushDirty();
     }
 
     @Override
@@ -120,6 +148,13 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     }
 
     private void markDirty(Session s) {
+        if (flushPolicy == FlushPolicy.IMMEDIATE) {
+            s.ctx.flush();
+            return;
+        }
+        if (dirty.isEmpty()) {
+            firstUnflushedNs = System.nanoTime();
+        }
         if (!s.dirty) {
             s.dirty = true;
             dirty.add(s);

@@ -81,7 +81,8 @@ public final class NodeRuntime implements AutoCloseable {
         for (EventExecutor executor : ioGroup) {
             loopArray[i] = (EventLoop) executor;
             pollers[i] = new FanOutPoller(i, loopArray[i], fanOut, config.limits().outboundQueueBytes(),
-                    config.limits().slowConsumerCloseGraceMs(), counters);
+                    config.limits().slowConsumerCloseGraceMs(), pc.flushPolicy(),
+                    TimeUnit.MICROSECONDS.toNanos(pc.flushMaxDelayUs()), counters);
             i++;
         }
 
@@ -109,9 +110,10 @@ public final class NodeRuntime implements AutoCloseable {
             throw e;
         }
         boundAddress = (InetSocketAddress) serverChannel.localAddress();
-        log.info("Ringcast node listening on {}:{} (WebSocket ws://{}:{}{}), {} I/O threads, history {} per topic",
-                config.server().host(), boundAddress.getPort(), displayHost(), boundAddress.getPort(),
-                ServerChannelInitializer.WEBSOCKET_PATH, loops, config.history().length());
+        log.info("Ringcast node listening on {}:{} (WebSocket ws://{}:{}{}), {} I/O threads, history {} per topic, "
+                + "flush {}", config.server().host(), boundAddress.getPort(), displayHost(), boundAddress.getPort(),
+                ServerChannelInitializer.WEBSOCKET_PATH, loops, config.history().length(),
+                pc.flushPolicy().yamlName());
     }
 
     private String displayHost() {

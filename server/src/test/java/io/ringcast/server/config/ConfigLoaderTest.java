@@ -21,7 +21,7 @@ class ConfigLoaderTest {
             new ServerConfig.Server("0.0.0.0", 8080, 0),
             new ServerConfig.Limits(1048576, 256, 16, 1024, 8388608L, 5000L, 10000L),
             new ServerConfig.History(64),
-            new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BLOCKING),
+            new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BLOCKING, FlushPolicy.END_OF_BATCH, 200),
             new ServerConfig.Session(120000L));
 
     @TempDir
@@ -56,6 +56,7 @@ class ConfigLoaderTest {
                   outboundQueueBytes: 65536
                 pipeline:
                   waitStrategy: busy-spin
+                  flushPolicy: max-delay
                 """);
 
         ServerConfig config = ConfigLoader.load(file);
@@ -64,7 +65,7 @@ class ConfigLoaderTest {
                 new ServerConfig.Server("0.0.0.0", 9090, 0),
                 new ServerConfig.Limits(1048576, 256, 16, 1024, 65536L, 5000L, 10000L),
                 SPEC_DEFAULTS.history(),
-                new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BUSY_SPIN),
+                new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BUSY_SPIN, FlushPolicy.MAX_DELAY, 200),
                 SPEC_DEFAULTS.session()));
     }
 
@@ -231,6 +232,20 @@ class ConfigLoaderTest {
     }
 
     // --- enum spelling ----------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @CsvSource({"immediate, IMMEDIATE", "end-of-batch, END_OF_BATCH", "max-delay, MAX_DELAY"})
+    void flushPolicyIsSpelledInLowerCaseWithHyphens(String spelling, FlushPolicy policy) {
+        assertThat(ConfigLoader.fromYaml("pipeline:\n  flushPolicy: " + spelling).pipeline().flushPolicy())
+                .isEqualTo(policy);
+    }
+
+    @Test
+    void flushMaxDelayOutOfRangeNamesTheKey() {
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("pipeline:\n  flushMaxDelayUs: 0"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("pipeline.flushMaxDelayUs");
+    }
 
     @ParameterizedTest
     @CsvSource({"blocking, BLOCKING", "sleeping, SLEEPING", "yielding, YIELDING", "busy-spin, BUSY_SPIN"})
