@@ -7,9 +7,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
 import io.ringcast.protocol.PathLimits;
@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #close} from one thread. Readers run on their own threads, as event loops do in a node.
  */
 public final class FanOutHarness implements AutoCloseable {
-    private final DefaultEventLoopGroup readers;
+    private final NioEventLoopGroup readers;
     private final List<EmbeddedChannel> channels = new ArrayList<>();
     private final TopicSequencer sequencer;
     private final ServerCounters counters = new ServerCounters();
@@ -51,7 +51,8 @@ public final class FanOutHarness implements AutoCloseable {
      */
     public FanOutHarness(int subscribers, int readerThreads, int topics, int payloadBytes, int ringSize)
             throws InterruptedException {
-        readers = new DefaultEventLoopGroup(readerThreads);
+        // NIO loops, as in a node: their task queue does not allocate per wake-up
+        readers = new NioEventLoopGroup(readerThreads);
         EventLoop[] loops = new EventLoop[readerThreads];
         int n = 0;
         for (EventExecutor e : readers) {

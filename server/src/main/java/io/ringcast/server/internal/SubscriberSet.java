@@ -1,6 +1,7 @@
 package io.ringcast.server.internal;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The sessions receiving one topic, grouped by owning event loop so each {@link FanOutPoller}
@@ -42,6 +43,23 @@ final class SubscriberSet {
             }
         }
         return false;
+    }
+
+    /** A set of exactly these (distinct) sessions, built in one pass: O(n), not n copies. */
+    static SubscriberSet of(List<Session> sessions, int loops) {
+        int[] perLoop = new int[loops];
+        for (Session s : sessions) {
+            perLoop[s.loopIndex]++;
+        }
+        Session[][] byLoop = new Session[loops][];
+        for (int i = 0; i < loops; i++) {
+            byLoop[i] = perLoop[i] == 0 ? NONE : new Session[perLoop[i]];
+            perLoop[i] = 0;
+        }
+        for (Session s : sessions) {
+            byLoop[s.loopIndex][perLoop[s.loopIndex]++] = s;
+        }
+        return new SubscriberSet(byLoop, sessions.size());
     }
 
     /** A set with {@code session} added (this set if already there). */

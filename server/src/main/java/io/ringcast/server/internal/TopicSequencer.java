@@ -12,6 +12,7 @@ import io.ringcast.protocol.WireCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
@@ -42,6 +43,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private Thread thread;
     private int nextAlias = 1;
     private long visitCounter;
+    /** Reused while creating a topic: the sessions its path matches. */
+    private final ArrayList<Session> matchedSessions = new ArrayList<>();
     private int publishedSinceWake;
     private long publishesInBatch;
     private volatile boolean halted;
@@ -127,14 +130,17 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private Topic createTopic(String path, String[] segments) {
         Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(pollers.length), historyLength);
         long mark = ++visitCounter;
-        Topic t = topic;
+        matchedSessions.clear();
         index.forEachMatch(segments, (session, subscriptionId) -> {
             if (session.visitMark != mark) { // a session with several matching subscriptions joins once
                 session.visitMark = mark;
-                t.subscribers = t.subscribers.with(session);
-                session.topics.add(t);
+                matchedSessions.add(session);
+                session.topics.add(topic);
             }
         });
+        // one pass: adding sessions one by one would copy the set once per session, O(n^2)
+        topic.subscribers = SubscriberSet.of(matchedSessions, pollers.length);
+        matchedSessions.clear();
         tree.add(topic);
         counters.topics(tree.size());
         return topic;
