@@ -10,11 +10,19 @@ final class TestServers {
 
     /** A server with the defaults plus {@code yaml} (top-level sections other than {@code server}). */
     static RingcastServer start(String yaml) throws InterruptedException {
-        return RingcastServer.start(ConfigLoader.fromYaml("server:\n  host: 127.0.0.1\n  port: 0\n  ioThreads: 2\n"
-                + yaml));
+        return startOnPort(0, yaml);
     }
 
     static RingcastServer start() throws InterruptedException {
         return start("");
+    }
+
+    /**
+     * Like {@link #start(String)}, on a given loopback port (0: any free one), e.g. a restarted
+     * server on the port its predecessor had.
+     */
+    static RingcastServer startOnPort(int port, String yaml) throws InterruptedException {
+        return RingcastServer.start(ConfigLoader.fromYaml("server:\n  host: 127.0.0.1\n  port: " + port
+                + "\n  ioThreads: 2\n" + yaml));
     }
 }

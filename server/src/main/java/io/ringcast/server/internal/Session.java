@@ -44,6 +44,12 @@ public final class Session {
     final Map<Integer, Selector> subscriptions = new HashMap<>();
     /** Topics this session currently receives (it is in each one's {@link SubscriberSet}). */
     final Set<Topic> topics = new HashSet<>();
+    /**
+     * Resume positions the client sent for topics this server did not have (a server restarted
+     * without its state): when such a topic is created, its numbering starts again below what the
+     * client saw, so its first value goes to this session as a snapshot after a gap.
+     */
+    final Map<String, Long> resumeForMissingTopics = new HashMap<>();
     /** Marker the sequencer uses to visit a session once while matching (no per-match set). */
     long visitMark;
 

@@ -45,6 +45,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private long visitCounter;
     /** Reused while creating a topic: the sessions its path matches. */
     private final ArrayList<Session> matchedSessions = new ArrayList<>();
+    /** Reused while creating a topic: matched sessions that had resumed its path from an earlier server. */
+    private final ArrayList<Session> resettingSessions = new ArrayList<>();
     private int publishedSinceWake;
     private long publishesInBatch;
     private volatile boolean halted;
@@ -125,22 +127,38 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         topic.appendHistory(frame.retain(), updateOffset);
         publishFanOut(FanOutEvent.UPDATE, frame, topic.subscribers, null, e.session, e.id, seq);
         publishesInBatch++;
+        if (created && !resettingSessions.isEmpty()) {
+            // they saw this path numbered higher on a server before a restart: a plain UPDATE 1
+            // would look like a duplicate to them, so they get the value as a snapshot after a gap
+            for (Session s : resettingSessions) {
+                directedTopic(s, topic);
+                directedSnapshot(s, 0, topic, UpdateFlags.GAP);
+                directedFlush();
+                topic.subscribers = topic.subscribers.with(s);
+            }
+            resettingSessions.clear();
+        }
+        matchedSessions.clear();
     }
 
     private Topic createTopic(String path, String[] segments) {
         Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(pollers.length), historyLength);
         long mark = ++visitCounter;
         matchedSessions.clear();
+        resettingSessions.clear();
         index.forEachMatch(segments, (session, subscriptionId) -> {
             if (session.visitMark != mark) { // a session with several matching subscriptions joins once
                 session.visitMark = mark;
-                matchedSessions.add(session);
                 session.topics.add(topic);
+                if (!session.resumeForMissingTopics.isEmpty() && session.resumeForMissingTopics.remove(path) != null) {
+                    resettingSessions.add(session);
+                } else {
+                    matchedSessions.add(session);
+                }
             }
         });
         // one pass: adding sessions one by one would copy the set once per session, O(n^2)
         topic.subscribers = SubscriberSet.of(matchedSessions, pollers.length);
-        matchedSessions.clear();
         tree.add(topic);
         counters.topics(tree.size());
         return topic;
@@ -151,6 +169,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private void subscribe(Session session, int subscriptionId, Selector selector, Map<String, Long> resume) {
         session.subscriptions.put(subscriptionId, selector);
         index.add(selector, session, subscriptionId);
+        for (Map.Entry<String, Long> r : resume.entrySet()) {
+            if (tree.get(r.getKey()) == null) {
+                session.resumeForMissingTopics.put(r.getKey(), r.getValue());
+            }
+        }
         int[] matched = {0};
         tree.forEachMatch(selector, topic -> {
             matched[0]++;
