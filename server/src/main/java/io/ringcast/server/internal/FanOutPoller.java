@@ -10,6 +10,7 @@ import io.ringcast.server.config.FlushPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -71,6 +72,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     public void run() {
         assert loop.inEventLoop();
         scheduled.set(false); // before draining: an event published from now on wakes us again
+        VarHandle.fullFence(); // the flag's store before the cursor's load: see TopicSequencer.wakePollers
         budget = MAX_EVENTS_PER_RUN;
         try {
             poller.poll(this);

@@ -12,6 +12,7 @@ import io.ringcast.protocol.WireCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
@@ -316,6 +317,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     private void wakePollers() {
         publishedSinceWake = 0;
+        // Dekker pattern with FanOutPoller.run: we store the ring cursor then read each poller's
+        // 'scheduled' flag; a poller clears the flag then reads the cursor. The cursor store is a
+        // release store, which a later load may overtake: without this fence we could read a stale
+        // 'scheduled' while the poller reads the old cursor, and the update would wait for the next wake.
+        VarHandle.fullFence();
         for (FanOutPoller p : pollers) {
             p.wake();
         }
