@@ -373,7 +373,7 @@ class ClientBehaviourTest {
                         .as("the restarted server's values must all reach the listener (or be flagged as a gap)")
                         .containsExactly("old1", "old2", "old3", "new1", "new2", "new3", "new4");
                 assertThat(got.updates.get(3).kind()).as("the renumbered topic's first value")
-                        .isEqualTo(io.ringcast.client.UpdateKind.SNAPSHOT_AFTER_GAP);
+                        .isEqualTo(UpdateKind.SNAPSHOT_AFTER_GAP);
             }
         }
     }

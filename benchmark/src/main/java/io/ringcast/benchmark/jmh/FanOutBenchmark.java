@@ -1,0 +1,84 @@
+package io.ringcast.benchmark.jmh;
+
+import io.ringcast.server.internal.FanOutHarness;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Our fan-out path, through {@link FanOutHarness}: the real {@code TopicSequencer} (sequence,
+ * encode one WebSocket frame per update into a pooled buffer, keep history), the real fan-out ring
+ * and one real {@code FanOutPoller} per reader thread, writing a retained duplicate of the shared
+ * frame to every subscriber's channel, whose pipeline head releases it. No sockets.
+ *
+ * <p>One operation is {@link Workload#updates} updates delivered to each of
+ * {@link Workload#subscribers} subscribers (see {@link Workload}). The JMH worker thread plays the
+ * sequencer thread: it builds the harness, publishes, and closes it, and nothing else does (the
+ * harness's thread contract; with {@code -ea} the sequencer asserts it). When the ring is full it
+ * waits for the readers, so the time of an operation is the time of the whole pipeline.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 3)
+@Measurement(iterations = 5)
+@Fork(value = 1, jvmArgsAppend = {"-Xms6g", "-Xmx6g", "-Dio.netty.leakDetection.level=disabled"})
+public class FanOutBenchmark extends Workload {
+    private FanOutHarness harness;
+    private LongSupplier delivered;
+    /** Frames the harness should have delivered so far, subscribe replies and topic creations included. */
+    private long expected;
+    private int nextTopic;
+
+    @Setup(Level.Trial)
+    public void start() throws InterruptedException {
+        harness = new FanOutHarness(subscribers, readers, topics, valueBytes, ringSize);
+        delivered = harness::delivered;
+        expected = harness.delivered();
+        publishAndAwait(primeUpdates());
+    }
+
+    @Benchmark
+    public void fanOut(Deliveries deliveries) {
+        deliveries.deliveries += publishAndAwait(updates);
+    }
+
+    /** Publishes {@code n} updates, round robin over the topics, and waits for every delivery. */
+    private long publishAndAwait(int n) {
+        long before = harness.delivered();
+        int topic = nextTopic;
+        for (int i = 0; i < n; i++) {
+            harness.publish(topic, endOfBatch(i, n));
+            topic = topic + 1 == topics ? 0 : topic + 1;
+        }
+        nextTopic = topic;
+        expected += (long) n * subscribers;
+        awaitDelivered(delivered, expected);
+        return harness.delivered() - before;
+    }
+
+    /** Every update reached every subscriber exactly once: no fewer (awaited), and no more. */
+    @TearDown(Level.Iteration)
+    public void check() {
+        if (harness.delivered() != expected) {
+            throw new IllegalStateException("delivered " + harness.delivered() + " frames, expected " + expected);
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() throws InterruptedException {
+        harness.close();
+    }
+}

@@ -1,0 +1,14 @@
+package io.ringcast.benchmark.load;
+
+/** A run could not be carried out: a server was unreachable, a subscription refused. Exit code 3. */
+final class LoadException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    LoadException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    LoadException(String message) {
+        super(message);
+    }
+}

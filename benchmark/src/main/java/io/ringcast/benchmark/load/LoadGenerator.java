@@ -1,0 +1,235 @@
+package io.ringcast.benchmark.load;
+
+import ch.qos.logback.classic.Level;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.ringcast.server.RingcastServer;
+import io.ringcast.server.config.ConfigException;
+import io.ringcast.server.config.ConfigLoader;
+import io.ringcast.server.config.ServerConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code java -jar ringcast-bench.jar [OPTIONS]}: the end-to-end load generator. One run, or with
+ * {@code --sweep} a series of runs at rising rates. Prints a summary and writes JSON, {@code .hgrm}
+ * and PNG files into {@code --out}. Exit codes: 0 when every subscriber received every value once
+ * and in order (whatever the speed), 1 when any value was lost, duplicated or reordered, 2 for a
+ * bad command line, 3 when the run could not be carried out (no server, refused subscription,
+ * files not writable). How to read the figures: {@code docs/benchmarks.md}.
+ */
+@Command(name = "ringcast-bench", mixinStandardHelpOptions = true, version = "Ringcast load generator 0.1.0",
+        sortOptions = false, usageHelpWidth = 110,
+        description = {"End-to-end load generator for Ringcast: paced publishers, many cheap subscribers, latency "
+                + "from the intended send time, and a per-subscriber check for lost, duplicated and out-of-order "
+                + "values."},
+        exitCodeListHeading = "Exit codes:%n",
+        exitCodeList = {"0:every value arrived once and in order (speed never fails a run)",
+                "1:a value was lost, duplicated or out of order",
+                "2:bad command line", "3:the run could not be done (server unreachable, subscription refused, I/O)"})
+public final class LoadGenerator implements Callable<Integer> {
+    /** Exit code when a value was lost, duplicated or out of order. */
+    static final int EXIT_NOT_CLEAN = 1;
+    /** Exit code of a bad command line (picocli's). */
+    static final int EXIT_USAGE = 2;
+    /** Exit code when the run could not be carried out. */
+    static final int EXIT_RUN_FAILED = 3;
+
+    @Option(names = "--servers", split = ",", paramLabel = "URL",
+            description = "Comma-separated WebSocket URLs (one node or a cluster), e.g. ws://127.0.0.1:8080/ws; "
+                    + "publishers and subscribers are spread over them round robin")
+    List<String> servers;
+
+    @Option(names = "--embedded", description = "Start an in-process server on 127.0.0.1 and a free port instead "
+            + "of --servers (it shares the generator's CPU)")
+    boolean embedded;
+
+    @Option(names = "--embedded-config", paramLabel = "YAML", description = "Config of the --embedded server "
+            + "(host and port are overridden: 127.0.0.1, a free port)")
+    Path embeddedConfig;
+
+    @Option(names = "--topics", defaultValue = "1000", description = "Topics bench/t0000.. (default ${DEFAULT-VALUE})")
+    int topics;
+
+    @Option(names = "--payload-bytes", defaultValue = "200",
+            description = "Bytes per value, the 28-byte header included (default ${DEFAULT-VALUE})")
+    int payloadBytes;
+
+    @Option(names = "--rate", defaultValue = "10000",
+            description = "Offered publishes per second, all publishers together, evenly paced "
+                    + "(default ${DEFAULT-VALUE})")
+    int rate;
+
+    @Option(names = "--publishers", defaultValue = "4",
+            description = "Publisher connections, one pacing thread each (default ${DEFAULT-VALUE})")
+    int publishers;
+
+    @Option(names = "--subscribers", defaultValue = "100",
+            description = "Subscriber connections (default ${DEFAULT-VALUE})")
+    int subscribers;
+
+    @Option(names = "--selector", defaultValue = "#",
+            description = "Every subscriber's selector (default ${DEFAULT-VALUE}: the whole tree)")
+    String selector;
+
+    @Option(names = "--duration", defaultValue = "30s", converter = DurationConverter.class,
+            description = "Measured time per run, e.g. 30s, 2m, 500ms (default ${DEFAULT-VALUE})")
+    Duration duration;
+
+    @Option(names = "--warmup", defaultValue = "5s", converter = DurationConverter.class,
+            description = "Time before the measured one, same rate, not measured (default ${DEFAULT-VALUE})")
+    Duration warmup;
+
+    @Option(names = "--io-threads", defaultValue = "2",
+            description = "Event loops shared by every client connection (default ${DEFAULT-VALUE})")
+    int ioThreads;
+
+    @Option(names = "--out", defaultValue = "load-results", paramLabel = "DIR",
+            description = "Directory for the JSON, .hgrm and PNG files (default ${DEFAULT-VALUE})")
+    Path out;
+
+    @Option(names = "--sweep", description = "Raise the rate step by step until a step is not clean; report the "
+            + "max clean rate (p99 < 10 ms, achieved >= 95%% of offered, nothing lost, duplicated or reordered)")
+    boolean sweep;
+
+    @Option(names = "--sweep-start", defaultValue = "1000",
+            description = "First rate of the sweep (default ${DEFAULT-VALUE})")
+    int sweepStart;
+
+    @Option(names = "--sweep-step", defaultValue = "1000",
+            description = "Rate added per step (default ${DEFAULT-VALUE})")
+    int sweepStep;
+
+    @Option(names = "--sweep-max", defaultValue = "50000",
+            description = "Last rate tried (default ${DEFAULT-VALUE})")
+    int sweepMax;
+
+    @Option(names = "--verbose", description = "Log every client (and embedded server) connection")
+    boolean verbose;
+
+    @CommandLine.Spec
+    CommandSpec commandSpec;
+
+    private final PrintWriter stdout;
+    private final PrintWriter stderr;
+
+    LoadGenerator(PrintWriter stdout, PrintWriter stderr) {
+        this.stdout = stdout;
+        this.stderr = stderr;
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line and returns its exit code: what {@link #main} does, minus the exit. */
+    static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new LoadGenerator(out, err));
+        cl.setOut(out);
+        cl.setErr(err);
+        return cl.execute(args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (embedded == (servers != null && !servers.isEmpty())) {
+            throw new CommandLine.ParameterException(commandSpec.commandLine(),
+                    "give either --servers or --embedded (exactly one)");
+        }
+        if (embeddedConfig != null && !embedded) {
+            throw new CommandLine.ParameterException(commandSpec.commandLine(), "--embedded-config needs --embedded");
+        }
+        if (!verbose) {
+            quietLogger("io.ringcast.client");
+            quietLogger("io.ringcast.server");
+        }
+        RingcastServer server = null;
+        EventLoopGroup group = null;
+        try {
+            List<String> urls = servers;
+            if (embedded) {
+                server = RingcastServer.start(embeddedServerConfig());
+                urls = List.of(server.webSocketUrl());
+                stdout.println("embedded server on " + server.webSocketUrl());
+            }
+            LoadSpec spec;
+            try {
+                spec = new LoadSpec(urls, embedded, topics, payloadBytes, rate, publishers, subscribers, selector,
+                        duration.toMillis(), warmup.toMillis(), ioThreads);
+            } catch (IllegalArgumentException e) {
+                stderr.println("ringcast-bench: " + e.getMessage());
+                return EXIT_USAGE;
+            }
+            group = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("load-io", true));
+            return sweep ? runSweep(spec, group) : runOnce(spec, group);
+        } catch (LoadException | ConfigException e) {
+            stderr.println("ringcast-bench: " + e.getMessage());
+            return EXIT_RUN_FAILED;
+        } catch (IllegalArgumentException e) {
+            stderr.println("ringcast-bench: " + e.getMessage());
+            return EXIT_USAGE;
+        } catch (IOException e) {
+            stderr.println("ringcast-bench: could not write results: " + e);
+            return EXIT_RUN_FAILED;
+        } finally {
+            if (group != null) {
+                group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            }
+            if (server != null) {
+                server.close();
+            }
+            stdout.flush();
+            stderr.flush();
+        }
+    }
+
+    private int runOnce(LoadSpec spec, EventLoopGroup group) throws Exception {
+        stdout.println("run " + spec.scenario());
+        LoadRun.Outcome run = new LoadRun(spec, group, stdout).execute();
+        List<Path> files = ResultFiles.writeRun(out, run);
+        Summary.print(stdout, run.result());
+        printWritten(files);
+        return run.result().correctness().clean() ? 0 : EXIT_NOT_CLEAN;
+    }
+
+    private int runSweep(LoadSpec spec, EventLoopGroup group) throws Exception {
+        RateSweep.Outcome sweepOutcome = new RateSweep(spec, sweepStart, sweepStep, sweepMax, group, stdout)
+                .execute();
+        List<Path> files = ResultFiles.writeSweep(out, sweepOutcome);
+        Summary.printSweep(stdout, sweepOutcome.result());
+        printWritten(files);
+        boolean clean = sweepOutcome.result().steps().stream().allMatch(s -> s.result().correctness().clean());
+        return clean ? 0 : EXIT_NOT_CLEAN;
+    }
+
+    private void printWritten(List<Path> files) {
+        stdout.println("  wrote        " + String.join(", ", files.stream().map(Path::toString).toList()));
+    }
+
+    private ServerConfig embeddedServerConfig() {
+        String local = "server:\n  host: 127.0.0.1\n  port: 0\n";
+        if (embeddedConfig == null) {
+            return ConfigLoader.fromYaml(local);
+        }
+        ServerConfig base = ConfigLoader.load(embeddedConfig);
+        return new ServerConfig(new ServerConfig.Server("127.0.0.1", 0, base.server().ioThreads()), base.limits(),
+                base.history(), base.pipeline(), base.session());
+    }
+
+    private static void quietLogger(String name) {
+        if (LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger logger) {
+            logger.setLevel(Level.WARN);
+        }
+    }
+}

@@ -1,0 +1,323 @@
+package io.ringcast.benchmark.load;
+
+import io.netty.channel.EventLoopGroup;
+import io.ringcast.client.ConnectionListener;
+import io.ringcast.client.RingcastClient;
+import io.ringcast.client.RingcastException;
+import io.ringcast.protocol.PathLimits;
+import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.Selector;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+
+/**
+ * One load run, start to finish:
+ * <ol>
+ *   <li>connect the subscribers and wait until every subscription is confirmed;</li>
+ *   <li>connect the publishers;</li>
+ *   <li>publish at the paced rate for the warm-up, then for the measured window;</li>
+ *   <li>wait for every ack and for every subscriber to have every value (the drain), or until no
+ *       subscriber progresses for {@link #STALL_LIMIT_NS};</li>
+ *   <li>close every client and add up what each subscriber saw.</li>
+ * </ol>
+ * Every client runs on the one {@link EventLoopGroup} given: a handful of threads for any number
+ * of connections. Not thread-safe: one thread calls {@link #execute()} once.
+ */
+final class LoadRun {
+    /** A drain that sees no subscriber progress for this long ends, and what is missing is lost. */
+    static final long STALL_LIMIT_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final long SETUP_TIMEOUT_MS = 120_000;
+    /** Publishing starts this long after the schedule is made, so every publisher thread is up. */
+    private static final long START_DELAY_NS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long POLL_NS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    /** What {@link #execute()} returns: the figures and the histogram of measured latencies (ns). */
+    record Outcome(LoadResult result, Histogram histogram) {
+    }
+
+    private final LoadSpec spec;
+    private final EventLoopGroup group;
+    private final PrintWriter log;
+    private final int runId = ThreadLocalRandom.current().nextInt(1, Integer.MAX_VALUE);
+    private final MeasurementWindow window = new MeasurementWindow();
+    private final LatencyRecorders latencies = new LatencyRecorders();
+    private final AtomicLong disconnects = new AtomicLong();
+    private final List<RingcastClient> clients = new ArrayList<>();
+
+    LoadRun(LoadSpec spec, EventLoopGroup group, PrintWriter log) {
+        this.spec = spec;
+        this.group = group;
+        this.log = log;
+    }
+
+    Outcome execute() throws LoadException, InterruptedException {
+        String startedAt = Instant.now().toString();
+        LoadResult.Machine machine = LoadResult.Machine.current();
+        String[] paths = new String[spec.topics()];
+        boolean[] matched = new boolean[spec.topics()];
+        Selector selector = parseSelector();
+        for (int t = 0; t < paths.length; t++) {
+            paths[t] = spec.topicPath(t);
+            matched[t] = selector.matches(paths[t]);
+        }
+        try {
+            List<SubscriberTally> tallies = connectSubscribers();
+            List<PacedPublisher> publishers = connectPublishers(paths);
+
+            long startNs = System.nanoTime() + START_DELAY_NS;
+            long fromNs = startNs + TimeUnit.MILLISECONDS.toNanos(spec.warmupMs());
+            window.open(fromNs, fromNs + TimeUnit.MILLISECONDS.toNanos(spec.durationMs()));
+            List<Thread> threads = new ArrayList<>();
+            for (PacedPublisher p : publishers) {
+                p.schedule(startNs, window);
+                Thread thread = new Thread(p, "load-publisher-" + threads.size());
+                thread.setDaemon(true);
+                threads.add(thread);
+                thread.start();
+            }
+            log.printf("  publishing %,d/s: %s warm-up, %s measured%n", spec.rate(), seconds(spec.warmupMs()),
+                    seconds(spec.durationMs()));
+            log.flush();
+            sleepUntil(fromNs);
+            long cpuStartNs = ProcessCpu.cpuTimeNs();
+            long wallStartNs = System.nanoTime();
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            long[] finalCounters = new long[spec.topics()];
+            for (PacedPublisher p : publishers) {
+                p.finalCounters(finalCounters);
+            }
+            awaitAcks(publishers);
+            awaitDrain(tallies, finalCounters, matched);
+            long cpuEndNs = ProcessCpu.cpuTimeNs();
+            long wallEndNs = System.nanoTime();
+            closeClients(); // orders every listener write before the reads below
+            Histogram histogram = latencies.drain();
+            return new Outcome(summarize(startedAt, machine, publishers, tallies, finalCounters, matched, histogram,
+                    cpuStartNs < 0 ? -1 : cpuEndNs - cpuStartNs, wallEndNs - wallStartNs), histogram);
+        } finally {
+            closeClients();
+        }
+    }
+
+    private Selector parseSelector() throws LoadException {
+        try {
+            return Selector.parse(spec.selector(), PathLimits.DEFAULT);
+        } catch (ProtocolException e) {
+            throw new LoadException("--selector: '" + spec.selector() + "' is not valid: " + e.getMessage(), e);
+        }
+    }
+
+    private List<SubscriberTally> connectSubscribers() throws LoadException, InterruptedException {
+        long t0 = System.nanoTime();
+        List<SubscriberTally> tallies = new ArrayList<>(spec.subscribers());
+        List<CompletableFuture<Void>> confirmed = new ArrayList<>(spec.subscribers());
+        for (int i = 0; i < spec.subscribers(); i++) {
+            SubscriberTally tally = new SubscriberTally(i, runId, spec.topics(), window, latencies);
+            RingcastClient client = newClient("load-sub-" + i, spec.addressesFor(i));
+            tallies.add(tally);
+            confirmed.add(client.subscribe(spec.selector(), tally).confirmed());
+            client.connect();
+        }
+        awaitAll(confirmed, "subscriber");
+        log.printf("  %,d subscribers confirmed in %.1f s%n", spec.subscribers(), (System.nanoTime() - t0) / 1e9);
+        return tallies;
+    }
+
+    private List<PacedPublisher> connectPublishers(String[] paths) throws LoadException, InterruptedException {
+        List<PacedPublisher> publishers = new ArrayList<>(spec.publishers());
+        List<CompletableFuture<Void>> connected = new ArrayList<>(spec.publishers());
+        for (int p = 0; p < spec.publishers(); p++) {
+            RingcastClient client = newClient("load-pub-" + p, spec.addressesFor(p));
+            publishers.add(new PacedPublisher(p, client, spec, runId, paths));
+            connected.add(client.connect());
+        }
+        awaitAll(connected, "publisher");
+        return publishers;
+    }
+
+    private RingcastClient newClient(String name, String[] addresses) {
+        RingcastClient client = RingcastClient.builder()
+                .addresses(addresses)
+                .clientName(name)
+                .eventLoopGroup(group)
+                .maxInFlightPublishes(PacedPublisher.MAX_IN_FLIGHT)
+                .connectionListener(new ConnectionListener() {
+                    @Override
+                    public void onDisconnected(String address, RingcastException reasonOrNull, int closeCode) {
+                        if (reasonOrNull != null) {
+                            disconnects.incrementAndGet();
+                        }
+                    }
+                })
+                .build();
+        clients.add(client);
+        return client;
+    }
+
+    private static void awaitAll(List<CompletableFuture<Void>> futures, String what)
+            throws LoadException, InterruptedException {
+        try {
+            CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+                    .get(SETUP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            for (int i = 0; i < futures.size(); i++) {
+                CompletableFuture<Void> f = futures.get(i);
+                if (f.isCompletedExceptionally()) {
+                    Throwable cause = f.handle((v, x) -> x).join();
+                    throw new LoadException(what + " " + i + " failed: " + cause.getMessage(), cause);
+                }
+            }
+            throw new LoadException(what + "s not ready after " + SETUP_TIMEOUT_MS + " ms", e);
+        }
+    }
+
+    private void awaitAcks(List<PacedPublisher> publishers) throws InterruptedException {
+        long deadline = System.nanoTime() + STALL_LIMIT_NS;
+        while (!publishers.stream().allMatch(PacedPublisher::allCompleted) && System.nanoTime() < deadline) {
+            sleep(POLL_NS);
+        }
+    }
+
+    /** Waits until every subscriber has the last value of every topic it matches, or nobody progresses. */
+    private void awaitDrain(List<SubscriberTally> tallies, long[] finalCounters, boolean[] matched)
+            throws InterruptedException {
+        long expected = 0;
+        for (int t = 0; t < finalCounters.length; t++) {
+            if (matched[t]) {
+                expected += finalCounters[t];
+            }
+        }
+        long lastTotal = -1;
+        long lastChangeNs = System.nanoTime();
+        for (;;) {
+            long total = 0;
+            boolean done = true;
+            for (SubscriberTally tally : tallies) {
+                long progress = tally.progress();
+                total += progress;
+                done &= progress >= expected;
+            }
+            long now = System.nanoTime();
+            if (done) {
+                return;
+            }
+            if (total != lastTotal) {
+                lastTotal = total;
+                lastChangeNs = now;
+            } else if (now - lastChangeNs > STALL_LIMIT_NS) {
+                log.printf("  drain stalled: subscribers have %,d of %,d values%n", total, expected * tallies.size());
+                return;
+            }
+            sleep(POLL_NS);
+        }
+    }
+
+    private LoadResult summarize(String startedAt, LoadResult.Machine machine, List<PacedPublisher> publishers,
+                                 List<SubscriberTally> tallies, long[] finalCounters, boolean[] matched, Histogram h,
+                                 long cpuNs, long wallNs) {
+        long durationNs = TimeUnit.MILLISECONDS.toNanos(spec.durationMs());
+        long fromNs = window.fromNs();
+
+        long issued = 0;
+        long acked = 0;
+        long failed = 0;
+        long measuredIssued = 0;
+        long lastIssueNs = fromNs;
+        String firstFailure = null;
+        for (PacedPublisher p : publishers) {
+            issued += p.issued();
+            acked += p.acked();
+            failed += p.failed();
+            measuredIssued += p.measuredIssued();
+            lastIssueNs = Math.max(lastIssueNs, p.lastMeasuredIssueNs());
+            if (firstFailure == null) {
+                firstFailure = p.firstFailure();
+            }
+        }
+        double issueSeconds = Math.max(lastIssueNs - fromNs, durationNs) / 1e9;
+        LoadResult.Publishes pub = new LoadResult.Publishes(spec.rate(), round(measuredIssued / issueSeconds, 1),
+                issued, acked, failed, measuredIssued, firstFailure);
+
+        List<SubscriberCounts> counts = new ArrayList<>(tallies.size());
+        long lastReceiveNs = fromNs;
+        for (SubscriberTally tally : tallies) {
+            counts.add(tally.counts(finalCounters, matched));
+            lastReceiveNs = Math.max(lastReceiveNs, tally.lastMeasuredReceiveNs());
+        }
+        long deliveries = counts.stream().mapToLong(SubscriberCounts::deliveries).sum();
+        long measuredDeliveries = counts.stream().mapToLong(SubscriberCounts::measuredDeliveries).sum();
+        double deliverySeconds = Math.max(lastReceiveNs - fromNs, durationNs) / 1e9;
+        LoadResult.Deliveries del = new LoadResult.Deliveries(deliveries, measuredDeliveries,
+                round(measuredDeliveries / deliverySeconds, 1));
+
+        LoadResult.LatencyMs lat = new LoadResult.LatencyMs(h.getTotalCount(), ms(h.getValueAtPercentile(50)),
+                ms(h.getValueAtPercentile(90)), ms(h.getValueAtPercentile(99)), ms(h.getValueAtPercentile(99.9)),
+                ms(h.getMaxValue()), h.getTotalCount() == 0 ? 0 : round(h.getMean() / 1e6, 3));
+
+        long lost = counts.stream().mapToLong(SubscriberCounts::lost).sum();
+        long duplicated = counts.stream().mapToLong(SubscriberCounts::duplicated).sum();
+        long outOfOrder = counts.stream().mapToLong(SubscriberCounts::outOfOrder).sum();
+        SubscriberCounts worst = counts.stream().max(Comparator.comparingLong(SubscriberCounts::violations)
+                .thenComparing(Comparator.comparingInt(SubscriberCounts::subscriber).reversed())).orElse(null);
+        List<SubscriberCounts> withErrors = counts.stream().filter(c -> c.violations() > 0 || c.errors() > 0)
+                .limit(100).toList();
+        LoadResult.Correctness cor = new LoadResult.Correctness(lost + duplicated + outOfOrder == 0, lost, duplicated,
+                outOfOrder, counts.stream().mapToLong(SubscriberCounts::snapshots).sum(),
+                counts.stream().mapToLong(SubscriberCounts::gapSnapshots).sum(),
+                counts.stream().mapToLong(SubscriberCounts::sequenceGaps).sum(),
+                counts.stream().mapToLong(SubscriberCounts::foreignValues).sum(), disconnects.get(),
+                counts.stream().mapToLong(SubscriberCounts::errors).sum(), worst, withErrors);
+
+        int cores = Runtime.getRuntime().availableProcessors();
+        double ofOne = cpuNs < 0 ? -1 : round(100.0 * cpuNs / wallNs, 1);
+        LoadResult.Cpu cpu = new LoadResult.Cpu(cpuNs < 0 ? -1 : cpuNs / 1_000_000, wallNs / 1_000_000, ofOne,
+                cpuNs < 0 ? -1 : round(ofOne / cores, 1), cores);
+
+        return new LoadResult(spec.scenario(), startedAt, machine, spec, pub, del, lat, cor, cpu);
+    }
+
+    private void closeClients() {
+        for (RingcastClient c : clients) {
+            c.close(); // idempotent
+        }
+    }
+
+    static double ms(long ns) {
+        return round(ns / 1e6, 3);
+    }
+
+    static double round(double v, int decimals) {
+        double scale = Math.pow(10, decimals);
+        return Math.round(v * scale) / scale;
+    }
+
+    private static String seconds(long ms) {
+        return ms % 1000 == 0 ? (ms / 1000) + " s" : (ms / 1000.0) + " s";
+    }
+
+    private static void sleepUntil(long deadlineNs) throws InterruptedException {
+        for (long waitNs; (waitNs = deadlineNs - System.nanoTime()) > 0; ) {
+            sleep(waitNs);
+        }
+    }
+
+    private static void sleep(long ns) throws InterruptedException {
+        LockSupport.parkNanos(ns);
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.ringcast.benchmark.load;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What one load run does: validated once, immutable. Each error names the command-line flag.
+ *
+ * @param servers       WebSocket URLs; client i starts at {@code servers[i % n]} and falls back to the others
+ * @param embedded      whether the server is the in-process one ({@code --embedded})
+ * @param topics        topics {@code bench/t0000 ..}, each owned by one publisher
+ * @param payloadBytes  size of every value, the 28-byte header included
+ * @param rate          offered publishes per second, over all publishers together
+ * @param publishers    publisher connections, one pacing thread each
+ * @param subscribers   subscriber connections
+ * @param selector      every subscriber's selector
+ * @param durationMs    measured time
+ * @param warmupMs      time before it, at the same rate: checked for correctness, not measured
+ * @param ioThreads     event loops of the Netty group all clients share
+ */
+record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadBytes, int rate, int publishers,
+                int subscribers, String selector, long durationMs, long warmupMs, int ioThreads) {
+
+    /** Topic paths are {@code bench/t} and a zero-padded index. */
+    static final String TOPIC_PREFIX = "bench/t";
+
+    LoadSpec {
+        servers = List.copyOf(Objects.requireNonNull(servers, "--servers"));
+        Objects.requireNonNull(selector, "--selector");
+        require(!servers.isEmpty(), "--servers: at least one ws:// URL is required");
+        require(topics >= 1 && topics <= 1_000_000, "--topics: must be 1..1000000, was " + topics);
+        require(payloadBytes >= PayloadCodec.HEADER_BYTES && payloadBytes <= 1 << 20,
+                "--payload-bytes: must be " + PayloadCodec.HEADER_BYTES + ".." + (1 << 20) + " (the header takes "
+                        + PayloadCodec.HEADER_BYTES + "), was " + payloadBytes);
+        require(rate >= 1 && rate <= 10_000_000, "--rate: must be 1..10000000 per second, was " + rate);
+        require(publishers >= 1 && publishers <= 1_000, "--publishers: must be 1..1000, was " + publishers);
+        require(publishers <= topics, "--publishers: each publisher owns at least one topic, so at most --topics ("
+                + topics + "), was " + publishers);
+        require(subscribers >= 0 && subscribers <= 100_000, "--subscribers: must be 0..100000, was " + subscribers);
+        require(durationMs >= 100, "--duration: must be at least 100ms, was " + durationMs + "ms");
+        require(warmupMs >= 0, "--warmup: must not be negative, was " + warmupMs + "ms");
+        require(ioThreads >= 1 && ioThreads <= 256, "--io-threads: must be 1..256, was " + ioThreads);
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /** The same run at another rate (the sweep's steps). */
+    LoadSpec withRate(int newRate) {
+        return new LoadSpec(servers, embedded, topics, payloadBytes, newRate, publishers, subscribers, selector,
+                durationMs, warmupMs, ioThreads);
+    }
+
+    /** The path of topic {@code index}: {@code bench/t0042} (at least four digits, as many as the largest needs). */
+    String topicPath(int index) {
+        int width = Math.max(4, Integer.toString(topics - 1).length());
+        String digits = Integer.toString(index);
+        return TOPIC_PREFIX + "0".repeat(width - digits.length()) + digits;
+    }
+
+    /** The addresses for client {@code i}: its own server first, the others as fallbacks. */
+    String[] addressesFor(int i) {
+        int n = servers.size();
+        String[] rotated = new String[n];
+        for (int k = 0; k < n; k++) {
+            rotated[k] = servers.get((i + k) % n);
+        }
+        return rotated;
+    }
+
+    /** The scenario named by its topology, e.g. {@code 1n-4p-100s-1000t-200B}. */
+    String topology() {
+        return servers.size() + "n-" + publishers + "p-" + subscribers + "s-" + topics + "t-" + payloadBytes + "B";
+    }
+
+    /** {@link #topology()} and the rate, e.g. {@code 1n-4p-100s-1000t-200B-10000ps}: the run's file names. */
+    String scenario() {
+        return topology() + "-" + rate + "ps";
+    }
+}

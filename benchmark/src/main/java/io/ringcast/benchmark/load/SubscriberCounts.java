@@ -1,0 +1,30 @@
+package io.ringcast.benchmark.load;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+/**
+ * What one subscriber connection saw over a whole run, warm-up included.
+ *
+ * @param subscriber         the subscriber's index, 0-based
+ * @param lost               values never received: skipped counters plus what was missing at the end
+ * @param duplicated         values received twice
+ * @param outOfOrder         values older than one already received, or new values under an old server sequence
+ * @param snapshots          {@code SNAPSHOT}s of this run's values (only after a reconnect)
+ * @param gapSnapshots       {@code SNAPSHOT_AFTER_GAP}s: the server could not replay what was missed
+ * @param sequenceGaps       server sequences skipped between two in-order values (someone else published)
+ * @param foreignValues      values not written by this run (earlier runs' snapshots), ignored
+ * @param deliveries         in-order {@code UPDATE}s of this run
+ * @param measuredDeliveries of those, the ones whose intended send time lies in the measured window
+ * @param errors             {@code UpdateListener.onError} calls (refused subscription, fatal session error)
+ * @param lastError          the last error's message, or null
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+record SubscriberCounts(int subscriber, long lost, long duplicated, long outOfOrder, long snapshots,
+                        long gapSnapshots, long sequenceGaps, long foreignValues, long deliveries,
+                        long measuredDeliveries, long errors, String lastError) {
+
+    /** Lost, duplicated and out-of-order values together: zero for a clean subscriber. */
+    long violations() {
+        return lost + duplicated + outOfOrder;
+    }
+}

@@ -1,0 +1,153 @@
+package io.ringcast.benchmark.load;
+
+import io.ringcast.client.RingcastException;
+import io.ringcast.client.Update;
+import io.ringcast.client.UpdateKind;
+import io.ringcast.client.UpdateListener;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One subscriber connection's listener: checks every value it receives, per topic, and records
+ * the end-to-end latency of the measured ones. O(1) work per update: read the header, two array
+ * slots, a few counters, one histogram record.
+ *
+ * <p>Per topic it keeps the last payload counter and the last server sequence. A value whose
+ * counter is the last plus one is in order; a larger one means values were <b>lost</b> in between
+ * (counted as many as were skipped); the same counter again is a <b>duplicate</b>; a smaller one
+ * is <b>out of order</b>, and so is a new value arriving with a server sequence at or below the
+ * last one. What was still missing when the run ended is added by {@link #counts}.
+ *
+ * <p>Threads: {@link #onUpdate} and {@link #onError} run on the client's event-loop thread only;
+ * {@link #progress()} from any thread; {@link #counts} only after the client was closed (its
+ * {@code close()} waits for a task on the same loop, which orders every write before the read).
+ */
+final class SubscriberTally implements UpdateListener {
+    private final int index;
+    private final int runId;
+    private final MeasurementWindow window;
+    private final LatencyRecorders latencies;
+    /** Per topic index: the last counter seen, 0 before any. */
+    private final long[] lastCounter;
+    /** Per topic index: the last server sequence seen, 0 before any. */
+    private final long[] lastSequence;
+
+    private long progressed;
+    private long lost;
+    private long duplicated;
+    private long outOfOrder;
+    private long snapshots;
+    private long gapSnapshots;
+    private long sequenceGaps;
+    private long foreignValues;
+    private long deliveries;
+    private long measuredDeliveries;
+    private long lastMeasuredReceiveNs;
+    private long errors;
+    private String lastError;
+    /**
+     * {@link #progressed} published with a release store after each value: the drain loop polls it
+     * without making the listener pay for a full volatile write per update.
+     */
+    private final AtomicLong progressVisible = new AtomicLong();
+
+    SubscriberTally(int index, int runId, int topics, MeasurementWindow window, LatencyRecorders latencies) {
+        this.index = index;
+        this.runId = runId;
+        this.window = window;
+        this.latencies = latencies;
+        this.lastCounter = new long[topics];
+        this.lastSequence = new long[topics];
+    }
+
+    @Override
+    public void onUpdate(Update update) {
+        long receivedNs = System.nanoTime();
+        byte[] value = update.value();
+        if (!PayloadCodec.isFromRun(value, runId)) {
+            foreignValues++; // e.g. the last value of an earlier run, sent as a snapshot
+            return;
+        }
+        int t = PayloadCodec.topicIndex(value);
+        if (t < 0 || t >= lastCounter.length) {
+            foreignValues++;
+            return;
+        }
+        UpdateKind kind = update.kind();
+        if (kind == UpdateKind.SNAPSHOT) {
+            snapshots++;
+        } else if (kind == UpdateKind.SNAPSHOT_AFTER_GAP) {
+            gapSnapshots++;
+        }
+        long counter = PayloadCodec.counter(value);
+        long last = lastCounter[t];
+        if (counter == last) {
+            duplicated++;
+            return;
+        }
+        if (counter < last) {
+            outOfOrder++;
+            return;
+        }
+        lost += counter - last - 1;
+        lastCounter[t] = counter;
+        progressed += counter - last;
+        long sequence = update.sequence();
+        long lastSeq = lastSequence[t];
+        if (kind == UpdateKind.UPDATE && lastSeq != 0) {
+            if (sequence <= lastSeq) {
+                outOfOrder++; // a new value under an old sequence: the server reordered
+            } else if (sequence > lastSeq + 1) {
+                sequenceGaps += sequence - lastSeq - 1;
+            }
+        }
+        lastSequence[t] = kind == UpdateKind.UPDATE ? Math.max(sequence, lastSeq) : sequence;
+        if (kind == UpdateKind.UPDATE) {
+            deliveries++;
+            long intendedNs = PayloadCodec.intendedSendNs(value);
+            if (window.contains(intendedNs)) {
+                // from the INTENDED send time: a publisher that fell behind its schedule adds its delay
+                latencies.record(receivedNs - intendedNs);
+                measuredDeliveries++;
+                lastMeasuredReceiveNs = receivedNs;
+            }
+        }
+        progressVisible.lazySet(progressed);
+    }
+
+    @Override
+    public void onError(RingcastException error) {
+        errors++;
+        lastError = error.getMessage();
+    }
+
+    /**
+     * How many values, summed over topics, this subscriber has received in order so far: equal to
+     * the sum of the final counters of its topics once it has everything. Any thread.
+     */
+    long progress() {
+        return progressVisible.get();
+    }
+
+    /**
+     * The totals, with every value still missing at the end counted as lost. Only after the client
+     * was closed.
+     *
+     * @param finalCounters per topic index, the last counter published
+     * @param matched       per topic index, whether the selector matches it
+     */
+    SubscriberCounts counts(long[] finalCounters, boolean[] matched) {
+        long missing = 0;
+        for (int t = 0; t < lastCounter.length; t++) {
+            if (matched[t] && finalCounters[t] > lastCounter[t]) {
+                missing += finalCounters[t] - lastCounter[t];
+            }
+        }
+        return new SubscriberCounts(index, lost + missing, duplicated, outOfOrder, snapshots, gapSnapshots,
+                sequenceGaps, foreignValues, deliveries, measuredDeliveries, errors, lastError);
+    }
+
+    /** System.nanoTime() of the last measured delivery, 0 if none. Only after the client was closed. */
+    long lastMeasuredReceiveNs() {
+        return lastMeasuredReceiveNs;
+    }
+}

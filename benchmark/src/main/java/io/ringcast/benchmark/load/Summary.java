@@ -1,0 +1,59 @@
+package io.ringcast.benchmark.load;
+
+import java.io.PrintWriter;
+
+/** The short human-readable report printed after a run or a sweep. Stateless. */
+final class Summary {
+    private Summary() {
+    }
+
+    static void print(PrintWriter out, LoadResult r) {
+        LoadSpec s = r.spec();
+        out.printf("Ringcast load %s: %d server(s)%s, %d publishers, %,d subscribers ('%s'), %,d topics, %d B%n",
+                r.scenario(), s.servers().size(), s.embedded() ? " (embedded)" : "", s.publishers(), s.subscribers(),
+                s.selector(), s.topics(), s.payloadBytes());
+        LoadResult.Publishes p = r.publishes();
+        out.printf("  publishes    offered %,d/s  achieved %,.0f/s  acked %,d of %,d%s%n", p.offeredPerSecond(),
+                p.achievedPerSecond(), p.acked(), p.issued(), p.failed() > 0 ? "  FAILED " + p.failed() : "");
+        out.printf("  deliveries   %,.0f/s  (%,d measured in %,d ms, %,d in all)%n", r.deliveries().perSecond(),
+                r.deliveries().measured(), s.durationMs(), r.deliveries().total());
+        LoadResult.LatencyMs l = r.latencyMs();
+        out.printf("  latency ms   p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f  (from intended send time)%n",
+                l.p50(), l.p90(), l.p99(), l.p999(), l.max());
+        LoadResult.Correctness c = r.correctness();
+        out.printf("  correctness  lost %,d  duplicated %,d  out of order %,d  (snapshots %,d, gap snapshots %,d,"
+                        + " disconnects %,d, errors %,d)%s%n", c.lost(), c.duplicated(), c.outOfOrder(), c.snapshots(),
+                c.gapSnapshots(), c.disconnects(), c.subscriberErrors(), c.clean() ? "" : "  NOT CLEAN");
+        if (!c.clean() && c.worstSubscriber() != null) {
+            SubscriberCounts w = c.worstSubscriber();
+            out.printf("  worst        subscriber %d: lost %,d  duplicated %,d  out of order %,d%n", w.subscriber(),
+                    w.lost(), w.duplicated(), w.outOfOrder());
+        }
+        LoadResult.Cpu cpu = r.cpu();
+        out.printf("  generator    CPU %.0f%% of one core, %.0f%% of %d cores%s; load average at start %.2f%n",
+                cpu.percentOfOneCore(), cpu.percentOfAllCores(), cpu.cores(),
+                s.embedded() ? " (server included: embedded)" : "", r.machine().loadAverage());
+    }
+
+    static String oneLine(LoadResult r) {
+        return String.format("achieved %,.0f/s  deliveries %,.0f/s  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f ms"
+                        + "  lost %d dup %d ooo %d  cpu %.0f%%", r.publishes().achievedPerSecond(),
+                r.deliveries().perSecond(), r.latencyMs().p50(), r.latencyMs().p99(), r.latencyMs().p999(),
+                r.latencyMs().max(), r.correctness().lost(), r.correctness().duplicated(),
+                r.correctness().outOfOrder(), r.cpu().percentOfOneCore());
+    }
+
+    static void printSweep(PrintWriter out, SweepResult s) {
+        out.printf("Ringcast sweep %s: %d step(s)%n", s.scenario(), s.steps().size());
+        for (SweepResult.Step step : s.steps()) {
+            out.printf("  %,9d/s  %s  %s%n", step.offeredRate(), step.clean() ? "clean" : "NOT clean",
+                    oneLine(step.result()));
+        }
+        if (s.maxCleanRate() == 0) {
+            out.println("  max clean rate: none (the first step already failed)");
+        } else {
+            out.printf("  max clean rate %,d/s: %,.0f deliveries/s, p99 %.3f ms%n", s.maxCleanRate(),
+                    s.deliveriesPerSecondAtMaxCleanRate(), s.p99MsAtMaxCleanRate());
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package io.ringcast.benchmark.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.util.ResourceLeakDetector;
+import io.ringcast.server.RingcastServer;
+import io.ringcast.server.config.ConfigLoader;
+import io.ringcast.testkit.FailOnLeakExtension;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The load generator end to end, short, against a real server on a real port: everything arrives
+ * once and in order, every publish is acked, and the result files are written. Never asserts a
+ * speed: this runs beside other builds on a small machine.
+ */
+class LoadGeneratorTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    record Run(int exitCode, String out, String err) {
+    }
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = LoadGenerator.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        System.out.print(out); // the run's own report, in the surefire output file
+        System.err.print(err);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    static void assertCleanRun(JsonNode result) {
+        JsonNode c = result.get("correctness");
+        assertThat(c.get("lost").asLong()).as("lost").isZero();
+        assertThat(c.get("duplicated").asLong()).as("duplicated").isZero();
+        assertThat(c.get("outOfOrder").asLong()).as("out of order").isZero();
+        assertThat(c.get("clean").asBoolean()).isTrue();
+        JsonNode p = result.get("publishes");
+        assertThat(p.get("issued").asLong()).isPositive();
+        assertThat(p.get("acked").asLong()).as("acked").isEqualTo(p.get("issued").asLong());
+        assertThat(p.get("failed").asLong()).isZero();
+        assertThat(result.get("latencyMs").get("count").asLong()).isPositive();
+    }
+
+    @Test
+    @Timeout(60)
+    void aShortRunDeliversEverythingOnceInOrderAndWritesItsFiles(@TempDir Path out) throws Exception {
+        try (RingcastServer server = RingcastServer.start(
+                ConfigLoader.fromYaml("server:\n  host: 127.0.0.1\n  port: 0\n"))) {
+            // Leak detection samples here (advanced: 1 buffer in 128, with access records): paranoid
+            // tracking of 80,000 deliveries makes this test several times slower on 2 cores, and the
+            // sweep test below runs the same path under paranoid.
+            Run[] holder = new Run[1];
+            FailOnLeakExtension.withLevel(ResourceLeakDetector.Level.ADVANCED, () -> holder[0] = run(
+                    "--servers", server.webSocketUrl(), "--subscribers", "10", "--topics", "100",
+                    "--rate", "2000", "--duration", "3s", "--warmup", "1s", "--out", out.toString()));
+            Run r = holder[0];
+            assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+
+            String name = "1n-4p-10s-100t-200B-2000ps";
+            JsonNode result = JSON.readTree(out.resolve(name + ".json").toFile());
+            assertCleanRun(result);
+            // 10 subscribers on '#' get every one of the 8,000 publishes (1 s warm-up + 3 s at 2,000/s)
+            assertThat(result.get("deliveries").get("total").asLong())
+                    .isEqualTo(10 * result.get("publishes").get("issued").asLong());
+            assertThat(Files.readString(out.resolve(name + ".hgrm"))).contains("Percentile").contains("#[Max");
+            assertPng(out.resolve(name + "-latency.png"));
+            assertThat(server.stats().slowConsumerDisconnects()).isZero();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aShortSweepReportsItsStepsAndCharts(@TempDir Path out) throws Exception {
+        Run r = run("--embedded", "--sweep", "--sweep-start", "500", "--sweep-step", "500", "--sweep-max", "1000",
+                "--subscribers", "5", "--topics", "50", "--publishers", "2", "--duration", "1s", "--warmup", "500ms",
+                "--out", out.toString());
+        assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+
+        JsonNode sweep = JSON.readTree(out.resolve("1n-2p-5s-50t-200B-sweep.json").toFile());
+        // a step may miss the speed criteria on a busy machine, so the sweep may stop after one step
+        assertThat(sweep.get("steps").size()).isBetween(1, 2);
+        for (JsonNode step : sweep.get("steps")) {
+            assertCleanRun(step.get("result"));
+            assertThat(out.resolve(step.get("result").get("scenario").asText() + ".hgrm")).exists();
+        }
+        assertPng(out.resolve("1n-2p-5s-50t-200B-sweep.png"));
+        assertPng(out.resolve("1n-2p-5s-50t-200B-sweep-latency.png"));
+        assertThat(r.out()).contains("max clean rate");
+    }
+
+    @Test
+    void aBadCommandLineExitsWithTwoAndSaysWhy() {
+        Run neither = run("--rate", "10");
+        assertThat(neither.exitCode()).isEqualTo(LoadGenerator.EXIT_USAGE);
+        assertThat(neither.err()).contains("--servers or --embedded");
+
+        Run tooFewTopics = run("--servers", "ws://127.0.0.1:1/ws", "--topics", "2", "--publishers", "4");
+        assertThat(tooFewTopics.exitCode()).isEqualTo(LoadGenerator.EXIT_USAGE);
+        assertThat(tooFewTopics.err()).contains("--publishers");
+    }
+
+    static void assertPng(Path file) throws Exception {
+        assertThat(file).exists();
+        byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(file), 4);
+        assertThat(head).containsExactly(0x89, 'P', 'N', 'G');
+    }
+}
