@@ -138,6 +138,11 @@ public final class LoadGenerator implements Callable<Integer> {
         CommandLine cl = new CommandLine(new LoadGenerator(out, err));
         cl.setOut(out);
         cl.setErr(err);
+        cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            e.printStackTrace(err);
+            err.println("ringcast-bench: the run failed: " + e);
+            return EXIT_RUN_FAILED; // never 1, which means "not clean"
+        });
         return cl.execute(args);
     }
 
