@@ -112,8 +112,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         pending.clear();
         if (session != null) {
             server.counters.sessions.decrementAndGet();
-            log.info("session {} closed: {}", session, session.closeReason != null ? session.closeReason
-                    : "connection closed by the client");
+            log.info("session {} (client '{}') closed: {}", session, session.clientName,
+                    session.closeReason != null ? session.closeReason : "connection closed by the client");
             sendSessionClosed();
         }
         super.channelInactive(ctx);

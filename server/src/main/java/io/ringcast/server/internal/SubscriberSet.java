@@ -14,26 +14,20 @@ final class SubscriberSet {
     private static final Session[] NONE = new Session[0];
 
     private final Session[][] byLoop;
-    private final int size;
 
-    private SubscriberSet(Session[][] byLoop, int size) {
+    private SubscriberSet(Session[][] byLoop) {
         this.byLoop = byLoop;
-        this.size = size;
     }
 
     static SubscriberSet empty(int loops) {
         Session[][] byLoop = new Session[loops][];
         Arrays.fill(byLoop, NONE);
-        return new SubscriberSet(byLoop, 0);
+        return new SubscriberSet(byLoop);
     }
 
     /** The sessions of event loop {@code loopIndex}. The array must not be modified. */
     Session[] forLoop(int loopIndex) {
         return byLoop[loopIndex];
-    }
-
-    int size() {
-        return size;
     }
 
     boolean contains(Session session) {
@@ -59,7 +53,7 @@ final class SubscriberSet {
         for (Session s : sessions) {
             byLoop[s.loopIndex][perLoop[s.loopIndex]++] = s;
         }
-        return new SubscriberSet(byLoop, sessions.size());
+        return new SubscriberSet(byLoop);
     }
 
     /** A set with {@code session} added (this set if already there). */
@@ -72,7 +66,7 @@ final class SubscriberSet {
         Session[] grown = Arrays.copyOf(old, old.length + 1);
         grown[old.length] = session;
         copy[session.loopIndex] = grown;
-        return new SubscriberSet(copy, size + 1);
+        return new SubscriberSet(copy);
     }
 
     /** A set with {@code session} removed (this set if absent). */
@@ -85,7 +79,7 @@ final class SubscriberSet {
                 System.arraycopy(old, i + 1, shrunk, i, old.length - i - 1);
                 Session[][] copy = byLoop.clone();
                 copy[session.loopIndex] = shrunk.length == 0 ? NONE : shrunk;
-                return new SubscriberSet(copy, size - 1);
+                return new SubscriberSet(copy);
             }
         }
         return this;

@@ -139,14 +139,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             }
             resettingSessions.clear();
         }
-        matchedSessions.clear();
     }
 
     private Topic createTopic(String path, String[] segments) {
         Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(pollers.length), historyLength);
         long mark = ++visitCounter;
-        matchedSessions.clear();
-        resettingSessions.clear();
         index.forEachMatch(segments, (session, subscriptionId) -> {
             if (session.visitMark != mark) { // a session with several matching subscriptions joins once
                 session.visitMark = mark;
@@ -160,6 +157,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         });
         // one pass: adding sessions one by one would copy the set once per session, O(n^2)
         topic.subscribers = SubscriberSet.of(matchedSessions, pollers.length);
+        matchedSessions.clear();
         tree.add(topic);
         counters.topics(tree.size());
         return topic;
