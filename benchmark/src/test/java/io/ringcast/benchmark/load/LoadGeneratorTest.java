@@ -73,6 +73,9 @@ class LoadGeneratorTest {
             assertThat(Files.readString(out.resolve(name + ".hgrm"))).contains("Percentile").contains("#[Max");
             assertPng(out.resolve(name + "-latency.png"));
             assertThat(server.stats().slowConsumerDisconnects()).isZero();
+            // the e2e script's summary: one row for this run, its figures taken from the JSON
+            assertThat(LoadReport.summary(out)).contains("| 10 | 2,000 |")
+                    .contains("| 0 / 0 / 0 |").doesNotContain("| set | sweep |");
         }
     }
 
@@ -94,6 +97,7 @@ class LoadGeneratorTest {
         assertPng(out.resolve("1n-2p-5s-50t-200B-sweep.png"));
         assertPng(out.resolve("1n-2p-5s-50t-200B-sweep-latency.png"));
         assertThat(r.out()).contains("max clean rate");
+        assertThat(LoadReport.summary(out)).contains("| set | sweep |").contains("1n-2p-5s-50t-200B");
     }
 
     @Test

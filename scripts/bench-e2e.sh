@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The end-to-end benchmark set: the load generator (benchmark/target/ringcast-bench.jar) against the
+# real server jar in its own process, once per server flush policy. For each policy it starts a fresh
+# server, runs fixed-rate runs and a sweep at 100 subscribers (the max clean rate), stops the server,
+# and at the end writes load-results/e2e/summary.md (LoadReport). Builds the jars when missing or
+# older than the sources. Every run checks loss, duplicates and order; the script fails (exit 1) when
+# any run was not clean, never because of a speed. See docs/benchmarks-load.md.
+#
+# Usage: scripts/bench-e2e.sh [--quick]
+#   (none)    the full set, about 15 minutes on 2 cores: 1,000 topics of 200 B, selector '#';
+#             end-of-batch: 10 subscribers at 10,000/s, 100 at 1,000/s, 1,000 at 10/s and at 1/s;
+#             every policy: 100 subscribers at 1,000/s and the sweep at 100 subscribers
+#   --quick   the same shape with 2 s runs and a short sweep, to check the script (about 2 minutes)
+# Environment: PORT (default 18080), OUT (default load-results/e2e), MAX_DELAY_US (default 200).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=false
+if [ "${1:-}" = "--quick" ]; then quick=true; shift; fi
+port=${PORT:-18080}
+out=${OUT:-load-results/e2e}
+max_delay_us=${MAX_DELAY_US:-200}
+
+server_jar=server/target/ringcast-server.jar
+bench_jar=benchmark/target/ringcast-bench.jar
+if [ ! -f "$server_jar" ] || [ ! -f "$bench_jar" ] || [ -n "$(find pom.xml */pom.xml \
+      protocol/src/main server/src/main client-java/src/main benchmark/src/main -newer "$bench_jar" -print -quit)" ]; then
+  echo "building $server_jar and $bench_jar"
+  mvn -B -q -ntp -pl server,benchmark -am package -DskipTests
+fi
+
+if $quick; then
+  run_time=(--duration 2s --warmup 1s)
+  sweep=(--sweep --sweep-start 500 --sweep-step 500 --sweep-max 1000 --duration 2s --warmup 1s)
+else
+  run_time=(--duration 20s --warmup 5s)
+  sweep=(--sweep --sweep-start 1000 --sweep-step 250 --sweep-max 6000 --duration 10s --warmup 3s)
+fi
+
+rm -rf "$out"
+mkdir -p "$out"
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# start_server POLICY: a fresh server with that flush policy; waits until it listens
+start_server() {
+  local policy=$1
+  printf 'server:\n  host: 127.0.0.1\n  port: %s\npipeline:\n  flushPolicy: %s\n  flushMaxDelayUs: %s\n' \
+    "$port" "$policy" "$max_delay_us" > "$work/$policy.yaml"
+  java -jar "$server_jar" --config "$work/$policy.yaml" > "$out/$policy/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 300); do
+    if grep -q 'Ringcast listening on' "$out/$policy/server.log"; then return 0; fi
+    if ! kill -0 "$server_pid" 2>/dev/null; then cat "$out/$policy/server.log"; echo "server did not start"; exit 3; fi
+    sleep 0.1 # polling the server's log for its start line; there is nothing to wait on
+  done
+  echo "server did not listen within 30 s"; exit 3
+}
+
+stop_server() {
+  kill "$server_pid"
+  wait "$server_pid" || true
+  server_pid=
+}
+
+failed=0
+# bench POLICY ARGS...: one generator invocation into the policy's directory; remembers a failure
+bench() {
+  local policy=$1
+  shift
+  echo "== $policy: $*"
+  java -jar "$bench_jar" --servers "ws://127.0.0.1:$port/ws" --topics 1000 --payload-bytes 200 \
+    --out "$out/$policy" "$@" 2>&1 | tee -a "$out/$policy/generator.log" || failed=1
+}
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "mode: $($quick && echo quick || echo full)"
+  echo "cores: $(nproc)"
+  lscpu 2>/dev/null | grep -E '^Model name' | tr -s ' ' || true
+  echo "memory: $(free -g 2>/dev/null | awk '/^Mem:/ {print $2 " GiB"}')"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+  java -version 2>&1 | head -1
+} > "$out/machine.txt"
+
+for policy in end-of-batch immediate max-delay; do
+  mkdir -p "$out/$policy"
+  start_server "$policy"
+  if [ "$policy" = end-of-batch ]; then
+    bench "$policy" --subscribers 10 --rate 10000 "${run_time[@]}"
+    bench "$policy" --subscribers 1000 --rate 10 "${run_time[@]}"
+    bench "$policy" --subscribers 1000 --rate 1 "${run_time[@]}"
+  fi
+  bench "$policy" --subscribers 100 --rate 1000 "${run_time[@]}"
+  bench "$policy" --subscribers 100 "${sweep[@]}"
+  stop_server
+done
+
+java -cp "$bench_jar" io.ringcast.benchmark.load.LoadReport "$out"
+echo "results: $out"
+exit $failed
