@@ -6,7 +6,7 @@
 # bytes per delivered update, ours against the baseline (DeliveryReport). See docs/benchmarks-jmh.md.
 #
 # Usage: scripts/bench-jmh.sh [--quick | --alloc-profile] [extra JMH options, appended to every run]
-#   (none)           the full suite: about 2 hours on 2 cores (1.5 to 3 h), most of it the 10^7-update point
+#   (none)           the full suite: about 1 to 1.5 hours on 2 cores, most of it the 10^7-update point
 #   --quick          every benchmark at small sizes, under a minute, into benchmark/results/jmh-quick/
 #   --alloc-profile  where our path allocates: one point with TLABs off under JFR, every allocation
 #                    summed by call site, into benchmark/results/jmh-alloc/ (about a minute)
@@ -71,7 +71,9 @@ case $mode in
     run subscribers-10000  "$both" -p subscribers=10000  -p updates=100000 -wi 1 -i 3
     # update sweep at 1,000 subscribers
     run updates-1000000    "$both" -p subscribers=1000   -p updates=1000000 -wi 1 -i 3
-    run updates-10000000   "$both" -p subscribers=1000   -p updates=10000000 -wi 1 -i 1
+    # one operation here is 10^10 deliveries (minutes): JIT warm-up and the trial setup's allocations
+    # are lost in it, so no warm-up iteration
+    run updates-10000000   "$both" -p subscribers=1000   -p updates=10000000 -wi 0 -i 1
     # ours with Netty's default leak detection (simple), which the server runs with unless told otherwise
     run leak-detection-simple "$ours" -p subscribers=1000 -p updates=100000 -wi 1 -i 3 \
       -jvmArgsAppend "-Xms6g -Xmx6g -Dio.netty.leakDetection.level=simple"
