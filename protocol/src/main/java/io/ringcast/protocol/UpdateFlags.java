@@ -4,6 +4,21 @@ package io.ringcast.protocol;
 public final class UpdateFlags {
     /** A snapshot after updates that could not be replayed: the receiver missed some. */
     public static final int GAP = 0x01;
+    /**
+     * ({@code UPDATE} only) The value is a {@link Delta} against the topic's previous value, the one
+     * of sequence {@code sequence - 1}, which the receiver has.
+     */
+    public static final int DELTA = 0x02;
+    /**
+     * ({@code UPDATE} only) Conflated: the server skipped older updates of this topic for this
+     * session because it fell behind; the sequence jumps, and this is the newest value.
+     */
+    public static final int CONFLATED = 0x04;
+    /**
+     * ({@code SNAPSHOT} with {@link #GAP} only) The topic keeps no value (its last-value cache is
+     * off): the value is empty and only says that updates were missed.
+     */
+    public static final int NO_VALUE = 0x08;
 
     private UpdateFlags() {
     }

@@ -1,0 +1,11 @@
+package io.ringcast.protocol;
+
+/**
+ * A delta that cannot be applied: truncated, inconsistent with its base, or failing its checksum.
+ * The reason names what was wrong. A receiver never delivers a value from such a delta.
+ */
+public final class DeltaFormatException extends Exception {
+    public DeltaFormatException(String reason) {
+        super(reason, null, false, false);
+    }
+}
