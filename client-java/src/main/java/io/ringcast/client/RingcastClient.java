@@ -111,6 +111,7 @@ public interface RingcastClient extends AutoCloseable {
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
         private int maxInFlightPublishes = DEFAULT_MAX_IN_FLIGHT_PUBLISHES;
         private ConnectionListener connectionListener = new ConnectionListener() { };
+        private boolean compression = true;
 
         Builder() {
         }
@@ -219,6 +220,15 @@ public interface RingcastClient extends AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether to offer WebSocket permessage-deflate; the server accepts it when compression is on
+         * for some topics, and then compresses what is worth it. Default on.
+         */
+        public Builder compression(boolean offer) {
+            this.compression = offer;
+            return this;
+        }
+
         /** Told of every session start and end. Default: none. */
         public Builder connectionListener(ConnectionListener listener) {
             this.connectionListener = Objects.requireNonNull(listener, "connectionListener");
@@ -236,7 +246,7 @@ public interface RingcastClient extends AutoCloseable {
             }
             return new NettyRingcastClient(new ClientConfig(List.copyOf(addresses), clientName, eventLoopGroup,
                     reconnectDelayInitial.toMillis(), reconnectDelayMax.toMillis(), connectTimeout.toMillis(),
-                    maxFrameBytes, maxInFlightPublishes, connectionListener));
+                    maxFrameBytes, maxInFlightPublishes, connectionListener, compression));
         }
 
         private static URI parseAddress(String url) {

@@ -135,6 +135,11 @@ final class RawWebSocket implements AutoCloseable {
     }
 
     private void decode(ByteBuf frame) {
+        decodeInto(frame, messages);
+    }
+
+    /** Decodes the messages of one server frame into {@code messages}; shared with {@link WireSocket}. */
+    static void decodeInto(ByteBuf frame, List<Msg> messages) {
         try {
             WireCodec.decode(frame, new MessageHandler() {
                 @Override

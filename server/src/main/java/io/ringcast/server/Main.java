@@ -8,6 +8,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -52,6 +53,7 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ServerConfig cfg;
+        Path file = ConfigLoader.resolveFile(config);
         try {
             cfg = ConfigLoader.resolve(config);
         } catch (ConfigException e) {
@@ -64,6 +66,13 @@ public final class Main implements Callable<Integer> {
         } catch (Exception e) {
             err.println("ringcast: could not start: " + e);
             return 1;
+        }
+        if (file != null) {
+            try {
+                server.watchConfig(file);
+            } catch (IOException e) {
+                err.println("ringcast: cannot watch " + file + " for changes (features will not reload): " + e);
+            }
         }
         String host = cfg.server().host();
         boolean everyInterface = host.equals("0.0.0.0") || host.equals("::");

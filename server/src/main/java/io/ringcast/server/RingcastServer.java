@@ -4,6 +4,9 @@ import io.ringcast.server.config.ServerConfig;
 import io.ringcast.server.internal.NodeRuntime;
 import io.ringcast.server.internal.ServerCounters;
 
+import java.io.IOException;
+import java.nio.file.Path;
+
 /**
  * A running Ringcast node: the embedding API, used by {@link Main} and by tests that need a real
  * server on a real port.
@@ -30,6 +33,19 @@ public final class RingcastServer implements AutoCloseable {
         return new RingcastServer(runtime);
     }
 
+    /**
+     * Watches {@code configFile} (the file this node's config came from) and applies edits of its
+     * {@code features} section while running; a bad edit is logged and refused. Stops on {@link #close()}.
+     */
+    public void watchConfig(Path configFile) throws IOException {
+        runtime.watchConfig(configFile);
+    }
+
+    /** Applies the {@code features} section of {@code config} now, as a hot reload would. */
+    public void applyFeatures(ServerConfig config) {
+        runtime.applyFeatures(config);
+    }
+
     /** The port the node listens on (the real one when the config asked for port 0). */
     public int port() {
         return runtime.port();
@@ -43,8 +59,11 @@ public final class RingcastServer implements AutoCloseable {
     /** A snapshot of the node's counters; each may lag by one batch. */
     public ServerStats stats() {
         ServerCounters c = runtime.counters();
-        return new ServerStats(c.sessions(), c.topics(), c.publishes(), c.deliveries(), c.slowConsumerDisconnects(),
-                c.protocolErrors());
+        return new ServerStats(c.sessions(), c.topics(), c.publishes(), c.deliveries(), c.deliveredBytes(),
+                c.slowConsumerDisconnects(),
+                c.protocolErrors(), c.valuesCached(), c.deltasSent(), c.deltaBytesSaved(), c.compressedFrames(),
+                c.compressionBytesIn(), c.compressionBytesOut(), c.conflatedUpdates(), c.configReloads(),
+                c.configReloadsRefused());
     }
 
     /** Tells every client {@code SERVER_SHUTDOWN}, stops every thread, releases every buffer. Idempotent. */

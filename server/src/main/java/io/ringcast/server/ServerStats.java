@@ -7,9 +7,22 @@ package io.ringcast.server;
  * @param topics                  topics in the tree
  * @param publishes               updates sequenced since start
  * @param deliveries              update and snapshot frames written to sessions since start
+ * @param deliveredBytes          bytes of those frames as written (WebSocket headers included)
  * @param slowConsumerDisconnects sessions closed with {@code SLOW_CONSUMER}
  * @param protocolErrors          {@code ERROR}s sent to clients, fatal or not
+ * @param valuesCached            topics whose newest value is cached
+ * @param deltasSent              updates sent as deltas (each counted once, however many receive it)
+ * @param deltaBytesSaved         bytes deltas kept off the wire, over every delivery
+ * @param compressedFrames        frames sent compressed (each compressed once for all its receivers)
+ * @param compressionBytesIn      payload bytes offered to compression
+ * @param compressionBytesOut     what they became (compressed, or unchanged where it did not pay)
+ * @param conflatedUpdates        updates sessions did not receive because conflation replaced them by a newer value
+ * @param configReloads           {@code features} changes applied from the config file while running
+ * @param configReloadsRefused    config file edits refused as invalid (the settings in force stayed)
  */
-public record ServerStats(int sessions, int topics, long publishes, long deliveries, long slowConsumerDisconnects,
-                          long protocolErrors) {
+public record ServerStats(int sessions, int topics, long publishes, long deliveries, long deliveredBytes,
+                          long slowConsumerDisconnects,
+                          long protocolErrors, int valuesCached, long deltasSent, long deltaBytesSaved,
+                          long compressedFrames, long compressionBytesIn, long compressionBytesOut,
+                          long conflatedUpdates, long configReloads, long configReloadsRefused) {
 }

@@ -1,6 +1,7 @@
 package io.ringcast.client.internal;
 
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpObjectAggregator;
@@ -9,6 +10,8 @@ import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketVersion;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketClientExtensionHandler;
+import io.netty.handler.codec.http.websocketx.extensions.compression.PerMessageDeflateClientExtensionHandshaker;
 
 import java.net.URI;
 
@@ -17,6 +20,8 @@ import java.net.URI;
  * <ol>
  *   <li>{@code http-codec}, {@code http-aggregator}: the HTTP upgrade request and response (the
  *       WebSocket handshaker swaps them for its frame encoder and decoder once upgraded);</li>
+ *   <li>{@code websocket-extensions}: offers permessage-deflate (unless turned off) and, when the
+ *       server accepts, installs its compressor and decompressor;</li>
  *   <li>{@code websocket}: handshake, masking, answers pings, drops pongs; close frames are passed
  *       on so the close code is known, and closing the channel sends a normal-closure frame
  *       first;</li>
@@ -35,13 +40,15 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final URI address;
     private final int maxInboundFrameBytes;
     private final long handshakeTimeoutMs;
+    private final boolean compression;
     private final ConnectionHandler connection;
 
-    ClientChannelInitializer(URI address, int maxInboundFrameBytes, long handshakeTimeoutMs,
+    ClientChannelInitializer(URI address, int maxInboundFrameBytes, long handshakeTimeoutMs, boolean compression,
                              ConnectionHandler connection) {
         this.address = address;
         this.maxInboundFrameBytes = maxInboundFrameBytes;
         this.handshakeTimeoutMs = handshakeTimeoutMs;
+        this.compression = compression;
         this.connection = connection;
     }
 
@@ -50,7 +57,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
         WebSocketClientProtocolConfig webSocket = WebSocketClientProtocolConfig.newBuilder()
                 .webSocketUri(address)
                 .version(WebSocketVersion.V13)
-                .allowExtensions(false)
+                .allowExtensions(compression)
                 .maxFramePayloadLength(maxInboundFrameBytes)
                 .handleCloseFrames(false)
                 .sendCloseFrame(WebSocketCloseStatus.NORMAL_CLOSURE)
@@ -58,10 +65,16 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
                 .handshakeTimeoutMillis(handshakeTimeoutMs)
                 .withUTF8Validator(false) // binary frames only; a text frame ends the connection anyway
                 .build();
-        ch.pipeline()
-                .addLast("http-codec", new HttpClientCodec())
-                .addLast("http-aggregator", new HttpObjectAggregator(HANDSHAKE_RESPONSE_BYTES))
-                .addLast("websocket", new WebSocketClientProtocolHandler(webSocket))
+        ChannelPipeline p = ch.pipeline();
+        p.addLast("http-codec", new HttpClientCodec());
+        p.addLast("http-aggregator", new HttpObjectAggregator(HANDSHAKE_RESPONSE_BYTES));
+        if (compression) {
+            // offers permessage-deflate only (not the obsolete deflate-frame), and accepts the
+            // server's server_no_context_takeover
+            p.addLast("websocket-extensions", new WebSocketClientExtensionHandler(
+                    new PerMessageDeflateClientExtensionHandshaker()));
+        }
+        p.addLast("websocket", new WebSocketClientProtocolHandler(webSocket))
                 .addLast("websocket-aggregator", new WebSocketFrameAggregator(maxInboundFrameBytes))
                 .addLast("ringcast", connection);
     }

@@ -18,8 +18,10 @@ import java.util.List;
  * @param maxFrameBytes           largest inbound WebSocket message
  * @param maxInFlightPublishes    most publishes queued or unacked at once
  * @param connectionListener      told of session starts and ends
+ * @param compression             offer permessage-deflate
  */
 public record ClientConfig(List<URI> addresses, String clientName, EventLoopGroup eventLoopGroup,
                            long reconnectDelayInitialMs, long reconnectDelayMaxMs, long connectTimeoutMs,
-                           int maxFrameBytes, int maxInFlightPublishes, ConnectionListener connectionListener) {
+                           int maxFrameBytes, int maxInFlightPublishes, ConnectionListener connectionListener,
+                           boolean compression) {
 }

@@ -2,11 +2,14 @@ package io.ringcast.client.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.util.collection.IntObjectHashMap;
 import io.ringcast.client.RingcastException;
 import io.ringcast.client.UpdateKind;
+import io.ringcast.protocol.Delta;
+import io.ringcast.protocol.DeltaFormatException;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
@@ -56,6 +59,7 @@ final class ClientSession {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
     private static final ClientSubscription[] NO_SUBSCRIPTIONS = TopicState.NO_SUBSCRIPTIONS;
+    private static final byte[] NO_VALUE = new byte[0];
 
     private final EventLoop eventLoop;
     private final IntObjectHashMap<ClientSubscription> subscriptions = new IntObjectHashMap<>();
@@ -252,15 +256,18 @@ final class ClientSession {
                     int valueLength) {
         assert eventLoop.inEventLoop();
         boolean gap = (flags & UpdateFlags.GAP) != 0;
+        boolean noValue = gap && (flags & UpdateFlags.NO_VALUE) != 0;
+        byte[] value = noValue ? NO_VALUE : ByteBufUtil.getBytes(frame, valueIndex, valueLength);
         if (gap || sequence > t.lastSequence) {
             t.lastSequence = sequence;
+            t.lastValue = noValue ? null : value;
         }
-        UpdateKind kind = gap ? UpdateKind.SNAPSHOT_AFTER_GAP : UpdateKind.SNAPSHOT;
+        UpdateKind kind = noValue ? UpdateKind.GAP_WITHOUT_VALUE
+                : gap ? UpdateKind.SNAPSHOT_AFTER_GAP : UpdateKind.SNAPSHOT;
         if (subscriptionId == 0) {
             ClientSubscription[] matches = matching(t);
             if (matches.length > 0) {
-                ReceivedUpdate u = new ReceivedUpdate(t.path, sequence,
-                        ByteBufUtil.getBytes(frame, valueIndex, valueLength), kind);
+                ReceivedUpdate u = new ReceivedUpdate(t.path, sequence, value, kind);
                 for (ClientSubscription s : matches) {
                     s.deliver(u);
                 }
@@ -268,29 +275,62 @@ final class ClientSession {
         } else {
             ClientSubscription s = subscriptions.get(subscriptionId);
             if (s != null) {
-                s.deliver(new ReceivedUpdate(t.path, sequence, ByteBufUtil.getBytes(frame, valueIndex, valueLength),
-                        kind));
+                s.deliver(new ReceivedUpdate(t.path, sequence, value, kind));
             }
         }
     }
 
-    /** {@code UPDATE}: dropped when not newer than the topic's last sequence, else to every live matching subscription. */
-    void onUpdate(TopicState t, long sequence, ByteBuf frame, int valueIndex, int valueLength) {
+    /**
+     * {@code UPDATE}: dropped when not newer than the topic's last sequence, else (a delta applied
+     * to the previous value first) to every live matching subscription.
+     *
+     * @throws ProtocolException when a delta cannot be applied: it does not follow the value the
+     *                           client has, or it is corrupt. Nothing is delivered; the connection
+     *                           ends and the client resumes from its last good value.
+     */
+    void onUpdate(TopicState t, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength)
+            throws ProtocolException {
         assert eventLoop.inEventLoop();
         if (sequence <= t.lastSequence) {
             duplicatesDropped++;
             return;
         }
+        byte[] value;
+        if ((flags & UpdateFlags.DELTA) != 0) {
+            value = applyDelta(t, sequence, frame, valueIndex, valueLength);
+        } else {
+            value = ByteBufUtil.getBytes(frame, valueIndex, valueLength);
+        }
         t.lastSequence = sequence;
+        t.lastValue = value;
+        UpdateKind kind = (flags & UpdateFlags.CONFLATED) != 0 ? UpdateKind.CONFLATED : UpdateKind.UPDATE;
         ReceivedUpdate u = null;
         for (ClientSubscription s : matching(t)) {
             if (s.liveConnection == connection) {
                 if (u == null) {
-                    u = new ReceivedUpdate(t.path, sequence, ByteBufUtil.getBytes(frame, valueIndex, valueLength),
-                            UpdateKind.UPDATE);
+                    u = new ReceivedUpdate(t.path, sequence, value, kind);
                 }
                 s.deliver(u);
             }
+        }
+    }
+
+    private static byte[] applyDelta(TopicState t, long sequence, ByteBuf frame, int valueIndex, int valueLength)
+            throws ProtocolException {
+        if (t.lastValue == null || t.lastSequence != sequence - 1) {
+            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "delta for " + t.path + " #" + sequence
+                    + " does not follow the value the client has (#" + t.lastSequence
+                    + (t.lastValue == null ? ", none kept" : "") + ")");
+        }
+        ByteBuf target = Unpooled.buffer(Math.max(t.lastValue.length, valueLength));
+        try {
+            Delta.apply(Unpooled.wrappedBuffer(t.lastValue), frame.slice(valueIndex, valueLength), target);
+            return ByteBufUtil.getBytes(target);
+        } catch (DeltaFormatException e) {
+            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "bad delta for " + t.path + " #" + sequence + ": "
+                    + e.getMessage());
+        } finally {
+            target.release();
         }
     }
 

@@ -279,7 +279,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     public void onUpdate(int alias, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength)
             throws ProtocolException {
         if (!closing) {
-            session.onUpdate(topic(alias, "UPDATE"), sequence, frame, valueIndex, valueLength);
+            session.onUpdate(topic(alias, "UPDATE"), sequence, flags, frame, valueIndex, valueLength);
         }
     }
 

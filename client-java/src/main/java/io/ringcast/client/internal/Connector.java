@@ -148,7 +148,7 @@ final class Connector implements ConnectionObserver {
         current = h;
         ChannelFuture f = bootstrap.clone()
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) timeoutMs)
-                .handler(new ClientChannelInitializer(address, config.maxFrameBytes(), timeoutMs, h))
+                .handler(new ClientChannelInitializer(address, config.maxFrameBytes(), timeoutMs, config.compression(), h))
                 .connect(address.getHost(), address.getPort() > 0 ? address.getPort() : 80);
         h.connectFuture = f;
         // A failed connect closes the channel too; the connect future may complete after the close

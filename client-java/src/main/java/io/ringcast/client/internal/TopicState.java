@@ -16,6 +16,11 @@ final class TopicState {
     final int pathBytes;
     /** The last sequence delivered; 0 before any. */
     long lastSequence;
+    /**
+     * The value of {@link #lastSequence} (shared with the listeners, never modified): the base of
+     * the next delta. Null before any value and after a gap without one.
+     */
+    byte[] lastValue;
     /** Open subscriptions matching this topic, valid while {@link #matchesVersion} is the session's. */
     ClientSubscription[] matches = NO_SUBSCRIPTIONS;
     int matchesVersion = -1;

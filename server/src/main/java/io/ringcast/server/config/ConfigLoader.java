@@ -24,7 +24,9 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Type;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -139,6 +141,22 @@ public final class ConfigLoader {
         return resolve(configOption, Path.of(""));
     }
 
+    /**
+     * The file {@link #resolve(Path)} reads: {@code configOption} when given, else
+     * {@link #DEFAULT_FILE} when present in the working directory, else null (embedded defaults).
+     */
+    public static Path resolveFile(Path configOption) {
+        return resolveFile(configOption, Path.of(""));
+    }
+
+    static Path resolveFile(Path configOption, Path workingDir) {
+        if (configOption != null) {
+            return configOption;
+        }
+        Path file = workingDir.resolve(DEFAULT_FILE);
+        return Files.isRegularFile(file) ? file : null;
+    }
+
     static ServerConfig resolve(Path configOption, Path workingDir) {
         if (configOption != null) {
             LOG.info("Configuration: {}", configOption);
@@ -248,7 +266,19 @@ public final class ConfigLoader {
         for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
             names.add(0, c.inArray() ? "[" + c.getCurrentIndex() + "]" : String.valueOf(c.getCurrentName()));
         }
-        return String.join(".", names);
+        return dotted(names);
+    }
+
+    /** Names joined as an operator writes them: {@code features.overrides[0].deltas}. */
+    private static String dotted(List<String> names) {
+        StringBuilder key = new StringBuilder();
+        for (String name : names) {
+            if (key.length() > 0 && !name.startsWith("[")) {
+                key.append('.');
+            }
+            key.append(name);
+        }
+        return key.toString();
     }
 
     private static ObjectNode mergeOverDefaults(JsonNode user) {
@@ -298,20 +328,20 @@ public final class ConfigLoader {
     private static ConfigException unknownKey(UnrecognizedPropertyException e) {
         List<String> path = names(e.getPath());
         List<String> parent = path.isEmpty() ? path : path.subList(0, path.size() - 1);
-        String key = String.join(".", path);
+        String key = dotted(path);
         JsonNode defaults = nodeAt(Embedded.TREE, parent);
         String known = defaults != null && defaults.isObject()
                 ? fieldNames(defaults)
                 : knownIds(e.getKnownPropertyIds());
         String detail = parent.isEmpty()
                 ? "unknown section '" + key + "' (known sections: " + known + ")"
-                : "unknown key '" + key + "' (known keys under '" + String.join(".", parent) + "': " + known + ")";
+                : "unknown key '" + key + "' (known keys under '" + dotted(parent) + "': " + known + ")";
         return new ConfigException(null, key, detail, e);
     }
 
     private static ConfigException badValue(JsonMappingException e, JsonNode tree) {
         List<String> path = names(e.getPath());
-        String key = String.join(".", path);
+        String key = dotted(path);
         Class<?> type = typeAt(path);
         if (path.isEmpty() || type == null) {
             return new ConfigException(null, null, "cannot bind configuration: " + e.getOriginalMessage(), e);
@@ -332,21 +362,32 @@ public final class ConfigLoader {
 
     /** The Java type of the record component at {@code path} under {@link ServerConfig}, or null. */
     private static Class<?> typeAt(List<String> path) {
-        Class<?> type = ServerConfig.class;
+        Type type = ServerConfig.class;
         for (String name : path) {
-            if (!type.isRecord()) {
+            if (name.startsWith("[")) {
+                // a list entry: the list's element type
+                if (!(type instanceof ParameterizedType list) || list.getRawType() != List.class) {
+                    return null;
+                }
+                type = list.getActualTypeArguments()[0];
+                continue;
+            }
+            if (!(type instanceof Class<?> record) || !record.isRecord()) {
                 return null;
             }
-            RecordComponent component = Arrays.stream(type.getRecordComponents())
+            RecordComponent component = Arrays.stream(record.getRecordComponents())
                     .filter(c -> c.getName().equals(name))
                     .findFirst()
                     .orElse(null);
             if (component == null) {
                 return null;
             }
-            type = component.getType();
+            type = component.getGenericType();
         }
-        return type;
+        if (type instanceof ParameterizedType parameterized) {
+            return (Class<?>) parameterized.getRawType();
+        }
+        return type instanceof Class<?> c ? c : null;
     }
 
     private static String expected(Class<?> type) {
@@ -367,6 +408,9 @@ public final class ConfigLoader {
                     .map(c -> MAPPER.convertValue(c, String.class))
                     .collect(Collectors.joining(", "));
         }
+        if (List.class.isAssignableFrom(type)) {
+            return "a list";
+        }
         if (type.isRecord()) {
             return "a mapping of keys (" + Arrays.stream(type.getRecordComponents())
                     .map(RecordComponent::getName)
@@ -386,7 +430,11 @@ public final class ConfigLoader {
     private static JsonNode nodeAt(JsonNode root, List<String> path) {
         JsonNode node = root;
         for (String name : path) {
-            node = node == null ? null : node.get(name);
+            if (node != null && node.isArray() && name.startsWith("[")) {
+                node = node.get(Integer.parseInt(name.substring(1, name.length() - 1)));
+            } else {
+                node = node == null ? null : node.get(name);
+            }
         }
         return node;
     }

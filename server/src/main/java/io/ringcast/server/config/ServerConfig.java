@@ -23,7 +23,8 @@ import java.util.Objects;
  *
  * <p>Thread safety: immutable; share freely.
  */
-public record ServerConfig(Server server, Limits limits, History history, Pipeline pipeline, Session session) {
+public record ServerConfig(Server server, Limits limits, History history, Pipeline pipeline, Session session,
+                           Features features) {
 
     public ServerConfig {
         Objects.requireNonNull(server, "server");
@@ -31,6 +32,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         Objects.requireNonNull(history, "history");
         Objects.requireNonNull(pipeline, "pipeline");
         Objects.requireNonNull(session, "session");
+        Objects.requireNonNull(features, "features");
     }
 
     /** The embedded defaults, as loaded from {@code defaults.yaml}. */
@@ -45,6 +47,12 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         history.validate();
         pipeline.validate();
         session.validate();
+        features.validate(limits.pathLimits());
+    }
+
+    /** This config with its {@code features} section replaced: what a hot reload applies. */
+    public ServerConfig withFeatures(Features newFeatures) {
+        return new ServerConfig(server, limits, history, pipeline, session, newFeatures);
     }
 
     /**

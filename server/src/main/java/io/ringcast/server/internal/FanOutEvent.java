@@ -1,6 +1,7 @@
 package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.ringcast.server.config.Conflation;
 
 /**
  * A slot of the fan-out ring: one encoded frame for many sessions ({@link #UPDATE}) or for one
@@ -14,6 +15,20 @@ final class FanOutEvent {
 
     int kind;
     ByteBuf frame;
+    /**
+     * {@link #UPDATE}: the same frame compressed for sessions that negotiated permessage-deflate,
+     * or null (compression off for the topic, no such subscriber, too small, or no gain).
+     */
+    ByteBuf compressedFrame;
+    /** {@link #UPDATE}: the topic (its final fields only). */
+    Topic topic;
+    /** {@link #UPDATE}: the topic's conflation policy when the update was sequenced. */
+    Conflation conflation;
+    /**
+     * {@link #UPDATE} with conflation on: the full value (the frame may hold a delta), for the
+     * conflated frames of sessions that fell behind; else null.
+     */
+    ByteBuf value;
     /** {@link #UPDATE}: the topic's subscribers when the update was sequenced. */
     SubscriberSet subscribers;
     /** {@link #DIRECTED}: the one session the frame is for. */
@@ -29,6 +44,16 @@ final class FanOutEvent {
             frame.release();
             frame = null;
         }
+        if (compressedFrame != null) {
+            compressedFrame.release();
+            compressedFrame = null;
+        }
+        if (value != null) {
+            value.release();
+            value = null;
+        }
+        topic = null;
+        conflation = null;
         subscribers = null;
         target = null;
         publisher = null;

@@ -3,6 +3,7 @@ package io.ringcast.server.internal;
 import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.ringcast.server.config.ServerConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
@@ -63,7 +64,9 @@ public final class FanOutHarness implements AutoCloseable {
         for (int i = 0; i < readerThreads; i++) {
             pollers[i] = new FanOutPoller(i, loops[i], ring, Long.MAX_VALUE, 0, FlushPolicy.END_OF_BATCH, 0, counters);
         }
-        sequencer = new TopicSequencer(ring, pollers, PooledByteBufAllocator.DEFAULT, 8, counters);
+        ServerConfig defaults = ServerConfig.defaults();
+        sequencer = new TopicSequencer(ring, pollers, PooledByteBufAllocator.DEFAULT, 8,
+                new FeatureResolver(defaults.features(), defaults.limits().pathLimits()), counters);
         sequencer.onStart();
 
         Selector everything;
@@ -75,7 +78,7 @@ public final class FanOutHarness implements AutoCloseable {
         for (int i = 0; i < subscribers; i++) {
             EmbeddedChannel ch = new EmbeddedChannel(new Discard(), new ChannelInboundHandlerAdapter());
             channels.add(ch);
-            Session s = new Session(i + 1, ch.pipeline().lastContext(), i % readerThreads);
+            Session s = new Session(i + 1, ch.pipeline().lastContext(), i % readerThreads, false);
             event.clear();
             event.kind = InboundEvent.SUBSCRIBE;
             event.session = s;

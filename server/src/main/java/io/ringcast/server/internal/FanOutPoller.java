@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.WireCodec;
+import io.ringcast.server.config.Conflation;
 import io.ringcast.server.config.FlushPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,8 +46,11 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private long firstUnflushedNs;
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final ArrayList<Session> dirty = new ArrayList<>();
+    /** Sessions of this loop with updates held back by conflation. */
+    private final ArrayList<Session> draining = new ArrayList<>();
     private int budget;
     private long deliveriesInRun;
+    private long bytesInRun;
 
     FanOutPoller(int loopIndex, EventLoop loop, RingBuffer<FanOutEvent> ring, long outboundQueueBytes,
                  long slowConsumerCloseGraceMs, FlushPolicy flushPolicy, long flushMaxDelayNs, ServerCounters counters) {
@@ -79,24 +83,34 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         } catch (Exception e) {
             log.error("fan-out poller {} failed", loopIndex, e);
         }
-        if (flushPolicy == FlushPolicy.END_OF_BATCH) {
-            flushDirty();
-        } else if (flushPolicy == FlushPolicy.MAX_DELAY && !dirty.isEmpty() && !delayedFlushScheduled) {
-            delayedFlushScheduled = true;
-            long waitNs = flushMaxDelayNs - (System.nanoTime() - firstUnflushedNs);
-            loop.schedule(delayedFlush, Math.max(waitNs, 0), TimeUnit.NANOSECONDS);
-        }
-        if (deliveriesInRun != 0) {
-            counters.deliveries.add(deliveriesInRun);
-            deliveriesInRun = 0;
-        }
-        if (budget <= 0) {
-            wake(); // more may be waiting; continue after the loop's pending I/O
+        try {
+            if (!draining.isEmpty()) {
+                drainConflated();
+            }
+            if (flushPolicy == FlushPolicy.END_OF_BATCH) {
+                flushDirty();
+            } else if (flushPolicy == FlushPolicy.MAX_DELAY && !dirty.isEmpty() && !delayedFlushScheduled) {
+                delayedFlushScheduled = true;
+                long waitNs = flushMaxDelayNs - (System.nanoTime() - firstUnflushedNs);
+                loop.schedule(delayedFlush, Math.max(waitNs, 0), TimeUnit.NANOSECONDS);
+            }
+        } finally {
+            if (deliveriesInRun != 0) {
+                counters.deliveries.add(deliveriesInRun);
+                counters.deliveredBytes.add(bytesInRun);
+                deliveriesInRun = 0;
+                bytesInRun = 0;
+            }
+            if (budget <= 0) {
+                wake(); // more may be waiting; continue after the loop's pending I/O
+            }
         }
     }
 
     private void flushDirty() {
-        for (int i = 0, n = dirty.size(); i < n; i++) {
+        // size() each time: a flush can make a channel writable, and the drain that triggers can
+        // mark a session dirty again while we iterate
+        for (int i = 0; i < dirty.size(); i++) {
             Session s = dirty.get(i);
             s.dirty = false;
             s.ctx.flush();
@@ -114,7 +128,11 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         if (ev.kind == FanOutEvent.UPDATE) {
             Session[] sessions = ev.subscribers.forLoop(loopIndex);
             for (Session s : sessions) {
-                deliver(s, ev.frame);
+                if (ev.conflation == Conflation.OFF && s.conflation == null) {
+                    deliver(s, s.compressed && ev.compressedFrame != null ? ev.compressedFrame : ev.frame);
+                } else {
+                    deliverOrHold(s, ev);
+                }
             }
             Session publisher = ev.publisher;
             if (publisher != null && publisher.loopIndex == loopIndex && publisher.acceptsWrites()) {
@@ -126,12 +144,83 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         return --budget > 0;
     }
 
+    /** The conflation path: holds the update back when the session must conflate it, else delivers it. */
+    private void deliverOrHold(Session s, FanOutEvent ev) {
+        if (!s.acceptsWrites()) {
+            return;
+        }
+        if (s.mustConflate(ev.conflation, ev.topic)) {
+            if (ev.value != null) {
+                if (s.conflation == null) {
+                    s.conflation = new ConflationBuffer();
+                }
+                if (s.conflation.put(ev, s.compressed)) {
+                    counters.conflatedUpdates.increment();
+                }
+                if (!s.draining) {
+                    s.draining = true;
+                    draining.add(s);
+                }
+                return;
+            }
+            // conflation was reloaded off for a topic that keeps no value: this full value supersedes the held one
+            s.conflation.discard(ev.topic);
+        }
+        deliver(s, s.compressed && ev.compressedFrame != null ? ev.compressedFrame : ev.frame);
+    }
+
+    /** Writes held updates of every session of this loop that can take them now. */
+    private void drainConflated() {
+        for (int i = draining.size() - 1; i >= 0; i--) {
+            Session s = draining.get(i);
+            if (!s.acceptsWrites()) {
+                s.releaseConflated();
+            } else if (s.channel.isWritable()) {
+                drain(s);
+            }
+            if (s.conflation.isEmpty()) {
+                s.draining = false;
+                draining.set(i, draining.get(draining.size() - 1));
+                draining.remove(draining.size() - 1);
+            }
+        }
+    }
+
+    /**
+     * {@code s}'s channel became writable again ({@link SessionHandler}): sends what it holds. Its
+     * loop only. Netty reports writability from inside a flush, possibly our own flush loop, so the
+     * drain runs as a task of its own rather than in the middle of that loop.
+     */
+    void onWritable(Session s) {
+        assert loop.inEventLoop();
+        if (s.conflation != null && !s.conflation.isEmpty()) {
+            loop.execute(() -> {
+                drain(s);
+                flushDirty();
+            });
+        }
+    }
+
+    /** Writes what {@code s} holds while its channel is writable. */
+    private void drain(Session s) {
+        if (s.conflation == null || !s.acceptsWrites()) {
+            return;
+        }
+        int written = s.conflation.drainTo(s);
+        if (written > 0) {
+            deliveriesInRun += written;
+            bytesInRun += s.conflation.drainedBytes();
+            markDirty(s);
+        }
+    }
+
     private void deliver(Session s, ByteBuf frame) {
         if (!s.acceptsWrites()) {
             return;
         }
         s.writeShared(frame);
         deliveriesInRun++;
+        bytesInRun += frame.readableBytes();
         markDirty(s);
         long pending = s.pendingOutboundBytes();
         if (pending > outboundQueueBytes) {

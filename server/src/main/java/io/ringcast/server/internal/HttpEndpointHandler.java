@@ -3,6 +3,7 @@ package io.ringcast.server.internal;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -18,10 +19,12 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Plain HTTP requests that are not the WebSocket upgrade: {@code GET /health}, and 404 for the rest.
+ * Plain HTTP requests that are not the WebSocket upgrade: {@code GET /health} (JSON),
+ * {@code GET /metrics} (Prometheus text), and 404 for the rest.
  */
 final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,11 +42,13 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
             response = text(HttpResponseStatus.BAD_REQUEST, "bad request\n");
         } else if (path.equals("/health") && request.method().equals(HttpMethod.GET)) {
             response = health();
-        } else if (path.equals("/health")) {
+        } else if (path.equals("/metrics") && request.method().equals(HttpMethod.GET)) {
+            response = metrics();
+        } else if (path.equals("/health") || path.equals("/metrics")) {
             response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "use GET\n");
         } else {
             response = text(HttpResponseStatus.NOT_FOUND, "not found: " + path
-                    + "\nWebSocket clients connect to /ws; health is at /health\n");
+                    + "\nWebSocket clients connect to /ws; health is at /health, Prometheus metrics at /metrics\n");
         }
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         HttpUtil.setKeepAlive(response, keepAlive);
@@ -64,11 +69,31 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                 .put("topics", c.topics())
                 .put("publishes", c.publishes())
                 .put("deliveries", c.deliveries())
+                .put("deliveredBytes", c.deliveredBytes())
                 .put("slowConsumerDisconnects", c.slowConsumerDisconnects())
+                .put("valuesCached", c.valuesCached())
+                .put("deltasSent", c.deltasSent())
+                .put("deltaBytesSaved", c.deltaBytesSaved())
+                .put("compressedFrames", c.compressedFrames())
+                .put("compressionBytesIn", c.compressionBytesIn())
+                .put("compressionBytesOut", c.compressionBytesOut())
+                .put("conflatedUpdates", c.conflatedUpdates())
+                .put("configReloads", c.configReloads())
+                .put("configReloadsRefused", c.configReloadsRefused())
                 .put("inboundRingRemaining", server.inbound.remainingCapacity());
         ByteBuf content = Unpooled.wrappedBuffer(JSON.writeValueAsBytes(body));
         FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, content);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        return r;
+    }
+
+    private FullHttpResponse metrics() throws IOException {
+        ByteBuf content = Unpooled.buffer(4096);
+        try (ByteBufOutputStream out = new ByteBufOutputStream(content)) {
+            server.metrics.write(out);
+        }
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, content);
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, server.metrics.contentType());
         return r;
     }
 

@@ -15,6 +15,8 @@ final class InboundEvent {
     static final int SUBSCRIBE = 2;
     static final int UNSUBSCRIBE = 3;
     static final int SESSION_CLOSED = 4;
+    /** A hot reload of the {@code features} section: {@link #features} resolves the topics anew. */
+    static final int FEATURES = 5;
 
     int kind;
     Session session;
@@ -26,6 +28,7 @@ final class InboundEvent {
     ByteBuf value;
     Selector selector;
     Map<String, Long> resume;
+    FeatureResolver features;
 
     void clear() {
         kind = NOOP;
@@ -35,5 +38,6 @@ final class InboundEvent {
         value = null;
         selector = null;
         resume = null;
+        features = null;
     }
 }

@@ -26,7 +26,9 @@ import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -54,6 +56,9 @@ public final class NodeRuntime implements AutoCloseable {
     private TopicSequencer sequencer;
     private Thread sequencerThread;
     private InetSocketAddress boundAddress;
+    private ServerContext context;
+    private RingBuffer<InboundEvent> inbound;
+    private ConfigFileWatcher watcher;
     private boolean closed;
 
     public NodeRuntime(ServerConfig config) {
@@ -86,15 +91,16 @@ public final class NodeRuntime implements AutoCloseable {
             i++;
         }
 
-        RingBuffer<InboundEvent> inbound = RingBuffer.createMultiProducer(InboundEvent::new, pc.inboundRingSize(),
+        inbound = RingBuffer.createMultiProducer(InboundEvent::new, pc.inboundRingSize(),
                 waitStrategy(pc));
-        sequencer = new TopicSequencer(fanOut, pollers, alloc, config.history().length(), counters);
+        sequencer = new TopicSequencer(fanOut, pollers, alloc, config.history().length(),
+                new FeatureResolver(config.features(), config.limits().pathLimits()), counters);
         sequencerProcessor = new BatchEventProcessorBuilder().build(inbound, inbound.newBarrier(), sequencer);
         inbound.addGatingSequences(sequencerProcessor.getSequence());
         sequencerThread = new Thread(sequencerProcessor, "ringcast-sequencer");
         sequencerThread.start();
 
-        ServerContext context = new ServerContext(config, inbound, counters, channels, pollers, loopArray);
+        context = new ServerContext(config, inbound, counters, channels, pollers, loopArray);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(NioServerSocketChannel.class)
@@ -147,6 +153,29 @@ public final class NodeRuntime implements AutoCloseable {
     }
 
     /**
+     * Applies the {@code features} of {@code newConfig} (validated; its other sections are
+     * ignored): new connections see it at once, topics from the sequencer's next command on. Any
+     * thread; it waits for a slot of the inbound ring.
+     */
+    public void applyFeatures(ServerConfig newConfig) {
+        FeatureResolver resolver = new FeatureResolver(newConfig.features(), config.limits().pathLimits());
+        context.features = newConfig.features();
+        long seq = inbound.next();
+        InboundEvent e = inbound.get(seq);
+        e.clear();
+        e.kind = InboundEvent.FEATURES;
+        e.features = resolver;
+        inbound.publish(seq);
+    }
+
+    /** Watches {@code configFile} and applies changes to its {@code features} section while running. */
+    public void watchConfig(Path configFile) throws IOException {
+        if (watcher == null) {
+            watcher = new ConfigFileWatcher(configFile, config, this::applyFeatures, counters);
+        }
+    }
+
+    /**
      * Stops accepting, tells every session {@code SERVER_SHUTDOWN} (close 1001), stops the
      * sequencer and the I/O threads, and releases every pooled buffer the node holds. Idempotent.
      */
@@ -157,6 +186,9 @@ public final class NodeRuntime implements AutoCloseable {
         }
         closed = true;
         log.info("Ringcast node stopping");
+        if (watcher != null) {
+            watcher.close();
+        }
         if (serverChannel != null) {
             serverChannel.close().await(5, TimeUnit.SECONDS);
         }

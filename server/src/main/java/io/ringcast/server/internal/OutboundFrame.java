@@ -18,6 +18,8 @@ public final class OutboundFrame {
     /** Room reserved for the longest header: 2 bytes plus a 64-bit length. */
     public static final int HEADER_RESERVE_BYTES = 10;
     private static final int FIN_BINARY = 0x82;
+    /** FIN, RSV1 (the permessage-deflate "compressed" bit), binary. */
+    private static final int FIN_RSV1_BINARY = 0xC2;
 
     private OutboundFrame() {
     }
@@ -36,20 +38,29 @@ public final class OutboundFrame {
 
     /** Writes the WebSocket header in front of the payload; the buffer then holds exactly one frame. */
     public static ByteBuf finish(ByteBuf frame) {
+        return finish(frame, FIN_BINARY);
+    }
+
+    /** As {@link #finish(ByteBuf)}, for a payload compressed by permessage-deflate: the header has RSV1 set. */
+    public static ByteBuf finishCompressed(ByteBuf frame) {
+        return finish(frame, FIN_RSV1_BINARY);
+    }
+
+    private static ByteBuf finish(ByteBuf frame, int firstByte) {
         int length = frame.writerIndex() - HEADER_RESERVE_BYTES;
         int start;
         if (length < 126) {
             start = HEADER_RESERVE_BYTES - 2;
-            frame.setByte(start, FIN_BINARY);
+            frame.setByte(start, firstByte);
             frame.setByte(start + 1, length);
         } else if (length <= 0xFFFF) {
             start = HEADER_RESERVE_BYTES - 4;
-            frame.setByte(start, FIN_BINARY);
+            frame.setByte(start, firstByte);
             frame.setByte(start + 1, 126);
             frame.setShort(start + 2, length);
         } else {
             start = 0;
-            frame.setByte(0, FIN_BINARY);
+            frame.setByte(0, firstByte);
             frame.setByte(1, 127);
             frame.setLong(2, length);
         }

@@ -2,6 +2,7 @@ package io.ringcast.server.internal;
 
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
@@ -9,14 +10,15 @@ import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtensionHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.ringcast.server.config.ServerConfig;
 
 import java.util.concurrent.TimeUnit;
 
 /**
- * The whole per-connection pipeline, in order. Inbound: HTTP, the WebSocket upgrade at
- * {@code /ws}, frame reassembly, idle detection, plain HTTP endpoints, then the Ringcast session.
+ * The whole per-connection pipeline, in order. Inbound: HTTP, the permessage-deflate negotiation
+ * (when compression is on), the WebSocket upgrade at {@code /ws}, frame reassembly, idle detection, plain HTTP endpoints, then the Ringcast session.
  * Outbound, shared update frames are already complete WebSocket frames and pass the WebSocket
  * encoder untouched (see {@link OutboundFrame}).
  */
@@ -24,13 +26,22 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
     static final String WEBSOCKET_PATH = "/ws";
     private static final int MAX_HTTP_REQUEST_BYTES = 64 * 1024;
 
+    private static final SharedDeflateHandshaker DEFLATE = new SharedDeflateHandshaker();
+
     private final ServerContext server;
     private final WebSocketServerProtocolConfig webSocketConfig;
+    /** The same, accepting frames with RSV1 set: for connections that may negotiate compression. */
+    private final WebSocketServerProtocolConfig compressingWebSocketConfig;
 
     ServerChannelInitializer(ServerContext server) {
         this.server = server;
         ServerConfig.Limits limits = server.config.limits();
-        this.webSocketConfig = WebSocketServerProtocolConfig.newBuilder()
+        this.webSocketConfig = webSocketConfig(limits, false);
+        this.compressingWebSocketConfig = webSocketConfig(limits, true);
+    }
+
+    private static WebSocketServerProtocolConfig webSocketConfig(ServerConfig.Limits limits, boolean allowExtensions) {
+        return WebSocketServerProtocolConfig.newBuilder()
                 .websocketPath(WEBSOCKET_PATH)
                 .checkStartsWith(false)
                 .handleCloseFrames(true)
@@ -38,7 +49,7 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
                 .handshakeTimeoutMillis(limits.handshakeTimeoutMs())
                 .decoderConfig(WebSocketDecoderConfig.newBuilder()
                         .maxFramePayloadLength(limits.maxFrameBytes())
-                        .allowExtensions(false)
+                        .allowExtensions(allowExtensions)
                         // our SessionHandler sends the protocol's ERROR before closing
                         .closeOnProtocolViolation(false)
                         .build())
@@ -47,10 +58,19 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     @Override
     protected void initChannel(SocketChannel ch) {
+        // writability is what on-backpressure conflation watches: unwritable past the backlog
+        long backlog = server.features.effectiveConflationBacklogBytes(server.config.limits().outboundQueueBytes());
+        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark((int) (backlog / 2), (int) backlog));
         ChannelPipeline p = ch.pipeline();
         p.addLast("http", new HttpServerCodec());
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_HTTP_REQUEST_BYTES));
-        p.addLast("websocket", new WebSocketServerProtocolHandler(webSocketConfig));
+        // compression is offered to connections made while it is on somewhere (features reload live)
+        boolean compression = server.features.compressionAnywhere();
+        if (compression) {
+            p.addLast("websocket-extensions", new WebSocketServerExtensionHandler(DEFLATE));
+        }
+        p.addLast("websocket", new WebSocketServerProtocolHandler(
+                compression ? compressingWebSocketConfig : webSocketConfig));
         p.addLast("websocket-aggregator", new WebSocketFrameAggregator(server.config.limits().maxFrameBytes()));
         long idleMs = server.config.session().idleTimeoutMs();
         if (idleMs > 0) {

@@ -3,6 +3,7 @@ package io.ringcast.server.internal;
 import com.lmax.disruptor.RingBuffer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;
+import io.ringcast.server.config.Features;
 import io.ringcast.server.config.ServerConfig;
 
 import java.util.IdentityHashMap;
@@ -19,6 +20,15 @@ final class ServerContext {
     final ServerCounters counters;
     final ChannelGroup channels;
     final long startedAtMs = System.currentTimeMillis();
+    /** One per I/O loop, by loop index. */
+    final FanOutPoller[] pollers;
+    /**
+     * The {@code features} section in force: hot reloads replace it. Read when a connection
+     * negotiates compression; the sequencer gets its own copy through the inbound ring.
+     */
+    volatile Features features;
+    /** {@code /metrics}: reads {@link #counters} when scraped. */
+    final ServerMetrics metrics;
     private final Map<EventLoop, Integer> loopIndexes;
     private final AtomicLong sessionIds = new AtomicLong();
 
@@ -28,6 +38,9 @@ final class ServerContext {
         this.inbound = inbound;
         this.counters = counters;
         this.channels = channels;
+        this.pollers = pollers;
+        this.features = config.features();
+        this.metrics = new ServerMetrics(this);
         this.loopIndexes = new IdentityHashMap<>();
         for (int i = 0; i < loops.length; i++) {
             loopIndexes.put(loops[i], pollers[i].loopIndex);

@@ -12,14 +12,56 @@ public final class ServerCounters {
     private volatile int topics;
     final AtomicInteger sessions = new AtomicInteger();
     final LongAdder deliveries = new LongAdder();
+    /** Bytes of the frames counted in {@link #deliveries}, as written to the sockets (headers included). */
+    final LongAdder deliveredBytes = new LongAdder();
     final LongAdder slowConsumerDisconnects = new LongAdder();
     final LongAdder protocolErrors = new LongAdder();
+    /** Updates a session did not receive because a newer value of the topic replaced them (conflation). */
+    final LongAdder conflatedUpdates = new LongAdder();
+    /** {@code features} changes applied from the config file while running. */
+    final LongAdder configReloads = new LongAdder();
+    /** Edits of the config file refused (invalid); the settings in force stayed. */
+    final LongAdder configReloadsRefused = new LongAdder();
+    private volatile int valuesCached;
+    private volatile long deltasSent;
+    private volatile long deltaBytesSaved;
+    private volatile long compressedFrames;
+    private volatile long compressionBytesIn;
+    private volatile long compressionBytesOut;
 
     /** Sequencer thread only. */
     void addPublishes(long n) {
         if (n != 0) {
             publishes = publishes + n;
         }
+    }
+
+    /**
+     * An update sent as a delta, {@code savedPerDelivery} bytes shorter than its value, to
+     * {@code deliveries} subscribers. Sequencer thread only.
+     */
+    void deltaSent(int savedPerDelivery, int deliveries) {
+        deltasSent = deltasSent + 1;
+        deltaBytesSaved = deltaBytesSaved + (long) savedPerDelivery * deliveries;
+    }
+
+    /**
+     * A frame of {@code bytesIn} payload bytes compressed to {@code bytesOut}, or -1 when it was not
+     * (too small or no gain): it is then sent as it is. Sequencer thread only.
+     */
+    void compressed(int bytesIn, int bytesOut) {
+        compressionBytesIn = compressionBytesIn + bytesIn;
+        if (bytesOut >= 0) {
+            compressedFrames = compressedFrames + 1;
+            compressionBytesOut = compressionBytesOut + bytesOut;
+        } else {
+            compressionBytesOut = compressionBytesOut + bytesIn;
+        }
+    }
+
+    /** Topics that gained ({@code +1}) or dropped ({@code -1}) a cached value. Sequencer thread only. */
+    void valuesCached(int change) {
+        valuesCached = valuesCached + change;
     }
 
     /** Sequencer thread only. */
@@ -43,11 +85,56 @@ public final class ServerCounters {
         return deliveries.sum();
     }
 
+    public long deliveredBytes() {
+        return deliveredBytes.sum();
+    }
+
     public long slowConsumerDisconnects() {
         return slowConsumerDisconnects.sum();
     }
 
     public long protocolErrors() {
         return protocolErrors.sum();
+    }
+
+    /** Topics whose newest value is cached (last-value cache on and a value published). */
+    public int valuesCached() {
+        return valuesCached;
+    }
+
+    public long configReloads() {
+        return configReloads.sum();
+    }
+
+    public long configReloadsRefused() {
+        return configReloadsRefused.sum();
+    }
+
+    public long conflatedUpdates() {
+        return conflatedUpdates.sum();
+    }
+
+    public long deltasSent() {
+        return deltasSent;
+    }
+
+    /** Bytes deltas kept off the wire: (value - delta) for each delivery of a delta. */
+    public long deltaBytesSaved() {
+        return deltaBytesSaved;
+    }
+
+    /** Frames sent compressed (each once, however many sessions receive it). */
+    public long compressedFrames() {
+        return compressedFrames;
+    }
+
+    /** Payload bytes of the frames offered to compression. */
+    public long compressionBytesIn() {
+        return compressionBytesIn;
+    }
+
+    /** What they became: compressed, or unchanged when compressing did not pay. */
+    public long compressionBytesOut() {
+        return compressionBytesOut;
     }
 }

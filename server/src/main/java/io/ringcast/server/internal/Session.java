@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.ringcast.protocol.Selector;
+import io.ringcast.server.config.Conflation;
 
 import java.util.HashMap;
 import java.util.HashSet;
@@ -28,6 +29,11 @@ public final class Session {
     final ChannelHandlerContext ctx;
     /** Index of the event loop (and so of its {@link FanOutPoller}) that owns this channel. */
     final int loopIndex;
+    /**
+     * The client negotiated permessage-deflate: it gets an update's compressed frame where there is
+     * one. Fixed before the sequencer hears of the session.
+     */
+    final boolean compressed;
 
     // ---- I/O fields (the channel's event loop)
     boolean welcomed;
@@ -38,6 +44,10 @@ public final class Session {
     String clientName = "";
     final Set<Integer> openSubscriptionIds = new HashSet<>();
     String closeReason;
+    /** Updates held back by conflation; null until the session first falls behind on a conflated topic. */
+    ConflationBuffer conflation;
+    /** In its poller's list of sessions with held updates. */
+    boolean draining;
 
     // ---- sequencer fields (ringcast-sequencer)
     /** Open subscriptions by id. */
@@ -53,12 +63,13 @@ public final class Session {
     /** Marker the sequencer uses to visit a session once while matching (no per-match set). */
     long visitMark;
 
-    Session(long id, ChannelHandlerContext ctx, int loopIndex) {
+    Session(long id, ChannelHandlerContext ctx, int loopIndex, boolean compressed) {
         this.id = id;
         this.name = "s-" + Long.toHexString(id);
         this.ctx = ctx;
         this.channel = ctx.channel();
         this.loopIndex = loopIndex;
+        this.compressed = compressed;
     }
 
     /** Whether updates may still be written to this session. I/O thread. */
@@ -73,6 +84,27 @@ public final class Session {
     void writeShared(ByteBuf frame) {
         assert channel.eventLoop().inEventLoop();
         ctx.write(frame.retainedDuplicate(), ctx.voidPromise());
+    }
+
+    /**
+     * Whether an update of {@code topic} under {@code policy} must be held back rather than written:
+     * always with {@link Conflation#ALWAYS}; with {@link Conflation#ON_BACKPRESSURE} while the channel
+     * is not writable (its unsent bytes passed the high water mark, {@code features.conflationBacklogBytes});
+     * and, whatever the policy (it may have been reloaded), whenever an older update of the topic is
+     * held, so the topic's order is kept. I/O thread.
+     */
+    boolean mustConflate(Conflation policy, Topic topic) {
+        if (policy == Conflation.ALWAYS || policy == Conflation.ON_BACKPRESSURE && !channel.isWritable()) {
+            return true;
+        }
+        return conflation != null && !conflation.isEmpty() && conflation.holds(topic);
+    }
+
+    /** Releases updates held back by conflation: the session is closing. I/O thread. */
+    void releaseConflated() {
+        if (conflation != null) {
+            conflation.release();
+        }
     }
 
     /** Unsent bytes queued on the channel, the measure of a slow consumer. I/O thread. */

@@ -4,7 +4,9 @@ import com.lmax.disruptor.InsufficientCapacityException;
 import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
@@ -15,6 +17,7 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionEncoder;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.ringcast.protocol.ErrorCode;
@@ -89,7 +92,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         if (session != null) {
             return;
         }
-        session = new Session(server.nextSessionId(), ctx, server.loopIndexOf(ctx.channel().eventLoop()));
+        session = new Session(server.nextSessionId(), ctx, server.loopIndexOf(ctx.channel().eventLoop()),
+                deflateNegotiated(ctx.pipeline()));
         server.counters.sessions.incrementAndGet();
         server.channels.add(ctx.channel());
         log.info("session {} opened from {}", session, ctx.channel().remoteAddress());
@@ -99,6 +103,24 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
                         + server.config.limits().handshakeTimeoutMs() + " ms");
             }
         }, server.config.limits().handshakeTimeoutMs(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Whether the upgrade installed permessage-deflate (the only extension the server offers). */
+    private static boolean deflateNegotiated(ChannelPipeline pipeline) {
+        for (Map.Entry<String, ChannelHandler> handler : pipeline) {
+            if (handler.getValue() instanceof WebSocketExtensionEncoder) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (session != null && ctx.channel().isWritable()) {
+            server.pollers[session.loopIndex].onWritable(session);
+        }
+        super.channelWritabilityChanged(ctx);
     }
 
     @Override
@@ -111,6 +133,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         }
         pending.clear();
         if (session != null) {
+            session.releaseConflated();
             server.counters.sessions.decrementAndGet();
             log.info("session {} (client '{}') closed: {}", session, session.clientName,
                     session.closeReason != null ? session.closeReason : "connection closed by the client");
@@ -183,6 +206,14 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         }
         if (!(frame instanceof BinaryWebSocketFrame)) {
             frame.release(); // ping, pong and close are answered by the WebSocket layer
+            return;
+        }
+        if (frame.rsv() != 0) {
+            // a negotiated permessage-deflate decoder clears RSV1 of what it decompressed
+            int rsv = frame.rsv();
+            frame.release();
+            fatal(ErrorCode.MALFORMED_FRAME, "frame with reserved bits 0x" + Integer.toHexString(rsv << 4)
+                    + " set, but no extension that defines them was negotiated on this connection");
             return;
         }
         ByteBuf content = frame.content();

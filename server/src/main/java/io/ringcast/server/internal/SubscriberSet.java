@@ -14,9 +14,34 @@ final class SubscriberSet {
     private static final Session[] NONE = new Session[0];
 
     private final Session[][] byLoop;
+    private final int size;
+    /** How many sessions negotiated permessage-deflate: none, and nothing is compressed for this set. */
+    private final int compressedSessions;
 
     private SubscriberSet(Session[][] byLoop) {
         this.byLoop = byLoop;
+        int n = 0;
+        int compressed = 0;
+        for (Session[] loop : byLoop) {
+            n += loop.length;
+            for (Session s : loop) {
+                if (s.compressed) {
+                    compressed++;
+                }
+            }
+        }
+        this.size = n;
+        this.compressedSessions = compressed;
+    }
+
+    /** The number of sessions, all loops together. */
+    int size() {
+        return size;
+    }
+
+    /** Whether any session negotiated permessage-deflate. */
+    boolean anyCompressed() {
+        return compressedSessions > 0;
     }
 
     static SubscriberSet empty(int loops) {

@@ -6,9 +6,12 @@ import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.ringcast.protocol.Delta;
 import io.ringcast.protocol.Selector;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
+import io.ringcast.server.config.Conflation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,9 +23,11 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The single writer of the topic tree: the handler of the inbound ring, run by the
  * {@code ringcast-sequencer} thread and by nothing else. For each publish it finds or creates the
- * topic, gives the update the topic's next sequence, encodes the outbound frame <em>once</em>,
- * keeps it as history and last value, and puts it on the fan-out ring with the topic's current
- * subscriber set. Subscribe, unsubscribe and session-close commands arrive on the same ring, so
+ * topic, gives the update the topic's next sequence, computes its delta (deltas on) and encodes
+ * the outbound frame <em>once</em>, compresses that frame once (compression on and a subscriber
+ * that negotiated it), keeps it as history and last value (cache on), and puts it on the fan-out
+ * ring with the topic's current subscriber set. Per-topic toggles come from the
+ * {@link FeatureResolver}; a hot reload replaces it through this same ring. Subscribe, unsubscribe and session-close commands arrive on the same ring, so
  * they are ordered with the publishes around them: a new subscriber's snapshot is on the fan-out
  * ring before any later update of its topics.
  */
@@ -32,6 +37,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private static final int DIRECTED_FRAME_TARGET_BYTES = 64 * 1024;
     /** Within one long inbound batch, wake the pollers this often so fan-out starts early. */
     private static final int WAKE_EVERY_EVENTS = 256;
+    /** zlib level of permessage-deflate: fast, since it runs once per update on this one thread. */
+    static final int COMPRESSION_LEVEL = 1;
 
     private final RingBuffer<FanOutEvent> fanOut;
     private final FanOutPoller[] pollers;
@@ -51,18 +58,28 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private int publishedSinceWake;
     private long publishesInBatch;
     private volatile boolean halted;
+    private FeatureResolver features;
+    private final Delta.Encoder deltaEncoder = new Delta.Encoder();
+    /** Reused for each update's delta; it grows to the largest delta and stays. */
+    private final ByteBuf deltaScratch;
+    private FrameCompressor compressor;
+    /** The fan-out slot between {@link #claimFanOut} and {@link #commitFanOut}. */
+    private long claimedSlot;
 
     // the frame being built for one session's subscribe reply
     private ByteBuf directed;
     private Session directedTarget;
 
     TopicSequencer(RingBuffer<FanOutEvent> fanOut, FanOutPoller[] pollers, ByteBufAllocator alloc, int historyLength,
-                   ServerCounters counters) {
+                   FeatureResolver features, ServerCounters counters) {
         this.fanOut = fanOut;
         this.pollers = pollers;
         this.alloc = alloc;
         this.historyLength = historyLength;
+        this.features = features;
         this.counters = counters;
+        this.deltaScratch = alloc.heapBuffer(256);
+        this.compressor = new FrameCompressor(COMPRESSION_LEVEL, features.features().compressionMinBytes());
     }
 
     @Override
@@ -86,6 +103,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                     break;
                 case InboundEvent.SESSION_CLOSED:
                     sessionClosed(e.session);
+                    break;
+                case InboundEvent.FEATURES:
+                    reloadFeatures(e.features);
                     break;
                 default:
                     break;
@@ -114,26 +134,76 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             topic = createTopic(e.path, e.segments);
         }
         long seq = ++topic.sequence;
+        TopicFeatures toggles = topic.features;
         ByteBuf value = e.value;
         int valueLength = value.readableBytes();
+        ByteBuf payload = value;
+        int flags = 0;
+        if (toggles.deltas() && topic.hasValue()) {
+            // once per update, whatever the number of subscribers; sent only when smaller
+            ByteBuf base = topic.lastValue();
+            deltaScratch.clear();
+            int deltaLength = deltaEncoder.encode(base, base.readerIndex(), base.readableBytes(), value,
+                    value.readerIndex(), valueLength, deltaScratch, valueLength);
+            if (deltaLength > 0) {
+                payload = deltaScratch;
+                flags = UpdateFlags.DELTA;
+                counters.deltaSent(valueLength - deltaLength, topic.subscribers.size());
+            }
+        }
+        int payloadLength = payload.readableBytes();
         int topicMessageBytes = created ? WireCodec.HEADER_BYTES + 4 + 2 + ByteBufUtil.utf8Bytes(e.path) : 0;
-        ByteBuf frame = OutboundFrame.allocate(alloc, topicMessageBytes + WireCodec.UPDATE_OVERHEAD_BYTES + valueLength);
+        ByteBuf frame = OutboundFrame.allocate(alloc, topicMessageBytes + WireCodec.UPDATE_OVERHEAD_BYTES + payloadLength);
         if (created) {
             // everyone subscribed now is new to this alias: define it in the same frame
             WireCodec.writeTopic(frame, topic.alias, topic.path);
         }
         int updateOffset = frame.writerIndex();
-        WireCodec.writeUpdate(frame, topic.alias, seq, 0, value, value.readerIndex(), valueLength);
+        int valueIndex = updateOffset + WireCodec.UPDATE_OVERHEAD_BYTES;
+        WireCodec.writeUpdate(frame, topic.alias, seq, flags, payload, payload.readerIndex(), payloadLength);
         OutboundFrame.finish(frame);
-        topic.appendHistory(frame.retain(), updateOffset);
-        publishFanOut(FanOutEvent.UPDATE, frame, topic.subscribers, null, e.session, e.id, seq);
+        // the full value, for the cache and for conflated sends: the frame's own bytes unless it holds a delta
+        ByteBuf fullValue = null;
+        if (toggles.lastValueCache() || toggles.conflation() != Conflation.OFF) {
+            fullValue = flags == 0 ? frame.retainedSlice(valueIndex, valueLength) : copyOf(value);
+        }
+        ByteBuf compressed = toggles.compression() && topic.subscribers.anyCompressed()
+                ? compress(frame) : null;
+        FanOutEvent ev;
+        try {
+            ev = claimFanOut(FanOutEvent.UPDATE, frame, compressed);
+        } catch (IllegalStateException stopping) {
+            if (fullValue != null) {
+                fullValue.release();
+            }
+            throw stopping;
+        }
+        ev.subscribers = topic.subscribers;
+        ev.publisher = e.session;
+        ev.correlationId = e.id;
+        ev.sequence = seq;
+        ev.topic = topic;
+        ev.conflation = toggles.conflation();
+        if (fullValue != null) {
+            // for sessions with updates held back (conflation on now, or before a reload turned it off)
+            ev.value = fullValue.retain();
+        }
+        commitFanOut();
+        if (toggles.lastValueCache()) {
+            if (!topic.hasValue()) {
+                counters.valuesCached(1);
+            }
+            topic.record(frame.retain(), updateOffset, fullValue);
+        } else if (fullValue != null) {
+            fullValue.release();
+        }
         publishesInBatch++;
         if (created && !resettingSessions.isEmpty()) {
             // they saw this path numbered higher on a server before a restart: a plain UPDATE 1
             // would look like a duplicate to them, so they get the value as a snapshot after a gap
             for (Session s : resettingSessions) {
                 directedTopic(s, topic);
-                directedSnapshot(s, 0, topic, UpdateFlags.GAP);
+                directedSnapshot(s, 0, topic, UpdateFlags.GAP, frame, valueIndex, valueLength);
                 directedFlush();
                 topic.subscribers = topic.subscribers.with(s);
             }
@@ -141,8 +211,22 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         }
     }
 
+    private ByteBuf copyOf(ByteBuf value) {
+        ByteBuf copy = alloc.directBuffer(value.readableBytes());
+        copy.writeBytes(value, value.readerIndex(), value.readableBytes());
+        return copy;
+    }
+
+    private ByteBuf compress(ByteBuf frame) {
+        ByteBuf compressed = compressor.compress(alloc, frame);
+        counters.compressed(OutboundFrame.payloadBytes(frame),
+                compressed == null ? -1 : OutboundFrame.payloadBytes(compressed));
+        return compressed;
+    }
+
     private Topic createTopic(String path, String[] segments) {
-        Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(pollers.length), historyLength);
+        Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(pollers.length), historyLength,
+                features.resolve(segments));
         long mark = ++visitCounter;
         index.forEachMatch(segments, (session, subscriptionId) -> {
             if (session.visitMark != mark) { // a session with several matching subscriptions joins once
@@ -161,6 +245,21 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         tree.add(topic);
         counters.topics(tree.size());
         return topic;
+    }
+
+    /** A hot reload: every topic takes the toggles the new section gives it, from its next update on. */
+    private void reloadFeatures(FeatureResolver newFeatures) {
+        features = newFeatures;
+        compressor.close();
+        compressor = new FrameCompressor(COMPRESSION_LEVEL, newFeatures.features().compressionMinBytes());
+        for (Topic topic : tree.all()) {
+            boolean had = topic.hasValue();
+            topic.features(newFeatures.resolve(topic.segments));
+            if (had && !topic.hasValue()) {
+                counters.valuesCached(-1);
+            }
+        }
+        log.info("features reloaded: {} topics re-resolved", tree.size());
     }
 
     // ------------------------------------------------------------------ subscriptions
@@ -187,22 +286,25 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             topic.subscribers = topic.subscribers.with(session);
             session.topics.add(topic);
             directedTopic(session, topic);
-            if (!topic.hasValue()) {
-                return;
-            }
             if (resumeFrom == null) {
-                directedSnapshot(session, subscriptionId, topic, 0);
+                if (topic.hasValue()) {
+                    directedSnapshot(session, subscriptionId, topic, 0);
+                }
             } else if (resumeFrom == topic.sequence) {
                 // the client is up to date
-            } else if (resumeFrom < topic.sequence && resumeFrom + 1 >= topic.oldestInHistory()) {
+            } else if (topic.canReplayAfter(resumeFrom)) {
                 for (long s = resumeFrom + 1; s <= topic.sequence; s++) {
                     int length = topic.historyUpdateLength(s);
                     ByteBuf out = directedRoom(session, length);
                     out.writeBytes(topic.historyFrame(s), topic.historyUpdateOffset(s), length);
                 }
-            } else {
+            } else if (topic.hasValue()) {
                 // history no longer reaches back (or the client is ahead of a restarted server)
                 directedSnapshot(session, 0, topic, UpdateFlags.GAP);
+            } else {
+                // the topic keeps no value (cache off): say that updates were missed, and nothing more
+                WireCodec.writeSnapshot(directedRoom(session, WireCodec.SNAPSHOT_OVERHEAD_BYTES), 0, topic.alias,
+                        topic.sequence, UpdateFlags.GAP | UpdateFlags.NO_VALUE, Unpooled.EMPTY_BUFFER, 0, 0);
             }
         });
         WireCodec.writeSubscribed(directedRoom(session, WireCodec.HEADER_BYTES + 8), subscriptionId, matched[0]);
@@ -215,9 +317,14 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     }
 
     private void directedSnapshot(Session session, int subscriptionId, Topic topic, int flags) {
-        int length = topic.lastValueLength();
-        WireCodec.writeSnapshot(directedRoom(session, WireCodec.SNAPSHOT_OVERHEAD_BYTES + length), subscriptionId,
-                topic.alias, topic.sequence, flags, topic.historyFrame(topic.sequence), topic.lastValueIndex(), length);
+        ByteBuf value = topic.lastValue();
+        directedSnapshot(session, subscriptionId, topic, flags, value, value.readerIndex(), value.readableBytes());
+    }
+
+    private void directedSnapshot(Session session, int subscriptionId, Topic topic, int flags, ByteBuf value,
+                                  int valueIndex, int valueLength) {
+        WireCodec.writeSnapshot(directedRoom(session, WireCodec.SNAPSHOT_OVERHEAD_BYTES + valueLength), subscriptionId,
+                topic.alias, topic.sequence, flags, value, valueIndex, valueLength);
     }
 
     /** The reply frame for {@code session}, with room for a message of about {@code bytes}. */
@@ -235,7 +342,17 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     private void directedFlush() {
         if (directed != null) {
-            publishFanOut(FanOutEvent.DIRECTED, OutboundFrame.finish(directed), null, directedTarget, null, 0, 0);
+            ByteBuf frame = OutboundFrame.finish(directed);
+            if (directedTarget.compressed && features.features().compressionAnywhere()) {
+                ByteBuf compressed = compress(frame);
+                if (compressed != null) {
+                    frame.release();
+                    frame = compressed;
+                }
+            }
+            FanOutEvent ev = claimFanOut(FanOutEvent.DIRECTED, frame, null);
+            ev.target = directedTarget;
+            commitFanOut();
             directed = null;
             directedTarget = null;
         }
@@ -271,25 +388,34 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     // ------------------------------------------------------------------ fan-out ring
 
-    private void publishFanOut(int kind, ByteBuf frame, SubscriberSet subscribers, Session target, Session publisher,
-                               int correlationId, long sequence) {
+    /**
+     * Claims the next fan-out slot for {@code frame} (and its compressed form, or null), which it
+     * then holds: the caller fills the rest and calls {@link #commitFanOut}. When the server stops
+     * while it waits for a slot, releases both and throws.
+     */
+    private FanOutEvent claimFanOut(int kind, ByteBuf frame, ByteBuf compressedFrame) {
         long slot;
         try {
             slot = claimFanOutSlot();
         } catch (IllegalStateException stopping) {
-            frame.release(); // the ring never took it
+            frame.release(); // the ring never took them
+            if (compressedFrame != null) {
+                compressedFrame.release();
+            }
             throw stopping;
         }
         FanOutEvent ev = fanOut.get(slot);
         ev.recycle();
         ev.kind = kind;
         ev.frame = frame;
-        ev.subscribers = subscribers;
-        ev.target = target;
-        ev.publisher = publisher;
-        ev.correlationId = correlationId;
-        ev.sequence = sequence;
-        fanOut.publish(slot);
+        ev.compressedFrame = compressedFrame;
+        claimedSlot = slot;
+        return ev;
+    }
+
+    /** Publishes the slot filled since {@link #claimFanOut}: from here the pollers may read it. */
+    private void commitFanOut() {
+        fanOut.publish(claimedSlot);
         if (++publishedSinceWake >= WAKE_EVERY_EVENTS) {
             wakePollers();
         }
@@ -345,5 +471,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             directed.release();
             directed = null;
         }
+        deltaScratch.release();
+        compressor.close();
     }
 }

@@ -9,6 +9,7 @@ import io.ringcast.protocol.PathLimits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,7 +23,8 @@ class ConfigLoaderTest {
             new ServerConfig.Limits(1048576, 256, 16, 1024, 8388608L, 5000L, 10000L),
             new ServerConfig.History(64),
             new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BLOCKING, FlushPolicy.END_OF_BATCH, 200),
-            new ServerConfig.Session(120000L));
+            new ServerConfig.Session(120000L),
+            new Features(true, false, false, Conflation.OFF, 256, 262144L, List.of()));
 
     @TempDir
     Path dir;
@@ -66,7 +68,8 @@ class ConfigLoaderTest {
                 new ServerConfig.Limits(1048576, 256, 16, 1024, 65536L, 5000L, 10000L),
                 SPEC_DEFAULTS.history(),
                 new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BUSY_SPIN, FlushPolicy.MAX_DELAY, 200),
-                SPEC_DEFAULTS.session()));
+                SPEC_DEFAULTS.session(),
+                SPEC_DEFAULTS.features()));
     }
 
     @Test
@@ -120,12 +123,12 @@ class ConfigLoaderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"features", "cluster", "demo", "security", "Server"})
+    @ValueSource(strings = {"cluster", "demo", "security", "Server"})
     void unknownSectionIsNamed(String section) {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(section + ":\n  enabled: true\n"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("unknown section '" + section
-                        + "' (known sections: server, limits, history, pipeline, session)");
+                        + "' (known sections: server, limits, history, pipeline, session, features)");
     }
 
     // --- wrong types and shapes -------------------------------------------------------------------
@@ -144,7 +147,7 @@ class ConfigLoaderTest {
             session:\\n  idleTimeoutMs: 1e3       | key 'session.idleTimeoutMs' expects an integer, got 1000.0
             server: 8080                          | section 'server' must be a mapping of keys (host, port, ioThreads), got 8080
             limits: [1, 2]                        | section 'limits' must be a mapping of keys (maxFrameBytes, maxPathBytes, maxPathDepth, maxSubscriptionsPerSession, outboundQueueBytes, slowConsumerCloseGraceMs, handshakeTimeoutMs), got a list
-            just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session), got "just text"
+            just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session, features), got "just text"
             """)
     void wrongTypeNamesTheKeyAndTheExpectedType(String yaml, String message) {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(yaml.replace("\\n", "\n")))

@@ -1,0 +1,203 @@
+package io.ringcast.it;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.ringcast.protocol.WireCodec;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.zip.DataFormatException;
+import java.util.zip.Inflater;
+
+/**
+ * A WebSocket peer written on a plain TCP socket, so a test sees the wire itself: the upgrade
+ * response's headers (which extension was negotiated), each frame's RSV1 bit and size as sent, and
+ * the messages inside (inflating permessage-deflate frames, RFC 7692). Reads only when asked, so
+ * it can also play a subscriber that stops reading. One thread.
+ */
+final class WireSocket implements AutoCloseable {
+    /** One server frame as it came off the wire. */
+    record Frame(boolean compressed, int wireBytes, int payloadBytes) {
+    }
+
+    private static final byte[] DEFLATE_TAIL = {0, 0, (byte) 0xff, (byte) 0xff};
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    private final Map<String, String> responseHeaders = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    private final Inflater inflater = new Inflater(true);
+    final List<Frame> frames = new CopyOnWriteArrayList<>();
+    final List<RawWebSocket.Msg> messages = new CopyOnWriteArrayList<>();
+
+    /**
+     * Opens a connection and upgrades it, offering {@code extensions} (a
+     * {@code Sec-WebSocket-Extensions} value) or nothing when null.
+     *
+     * @param receiveBufferBytes the socket's receive buffer (small, to play a slow subscriber), or 0 for the default
+     */
+    WireSocket(String wsUrl, String extensions, int receiveBufferBytes) throws IOException {
+        URI uri = URI.create(wsUrl);
+        socket = new Socket();
+        if (receiveBufferBytes > 0) {
+            socket.setReceiveBufferSize(receiveBufferBytes); // before connect, so the window is small
+        }
+        socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 5000);
+        socket.setSoTimeout(10_000);
+        in = new DataInputStream(socket.getInputStream());
+        out = socket.getOutputStream();
+        byte[] nonce = new byte[16];
+        new SecureRandom().nextBytes(nonce);
+        String request = "GET " + uri.getPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
+                + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "
+                + Base64.getEncoder().encodeToString(nonce) + "\r\n"
+                + (extensions == null ? "" : "Sec-WebSocket-Extensions: " + extensions + "\r\n") + "\r\n";
+        out.write(request.getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        String status = readLine(in);
+        if (!status.startsWith("HTTP/1.1 101")) {
+            throw new IOException("upgrade refused: " + status);
+        }
+        for (String line = readLine(in); !line.isEmpty(); line = readLine(in)) {
+            int colon = line.indexOf(':');
+            responseHeaders.put(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+        }
+    }
+
+    /** The upgrade response's {@code Sec-WebSocket-Extensions}, or null when none was negotiated. */
+    String negotiatedExtensions() {
+        return responseHeaders.get("Sec-WebSocket-Extensions");
+    }
+
+    void hello() throws IOException {
+        send(b -> WireCodec.writeHello(b, WireCodec.VERSION, "wire-test"));
+        awaitMessage("WELCOME");
+    }
+
+    /** Sends the messages {@code writer} writes as one masked binary frame. */
+    void send(Consumer<ByteBuf> writer) throws IOException {
+        ByteBuf buf = Unpooled.buffer();
+        writer.accept(buf);
+        byte[] payload = new byte[buf.readableBytes()];
+        buf.readBytes(payload);
+        ByteArrayOutputStream frame = new ByteArrayOutputStream();
+        frame.write(0x82);
+        if (payload.length < 126) {
+            frame.write(0x80 | payload.length);
+        } else {
+            frame.write(0x80 | 126);
+            frame.write(payload.length >>> 8);
+            frame.write(payload.length);
+        }
+        byte[] mask = {1, 2, 3, 4};
+        frame.write(mask);
+        for (int i = 0; i < payload.length; i++) {
+            frame.write(payload[i] ^ mask[i & 3]);
+        }
+        out.write(frame.toByteArray());
+        out.flush();
+    }
+
+    /** Reads frames until a message of {@code type} has arrived; returns the first such. */
+    RawWebSocket.Msg awaitMessage(String type) throws IOException {
+        while (true) {
+            for (RawWebSocket.Msg m : messages) {
+                if (m.type().equals(type)) {
+                    return m;
+                }
+            }
+            readFrame();
+        }
+    }
+
+    /** Reads frames until {@code n} messages of {@code type} have arrived. */
+    List<RawWebSocket.Msg> awaitMessages(String type, int n) throws IOException {
+        while (messages.stream().filter(m -> m.type().equals(type)).count() < n) {
+            readFrame();
+        }
+        return messages.stream().filter(m -> m.type().equals(type)).toList();
+    }
+
+    /** Reads one frame (blocking, at most the socket timeout), records it and decodes its messages. */
+    Frame readFrame() throws IOException {
+        int b0 = in.readUnsignedByte();
+        int b1 = in.readUnsignedByte();
+        int header = 2;
+        long length = b1 & 0x7F;
+        if (length == 126) {
+            length = in.readUnsignedShort();
+            header += 2;
+        } else if (length == 127) {
+            length = in.readLong();
+            header += 8;
+        }
+        byte[] payload = new byte[(int) length];
+        in.readFully(payload);
+        int opcode = b0 & 0x0F;
+        boolean rsv1 = (b0 & 0x40) != 0;
+        Frame f = new Frame(rsv1, header + payload.length, payload.length);
+        frames.add(f);
+        if (opcode == 0x2) {
+            byte[] plain = rsv1 ? inflate(payload) : payload;
+            RawWebSocket.decodeInto(Unpooled.wrappedBuffer(plain), messages);
+        } else if (opcode == 0x8) {
+            messages.add(new RawWebSocket.Msg("CLOSE", payload.length >= 2 ? ((payload[0] & 0xFF) << 8)
+                    | (payload[1] & 0xFF) : 0, 0, 0, null, null));
+        }
+        return f;
+    }
+
+    /** RFC 7692 7.2.2: append the removed empty block, inflate; the server takes over no context. */
+    private byte[] inflate(byte[] compressed) throws IOException {
+        inflater.reset();
+        byte[] input = new byte[compressed.length + DEFLATE_TAIL.length];
+        System.arraycopy(compressed, 0, input, 0, compressed.length);
+        System.arraycopy(DEFLATE_TAIL, 0, input, compressed.length, DEFLATE_TAIL.length);
+        inflater.setInput(input);
+        ByteArrayOutputStream plain = new ByteArrayOutputStream();
+        byte[] chunk = new byte[8192];
+        try {
+            while (!inflater.needsInput()) {
+                int n = inflater.inflate(chunk);
+                if (n == 0 && inflater.needsInput()) {
+                    break;
+                }
+                plain.write(chunk, 0, n);
+            }
+        } catch (DataFormatException e) {
+            throw new IOException("bad permessage-deflate frame: " + e.getMessage(), e);
+        }
+        return plain.toByteArray();
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        int c;
+        while ((c = in.read()) != -1 && c != '\n') {
+            if (c != '\r') {
+                line.append((char) c);
+            }
+        }
+        return line.toString();
+    }
+
+    @Override
+    public void close() throws IOException {
+        inflater.end();
+        socket.close();
+    }
+}

@@ -1,0 +1,87 @@
+package io.ringcast.server.internal;
+
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.function.DoubleSupplier;
+
+/**
+ * The node's metrics in the Prometheus text format, served at {@code /metrics}. Every metric is a
+ * callback that reads {@link ServerCounters} when scraped: nothing is counted twice and the hot
+ * path pays nothing for metrics. One registry per node (not the global one), so several nodes in
+ * one JVM (tests) do not collide. Thread-safe.
+ */
+final class ServerMetrics {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = new PrometheusTextFormatWriter(false);
+
+    ServerMetrics(ServerContext server) {
+        ServerCounters c = server.counters;
+        gauge("ringcast_sessions", "Open WebSocket sessions.", null, c::sessions);
+        gauge("ringcast_topics", "Topics in the topic tree.", null, c::topics);
+        gauge("ringcast_values_cached", "Topics whose newest value is kept (last-value cache on).", null,
+                c::valuesCached);
+        gauge("ringcast_inbound_ring_remaining", "Free slots of the inbound (sequencer) ring.", null,
+                server.inbound::remainingCapacity);
+        counter("ringcast_publishes", "Updates sequenced.", null, c::publishes);
+        counter("ringcast_deliveries", "Update and snapshot frames written to sessions.", null, c::deliveries);
+        counter("ringcast_delivered_bytes", "Bytes of those frames as written to the sockets, WebSocket headers included.",
+                Unit.BYTES, c::deliveredBytes);
+        counter("ringcast_slow_consumer_disconnects", "Sessions closed with SLOW_CONSUMER.", null,
+                c::slowConsumerDisconnects);
+        counter("ringcast_protocol_errors", "ERROR messages sent to clients, fatal or not.", null, c::protocolErrors);
+        counter("ringcast_deltas_sent", "Updates sent as deltas (each once, however many sessions receive it).", null,
+                c::deltasSent);
+        counter("ringcast_delta_saved_bytes", "Bytes deltas kept off the wire, over every delivery.", Unit.BYTES,
+                c::deltaBytesSaved);
+        counter("ringcast_compressed_frames", "Frames sent compressed (each compressed once for all receivers).",
+                null, c::compressedFrames);
+        counter("ringcast_compression_in_bytes", "Payload bytes offered to compression.", Unit.BYTES,
+                c::compressionBytesIn);
+        counter("ringcast_compression_out_bytes", "What compression made of them (unchanged where it did not pay).",
+                Unit.BYTES, c::compressionBytesOut);
+        counter("ringcast_conflated_updates", "Updates sessions did not receive because a newer value replaced them.",
+                null, c::conflatedUpdates);
+        CounterWithCallback.builder()
+                .name("ringcast_config_reloads")
+                .help("Edits of the config file: applied, or refused as invalid.")
+                .labelNames("result")
+                .callback(cb -> {
+                    cb.call(c.configReloads(), "applied");
+                    cb.call(c.configReloadsRefused(), "refused");
+                })
+                .register(registry);
+    }
+
+    private void gauge(String name, String help, Unit unit, DoubleSupplier value) {
+        GaugeWithCallback.Builder b = GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble()));
+        if (unit != null) {
+            b.unit(unit);
+        }
+        b.register(registry);
+    }
+
+    private void counter(String name, String help, Unit unit, DoubleSupplier value) {
+        CounterWithCallback.Builder b = CounterWithCallback.builder().name(name).help(help)
+                .callback(cb -> cb.call(value.getAsDouble()));
+        if (unit != null) {
+            b.unit(unit);
+        }
+        b.register(registry);
+    }
+
+    /** The content type of {@link #write}. */
+    String contentType() {
+        return writer.getContentType();
+    }
+
+    /** Writes every metric's current value. */
+    void write(OutputStream out) throws IOException {
+        writer.write(out, registry.scrape());
+    }
+}
