@@ -6,19 +6,30 @@
 # older than the sources. Every run checks loss, duplicates and order; the script fails (exit 1) when
 # any run was not clean, never because of a speed. See docs/benchmarks-load.md.
 #
-# Usage: scripts/bench-e2e.sh [--quick]
-#   (none)    the full set, about 15 minutes on 2 cores: 1,000 topics of 200 B, selector '#';
-#             end-of-batch: 10 subscribers at 10,000/s, 100 at 1,000/s, 1,000 at 10/s and at 1/s;
-#             every policy: 100 subscribers at 1,000/s and the sweep at 100 subscribers
-#   --quick   the same shape with 2 s runs and a short sweep, to check the script (about 2 minutes)
-# Environment: PORT (default 18080), OUT (default load-results/e2e), MAX_DELAY_US (default 200).
+# Usage: scripts/bench-e2e.sh [--toggles] [--quick]
+#   (none)     the flush-policy set, about 15 minutes on 2 cores: 1,000 topics of 200 B, selector '#';
+#              end-of-batch: 10 subscribers at 10,000/s, 100 at 1,000/s, 1,000 at 10/s and at 1/s;
+#              every policy: 100 subscribers at 1,000/s and the sweep at 100 subscribers
+#   --toggles  the features set, about 10 minutes: the same load with JSON-like 200 B values (only
+#              the 28-byte header changes between two values of a topic) against a server with
+#              every toggle off, each one on alone, and all on; a run at 1,000/s and a sweep each
+#   --quick    the same shape with 2 s runs and a short sweep, to check the script (about 2 minutes)
+# Environment: PORT (default 18080), OUT (default load-results/e2e or load-results/toggles),
+#              MAX_DELAY_US (default 200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quick=false
-if [ "${1:-}" = "--quick" ]; then quick=true; shift; fi
+set_name=flush
+for arg in "$@"; do
+  case $arg in
+    --quick) quick=true ;;
+    --toggles) set_name=toggles ;;
+    *) echo "unknown option: $arg (see the usage at the top of $0)"; exit 2 ;;
+  esac
+done
 port=${PORT:-18080}
-out=${OUT:-load-results/e2e}
+if [ "$set_name" = toggles ]; then out=${OUT:-load-results/toggles}; else out=${OUT:-load-results/e2e}; fi
 max_delay_us=${MAX_DELAY_US:-200}
 
 server_jar=server/target/ringcast-server.jar
@@ -36,6 +47,9 @@ else
   run_time=(--duration 20s --warmup 5s)
   sweep=(--sweep --sweep-start 1000 --sweep-step 250 --sweep-max 6000 --duration 10s --warmup 3s)
 fi
+if [ "$set_name" = toggles ] && ! $quick; then
+  sweep=(--sweep --sweep-start 1000 --sweep-step 500 --sweep-max 8000 --duration 8s --warmup 3s)
+fi
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -47,11 +61,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start_server POLICY: a fresh server with that flush policy; waits until it listens
+# start_server NAME YAML: a fresh server with that config (host and port added); waits until it listens
 start_server() {
   local policy=$1
-  printf 'server:\n  host: 127.0.0.1\n  port: %s\npipeline:\n  flushPolicy: %s\n  flushMaxDelayUs: %s\n' \
-    "$port" "$policy" "$max_delay_us" > "$work/$policy.yaml"
+  printf 'server:\n  host: 127.0.0.1\n  port: %s\n%s' "$port" "$2" > "$work/$policy.yaml"
   java -jar "$server_jar" --config "$work/$policy.yaml" > "$out/$policy/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 300); do
@@ -88,18 +101,39 @@ bench() {
   java -version 2>&1 | head -1
 } > "$out/machine.txt"
 
-for policy in end-of-batch immediate max-delay; do
-  mkdir -p "$out/$policy"
-  start_server "$policy"
-  if [ "$policy" = end-of-batch ]; then
-    bench "$policy" --subscribers 10 --rate 10000 "${run_time[@]}"
-    bench "$policy" --subscribers 1000 --rate 10 "${run_time[@]}"
-    bench "$policy" --subscribers 1000 --rate 1 "${run_time[@]}"
-  fi
-  bench "$policy" --subscribers 100 --rate 1000 "${run_time[@]}"
-  bench "$policy" --subscribers 100 "${sweep[@]}"
-  stop_server
-done
+if [ "$set_name" = flush ]; then
+  for policy in end-of-batch immediate max-delay; do
+    mkdir -p "$out/$policy"
+    start_server "$policy" "$(printf 'pipeline:\n  flushPolicy: %s\n  flushMaxDelayUs: %s\n' "$policy" "$max_delay_us")"
+    if [ "$policy" = end-of-batch ]; then
+      bench "$policy" --subscribers 10 --rate 10000 "${run_time[@]}"
+      bench "$policy" --subscribers 1000 --rate 10 "${run_time[@]}"
+      bench "$policy" --subscribers 1000 --rate 1 "${run_time[@]}"
+    fi
+    bench "$policy" --subscribers 100 --rate 1000 "${run_time[@]}"
+    bench "$policy" --subscribers 100 "${sweep[@]}"
+    stop_server
+  done
+else
+  # compressionMinBytes 0: every update is a candidate, so the table shows what deflate makes of 200 B
+  toggles=(
+    "1-all-off|lastValueCache: false|deltas: false|compression: false|conflation: \"off\""
+    "2-cache|lastValueCache: true|deltas: false|compression: false|conflation: \"off\""
+    "3-deltas|lastValueCache: true|deltas: true|compression: false|conflation: \"off\""
+    "4-compression|lastValueCache: true|deltas: false|compression: true|conflation: \"off\""
+    "5-conflation|lastValueCache: true|deltas: false|compression: false|conflation: on-backpressure"
+    "6-all-on|lastValueCache: true|deltas: true|compression: true|conflation: on-backpressure"
+  )
+  for entry in "${toggles[@]}"; do
+    IFS='|' read -r name cache deltas compression conflation <<< "$entry"
+    mkdir -p "$out/$name"
+    start_server "$name" "$(printf 'features:\n  %s\n  %s\n  %s\n  %s\n  compressionMinBytes: 0\n' \
+      "$cache" "$deltas" "$compression" "$conflation")"
+    bench "$name" --subscribers 100 --rate 1000 --padding text "${run_time[@]}"
+    bench "$name" --subscribers 100 --padding text "${sweep[@]}"
+    stop_server
+  done
+fi
 
 java -cp "$bench_jar" io.ringcast.benchmark.load.LoadReport "$out"
 echo "results: $out"

@@ -39,6 +39,18 @@ import picocli.CommandLine.Option;
                 "1:a value was lost, duplicated or out of order",
                 "2:bad command line", "3:the run could not be done (server unreachable, subscription refused, I/O)"})
 public final class LoadGenerator implements Callable<Integer> {
+    /** {@code --padding zeros|random|text}, case-insensitive. */
+    static final class PaddingConverter implements CommandLine.ITypeConverter<Padding> {
+        @Override
+        public Padding convert(String value) {
+            try {
+                return Padding.valueOf(value.toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not one of zeros, random, text");
+            }
+        }
+    }
+
     /** Exit code when a value was lost, duplicated or out of order. */
     static final int EXIT_NOT_CLEAN = 1;
     /** Exit code of a bad command line (picocli's). */
@@ -65,6 +77,11 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--payload-bytes", defaultValue = "200",
             description = "Bytes per value, the 28-byte header included (default ${DEFAULT-VALUE})")
     int payloadBytes;
+
+    @Option(names = "--padding", defaultValue = "ZEROS", converter = PaddingConverter.class,
+            description = "What fills each value after its 28-byte header, the same in every value of a topic: zeros,"
+                    + " random (incompressible) or text (JSON-like) (default zeros)")
+    Padding padding;
 
     @Option(names = "--rate", defaultValue = "10000",
             description = "Offered publishes per second, all publishers together, evenly paced "
@@ -171,7 +188,7 @@ public final class LoadGenerator implements Callable<Integer> {
             LoadSpec spec;
             try {
                 spec = new LoadSpec(urls, embedded, topics, payloadBytes, rate, publishers, subscribers, selector,
-                        duration.toMillis(), warmup.toMillis(), ioThreads);
+                        duration.toMillis(), warmup.toMillis(), ioThreads, padding);
             } catch (IllegalArgumentException e) {
                 stderr.println("ringcast-bench: " + e.getMessage());
                 return EXIT_USAGE;
@@ -229,7 +246,7 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         ServerConfig base = ConfigLoader.load(embeddedConfig);
         return new ServerConfig(new ServerConfig.Server("127.0.0.1", 0, base.server().ioThreads()), base.limits(),
-                base.history(), base.pipeline(), base.session());
+                base.history(), base.pipeline(), base.session(), base.features());
     }
 
     private static void quietLogger(String name) {

@@ -17,9 +17,30 @@ import java.util.List;
  * @param latencyMs   end-to-end latency of the measured deliveries
  * @param correctness lost, duplicated and out-of-order values over the whole run
  * @param cpu         the generator process's CPU use over the measured time and the drain
+ * @param wire        what the servers wrote over the same time, from their {@code /health}
  */
 record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec spec, Publishes publishes,
-                  Deliveries deliveries, LatencyMs latencyMs, Correctness correctness, Cpu cpu) {
+                  Deliveries deliveries, LatencyMs latencyMs, Correctness correctness, Cpu cpu, Wire wire) {
+
+    /**
+     * The servers' own count of frames written and their bytes (WebSocket headers included, after
+     * deltas and compression), between the start of the measured window and the end of the drain.
+     *
+     * @param known              false when a server's {@code /health} did not answer (then the rest is 0)
+     * @param deliveries         frames the servers wrote to sessions
+     * @param bytes              their bytes
+     * @param bytesPerDelivery   {@code bytes / deliveries}
+     */
+    record Wire(boolean known, long deliveries, long bytes, double bytesPerDelivery) {
+        static Wire between(ServerProbe.Totals before, ServerProbe.Totals after) {
+            if (!before.known() || !after.known() || after.deliveries() <= before.deliveries()) {
+                return new Wire(false, 0, 0, 0);
+            }
+            long n = after.deliveries() - before.deliveries();
+            long b = after.deliveredBytes() - before.deliveredBytes();
+            return new Wire(true, n, b, LoadRun.round((double) b / n, 1));
+        }
+    }
 
     /**
      * @param cores     available processors
@@ -76,7 +97,7 @@ record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec s
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record Correctness(boolean clean, long lost, long duplicated, long outOfOrder, long snapshots, long gapSnapshots,
-                       long sequenceGaps, long foreignValues, long disconnects, long subscriberErrors,
+                       long conflated, long sequenceGaps, long foreignValues, long disconnects, long subscriberErrors,
                        SubscriberCounts worstSubscriber, List<SubscriberCounts> subscribersWithErrors) {
     }
 

@@ -90,6 +90,8 @@ final class LoadRun {
                     seconds(spec.durationMs()));
             log.flush();
             sleepUntil(fromNs);
+            ServerProbe probe = new ServerProbe(spec.servers());
+            ServerProbe.Totals serverBefore = probe.read();
             long cpuStartNs = ProcessCpu.cpuTimeNs();
             long wallStartNs = System.nanoTime();
             for (Thread thread : threads) {
@@ -103,10 +105,12 @@ final class LoadRun {
             awaitDrain(tallies, finalCounters, matched);
             long cpuEndNs = ProcessCpu.cpuTimeNs();
             long wallEndNs = System.nanoTime();
+            ServerProbe.Totals serverAfter = probe.read();
             closeClients(); // orders every listener write before the reads below
             Histogram histogram = latencies.drain();
             return new Outcome(summarize(startedAt, machine, publishers, tallies, finalCounters, matched, histogram,
-                    cpuStartNs < 0 ? -1 : cpuEndNs - cpuStartNs, wallEndNs - wallStartNs), histogram);
+                    cpuStartNs < 0 ? -1 : cpuEndNs - cpuStartNs, wallEndNs - wallStartNs,
+                    LoadResult.Wire.between(serverBefore, serverAfter)), histogram);
         } finally {
             closeClients();
         }
@@ -227,7 +231,7 @@ final class LoadRun {
 
     private LoadResult summarize(String startedAt, LoadResult.Machine machine, List<PacedPublisher> publishers,
                                  List<SubscriberTally> tallies, long[] finalCounters, boolean[] matched, Histogram h,
-                                 long cpuNs, long wallNs) {
+                                 long cpuNs, long wallNs, LoadResult.Wire wire) {
         long durationNs = TimeUnit.MILLISECONDS.toNanos(spec.durationMs());
         long fromNs = window.fromNs();
 
@@ -277,6 +281,7 @@ final class LoadRun {
         LoadResult.Correctness cor = new LoadResult.Correctness(lost + duplicated + outOfOrder == 0, lost, duplicated,
                 outOfOrder, counts.stream().mapToLong(SubscriberCounts::snapshots).sum(),
                 counts.stream().mapToLong(SubscriberCounts::gapSnapshots).sum(),
+                counts.stream().mapToLong(SubscriberCounts::conflated).sum(),
                 counts.stream().mapToLong(SubscriberCounts::sequenceGaps).sum(),
                 counts.stream().mapToLong(SubscriberCounts::foreignValues).sum(), disconnects.get(),
                 counts.stream().mapToLong(SubscriberCounts::errors).sum(), worst, withErrors);
@@ -286,7 +291,7 @@ final class LoadRun {
         LoadResult.Cpu cpu = new LoadResult.Cpu(cpuNs < 0 ? -1 : cpuNs / 1_000_000, wallNs / 1_000_000, ofOne,
                 cpuNs < 0 ? -1 : round(ofOne / cores, 1), cores);
 
-        return new LoadResult(spec.scenario(), startedAt, machine, spec, pub, del, lat, cor, cpu);
+        return new LoadResult(spec.scenario(), startedAt, machine, spec, pub, del, lat, cor, cpu, wire);
     }
 
     private void closeClients() {

@@ -17,9 +17,10 @@ import java.util.Objects;
  * @param durationMs    measured time
  * @param warmupMs      time before it, at the same rate: checked for correctness, not measured
  * @param ioThreads     event loops of the Netty group all clients share
+ * @param padding       what fills each value after its header
  */
 record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadBytes, int rate, int publishers,
-                int subscribers, String selector, long durationMs, long warmupMs, int ioThreads) {
+                int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, Padding padding) {
 
     /** Topic paths are {@code bench/t} and a zero-padded index. */
     static final String TOPIC_PREFIX = "bench/t";
@@ -27,6 +28,7 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
     LoadSpec {
         servers = List.copyOf(Objects.requireNonNull(servers, "--servers"));
         Objects.requireNonNull(selector, "--selector");
+        Objects.requireNonNull(padding, "--padding");
         require(!servers.isEmpty(), "--servers: at least one ws:// URL is required");
         require(topics >= 1 && topics <= 1_000_000, "--topics: must be 1..1000000, was " + topics);
         require(payloadBytes >= PayloadCodec.HEADER_BYTES && payloadBytes <= 1 << 20,
@@ -51,7 +53,7 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
     /** The same run at another rate (the sweep's steps). */
     LoadSpec withRate(int newRate) {
         return new LoadSpec(servers, embedded, topics, payloadBytes, newRate, publishers, subscribers, selector,
-                durationMs, warmupMs, ioThreads);
+                durationMs, warmupMs, ioThreads, padding);
     }
 
     /** The path of topic {@code index}: {@code bench/t0042} (at least four digits, as many as the largest needs). */

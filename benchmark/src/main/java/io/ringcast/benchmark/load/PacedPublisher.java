@@ -92,7 +92,7 @@ final class PacedPublisher implements Runnable {
             int o = (int) (k % owned.length);
             long counter = ++counters[o];
             int topic = owned[o];
-            byte[] value = PayloadCodec.encode(spec.payloadBytes(), runId, id, topic, counter, intendedNs);
+            byte[] value = PayloadCodec.encode(spec.payloadBytes(), spec.padding(), runId, id, topic, counter, intendedNs);
             CompletableFuture<Long> ack = client.publish(topicPaths[topic], value);
             issued++;
             if (window.contains(intendedNs)) {

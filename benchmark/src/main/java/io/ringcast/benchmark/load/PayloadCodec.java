@@ -36,11 +36,12 @@ final class PayloadCodec {
     private PayloadCodec() {
     }
 
-    /** A new value of {@code payloadBytes} bytes (zero padding after the header). */
-    static byte[] encode(int payloadBytes, int runId, int publisherId, int topicIndex, long counter,
+    /** A new value of {@code payloadBytes} bytes: the header, then the topic's padding. */
+    static byte[] encode(int payloadBytes, Padding padding, int runId, int publisherId, int topicIndex, long counter,
                          long intendedSendNs) {
         assert payloadBytes >= HEADER_BYTES : payloadBytes;
         byte[] value = new byte[payloadBytes];
+        padding.fill(value, HEADER_BYTES, topicIndex);
         INT.set(value, RUN_ID_OFFSET, runId);
         INT.set(value, PUBLISHER_OFFSET, publisherId);
         INT.set(value, TOPIC_OFFSET, topicIndex);

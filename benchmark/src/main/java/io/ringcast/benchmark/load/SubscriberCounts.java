@@ -11,6 +11,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param outOfOrder         values older than one already received, or new values under an old server sequence
  * @param snapshots          {@code SNAPSHOT}s of this run's values (only after a reconnect)
  * @param gapSnapshots       {@code SNAPSHOT_AFTER_GAP}s: the server could not replay what was missed
+ * @param conflated          values skipped by conflation (announced by a {@code CONFLATED} update), not lost
  * @param sequenceGaps       server sequences skipped between two in-order values (someone else published)
  * @param foreignValues      values not written by this run (earlier runs' snapshots), ignored
  * @param deliveries         in-order {@code UPDATE}s of this run
@@ -20,7 +21,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record SubscriberCounts(int subscriber, long lost, long duplicated, long outOfOrder, long snapshots,
-                        long gapSnapshots, long sequenceGaps, long foreignValues, long deliveries,
+                        long gapSnapshots, long conflated, long sequenceGaps, long foreignValues, long deliveries,
                         long measuredDeliveries, long errors, String lastError) {
 
     /** Lost, duplicated and out-of-order values together: zero for a clean subscriber. */

@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * counter is the last plus one is in order; a larger one means values were <b>lost</b> in between
  * (counted as many as were skipped); the same counter again is a <b>duplicate</b>; a smaller one
  * is <b>out of order</b>, and so is a new value arriving with a server sequence at or below the
- * last one. What was still missing when the run ended is added by {@link #counts}.
+ * last one. A value flagged conflated ({@link UpdateKind#CONFLATED}) may skip counters: those are
+ * counted as <b>conflated</b>, not lost, because the server said it skipped them on purpose. What was still missing when the run ended is added by {@link #counts}.
  *
  * <p>Threads: {@link #onUpdate} and {@link #onError} run on the client's event-loop thread only;
  * {@link #progress()} from any thread; {@link #counts} only after the client was closed (its
@@ -37,6 +38,7 @@ final class SubscriberTally implements UpdateListener {
     private long outOfOrder;
     private long snapshots;
     private long gapSnapshots;
+    private long conflated;
     private long sequenceGaps;
     private long foreignValues;
     private long deliveries;
@@ -88,20 +90,25 @@ final class SubscriberTally implements UpdateListener {
             outOfOrder++;
             return;
         }
-        lost += counter - last - 1;
+        if (kind == UpdateKind.CONFLATED) {
+            conflated += counter - last - 1; // skipped on purpose by the topic's conflation, said so
+        } else {
+            lost += counter - last - 1;
+        }
         lastCounter[t] = counter;
         progressed += counter - last;
         long sequence = update.sequence();
         long lastSeq = lastSequence[t];
-        if (kind == UpdateKind.UPDATE && lastSeq != 0) {
+        boolean live = kind == UpdateKind.UPDATE || kind == UpdateKind.CONFLATED;
+        if (live && lastSeq != 0) {
             if (sequence <= lastSeq) {
                 outOfOrder++; // a new value under an old sequence: the server reordered
-            } else if (sequence > lastSeq + 1) {
+            } else if (sequence > lastSeq + 1 && kind == UpdateKind.UPDATE) {
                 sequenceGaps += sequence - lastSeq - 1;
             }
         }
-        lastSequence[t] = kind == UpdateKind.UPDATE ? Math.max(sequence, lastSeq) : sequence;
-        if (kind == UpdateKind.UPDATE) {
+        lastSequence[t] = live ? Math.max(sequence, lastSeq) : sequence;
+        if (live) {
             deliveries++;
             long intendedNs = PayloadCodec.intendedSendNs(value);
             if (window.contains(intendedNs)) {
@@ -143,7 +150,7 @@ final class SubscriberTally implements UpdateListener {
             }
         }
         return new SubscriberCounts(index, lost + missing, duplicated, outOfOrder, snapshots, gapSnapshots,
-                sequenceGaps, foreignValues, deliveries, measuredDeliveries, errors, lastError);
+                conflated, sequenceGaps, foreignValues, deliveries, measuredDeliveries, errors, lastError);
     }
 
     /** System.nanoTime() of the last measured delivery, 0 if none. Only after the client was closed. */

@@ -21,9 +21,13 @@ final class Summary {
         out.printf("  latency ms   p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f  (from intended send time)%n",
                 l.p50(), l.p90(), l.p99(), l.p999(), l.max());
         LoadResult.Correctness c = r.correctness();
-        out.printf("  correctness  lost %,d  duplicated %,d  out of order %,d  (snapshots %,d, gap snapshots %,d,"
-                        + " disconnects %,d, errors %,d)%s%n", c.lost(), c.duplicated(), c.outOfOrder(), c.snapshots(),
-                c.gapSnapshots(), c.disconnects(), c.subscriberErrors(), c.clean() ? "" : "  NOT CLEAN");
+        out.printf("  correctness  lost %,d  duplicated %,d  out of order %,d  (conflated %,d, snapshots %,d, gap snapshots"
+                        + " %,d, disconnects %,d, errors %,d)%s%n", c.lost(), c.duplicated(), c.outOfOrder(), c.conflated(),
+                c.snapshots(), c.gapSnapshots(), c.disconnects(), c.subscriberErrors(), c.clean() ? "" : "  NOT CLEAN");
+        if (r.wire() != null && r.wire().known()) {
+            out.printf("  wire         %,.1f bytes per delivery written by the server(s) (%,d frames)%n",
+                    r.wire().bytesPerDelivery(), r.wire().deliveries());
+        }
         if (!c.clean() && c.worstSubscriber() != null) {
             SubscriberCounts w = c.worstSubscriber();
             out.printf("  worst        subscriber %d: lost %,d  duplicated %,d  out of order %,d%n", w.subscriber(),

@@ -73,6 +73,9 @@ class LoadGeneratorTest {
             assertThat(Files.readString(out.resolve(name + ".hgrm"))).contains("Percentile").contains("#[Max");
             assertPng(out.resolve(name + "-latency.png"));
             assertThat(server.stats().slowConsumerDisconnects()).isZero();
+            // the server's own count of what it wrote: a 200-byte value, its UPDATE header and the frame header
+            assertThat(result.get("wire").get("known").asBoolean()).isTrue();
+            assertThat(result.get("wire").get("bytesPerDelivery").asDouble()).isBetween(200.0, 240.0);
             // the e2e script's summary: one row for this run, its figures taken from the JSON
             assertThat(LoadReport.summary(out)).contains("| 10 | 2,000 |")
                     .contains("| 0 / 0 / 0 |").doesNotContain("| set | sweep |");

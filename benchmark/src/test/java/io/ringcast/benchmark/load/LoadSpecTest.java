@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class LoadSpecTest {
     static LoadSpec spec(int topics, int publishers) {
         return new LoadSpec(List.of("ws://a:1/ws", "ws://b:2/ws", "ws://c:3/ws"), false, topics, 200, 10_000,
-                publishers, 100, "#", 30_000, 5_000, 2);
+                publishers, 100, "#", 30_000, 5_000, 2, Padding.ZEROS);
     }
 
     @Test
@@ -33,13 +33,13 @@ class LoadSpecTest {
     @Test
     void errorsNameTheFlag() {
         assertThatThrownBy(() -> spec(2, 4)).hasMessageStartingWith("--publishers");
-        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 10, 1, 1, 1, "#", 1000, 0, 1))
+        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 10, 1, 1, 1, "#", 1000, 0, 1, Padding.ZEROS))
                 .hasMessageStartingWith("--payload-bytes");
     }
 
     @Test
     void payloadHeaderRoundTrips() {
-        byte[] v = PayloadCodec.encode(200, 42, 3, 999, 123_456_789_012L, -5L);
+        byte[] v = PayloadCodec.encode(200, Padding.ZEROS, 42, 3, 999, 123_456_789_012L, -5L);
         assertThat(v).hasSize(200);
         assertThat(PayloadCodec.isFromRun(v, 42)).isTrue();
         assertThat(PayloadCodec.isFromRun(v, 43)).isFalse();

@@ -24,7 +24,7 @@ class SubscriberTallyTest {
 
     static Update update(int topic, long counter, long sequence, UpdateKind kind, long intendedNs) {
         return new FakeUpdate("bench/t000" + topic, sequence,
-                PayloadCodec.encode(64, RUN, 0, topic, counter, intendedNs), kind);
+                PayloadCodec.encode(64, Padding.ZEROS, RUN, 0, topic, counter, intendedNs), kind);
     }
 
     SubscriberCounts counts(long... finalCounters) {
@@ -86,7 +86,7 @@ class SubscriberTallyTest {
 
     @Test
     void valuesOfAnotherRunAreIgnoredAndSnapshotsCountedApart() {
-        tally.onUpdate(new FakeUpdate("bench/t0000", 9, PayloadCodec.encode(64, RUN + 1, 0, 0, 9, 0),
+        tally.onUpdate(new FakeUpdate("bench/t0000", 9, PayloadCodec.encode(64, Padding.ZEROS, RUN + 1, 0, 0, 9, 0),
                 UpdateKind.SNAPSHOT));
         tally.onUpdate(new FakeUpdate("bench/t0000", 9, new byte[3], UpdateKind.SNAPSHOT));
         tally.onUpdate(update(0, 1, 10));
