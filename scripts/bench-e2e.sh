@@ -48,7 +48,7 @@ else
   sweep=(--sweep --sweep-start 1000 --sweep-step 250 --sweep-max 6000 --duration 10s --warmup 3s)
 fi
 if [ "$set_name" = toggles ] && ! $quick; then
-  sweep=(--sweep --sweep-start 1000 --sweep-step 500 --sweep-max 8000 --duration 8s --warmup 3s)
+  sweep=(--sweep --sweep-start 500 --sweep-step 500 --sweep-max 8000 --duration 8s --warmup 3s)
 fi
 
 rm -rf "$out"

@@ -8,6 +8,8 @@
 # Usage: scripts/bench-jmh.sh [--quick | --alloc-profile] [extra JMH options, appended to every run]
 #   (none)           the full suite: about 1 to 1.5 hours on 2 cores, most of it the 10^7-update point
 #   --quick          every benchmark at small sizes, under a minute, into benchmark/results/jmh-quick/
+#   --features       only the cost of each toggle (ours at 100 subscribers, about 3 minutes),
+#                    into benchmark/results/jmh-features/
 #   --alloc-profile  where our path allocates: one point with TLABs off under JFR, every allocation
 #                    summed by call site, into benchmark/results/jmh-alloc/ (about a minute)
 set -euo pipefail
@@ -17,6 +19,7 @@ mode=full
 case "${1:-}" in
   --quick) mode=quick; shift ;;
   --alloc-profile) mode=alloc; shift ;;
+  --features) mode=features; shift ;;
 esac
 extra=("$@")
 
@@ -31,6 +34,7 @@ case $mode in
   full) out=benchmark/results/jmh ;;
   quick) out=benchmark/results/jmh-quick ;;
   alloc) out=benchmark/results/jmh-alloc ;;
+  features) out=benchmark/results/jmh-features ;;
 esac
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/*.log "$out"/*.md "$out"/*.txt
@@ -61,6 +65,9 @@ case $mode in
     # checks the suite works and gives a first idea; small operations, not steady state
     run quick "$both" -p subscribers=10,100,1000 -p updates=10000 -wi 3 -i 3
     ;;
+  features)
+    run features "$ours" -p subscribers=100 -p updates=100000 -p features=off,cache,deltas,compression,all-on -wi 3 -i 10
+    ;;
   full)
     # Subscriber sweep at 10^5 updates; 1,000 subscribers x 10^5 updates is also the first point of
     # the update sweep. One operation is updates x subscribers deliveries, so the larger the point,
@@ -74,6 +81,8 @@ case $mode in
     # one operation here is 10^10 deliveries (minutes): JIT warm-up and the trial setup's allocations
     # are lost in it, so no warm-up iteration
     run updates-10000000   "$both" -p subscribers=1000   -p updates=10000000 -wi 0 -i 1
+    # what each toggle costs on the fan-out path (ours only; 'cache' is the default, measured above)
+    run features "$ours" -p subscribers=100 -p updates=100000 -p features=off,deltas,compression,all-on -wi 3 -i 10
     # ours with Netty's default leak detection (simple), which the server runs with unless told otherwise
     run leak-detection-simple "$ours" -p subscribers=1000 -p updates=100000 -wi 1 -i 3 \
       -jvmArgsAppend "-Xms6g -Xmx6g -Dio.netty.leakDetection.level=simple"

@@ -31,7 +31,8 @@ class ResumeTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = TestServers.start("history:\n  length: " + HISTORY + "\n");
+        server = TestServers.start("history:\n  length: " + HISTORY + "\n"
+                + "features:\n  overrides:\n    - selector: \"resume/deltas/#\"\n      deltas: true\n");
         publisher = RingcastClient.builder().addresses(server.webSocketUrl()).build();
         publisher.connect().get(10, TimeUnit.SECONDS);
     }
@@ -44,9 +45,14 @@ class ResumeTest {
 
     private static void publish(String topic, int from, int to) throws Exception {
         for (int i = from; i <= to; i++) {
-            assertThat(publisher.publish(topic, ("v" + i).getBytes(StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS))
-                    .isEqualTo(i);
+            assertThat(publisher.publish(topic, value(topic, i).getBytes(StandardCharsets.UTF_8))
+                    .get(10, TimeUnit.SECONDS)).isEqualTo(i);
         }
+    }
+
+    /** Value {@code i} of {@code topic}: "v" + i, or a 200-byte record under resume/deltas/, which deltas shrink. */
+    private static String value(String topic, int i) {
+        return topic.startsWith("resume/deltas/") ? FeatureTogglesTest.record(i) : "v" + i;
     }
 
     /** Cuts the subscriber off, publishes {@code missed} updates, lets it back, and returns what it got. */
@@ -113,5 +119,20 @@ class ResumeTest {
         assertThat(got.subList(11, got.size())).extracting(Recorded.Got::kind).containsOnly(UpdateKind.UPDATE);
         assertThat(got.subList(11, got.size())).extracting(Recorded.Got::sequence)
                 .containsExactly(11L + missed, 12L + missed, 13L + missed, 14L + missed, 15L + missed);
+    }
+
+    /** Replayed history holds deltas: each applies to the value before it, and the client sees full values. */
+    @Test
+    void resumeReplaysDeltasOntoTheLastValueTheClientHas() throws Exception {
+        long deltasBefore = server.stats().deltasSent();
+        String topic = "resume/deltas/a";
+        List<Recorded.Got> got = cutPublishResume(topic, HISTORY - 2);
+
+        assertThat(got).extracting(Recorded.Got::kind).containsOnly(UpdateKind.UPDATE);
+        for (int i = 0; i < got.size(); i++) {
+            assertThat(got.get(i).sequence()).isEqualTo(i + 1);
+            assertThat(got.get(i).text()).isEqualTo(value(topic, i + 1));
+        }
+        assertThat(server.stats().deltasSent() - deltasBefore).as("updates sent as deltas").isEqualTo(got.size() - 1);
     }
 }

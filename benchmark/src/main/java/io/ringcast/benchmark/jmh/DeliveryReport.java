@@ -96,6 +96,7 @@ public final class DeliveryReport {
             appendIfNot(s, "topics", "1000");
             appendIfNot(s, "valueBytes", "200");
             appendIfNot(s, "ringSize", "1024");
+            appendIfNot(s, "features", "cache");
             if (!"disabled".equals(leakDetection)) {
                 s.append(s.length() == 0 ? "" : ", ").append("leakDetection=").append(leakDetection);
             }
@@ -132,6 +133,9 @@ public final class DeliveryReport {
                 }
                 Map<String, String> params = new TreeMap<>();
                 result.path("params").fields().forEachRemaining(e -> params.put(e.getKey(), e.getValue().asText()));
+                if ("cache".equals(params.get("features"))) {
+                    params.remove("features"); // the default: pairs with the baseline, which has no such param
+                }
                 String leak = leakDetection(result.path("jvmArgs"));
                 Row row = byKey.computeIfAbsent(params + leak, k -> new Row(params, leak));
                 Figures f = figures(result, row.deliveriesPerOp());

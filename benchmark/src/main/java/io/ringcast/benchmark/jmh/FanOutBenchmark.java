@@ -1,5 +1,7 @@
 package io.ringcast.benchmark.jmh;
 
+import io.ringcast.server.config.Conflation;
+import io.ringcast.server.config.Features;
 import io.ringcast.server.internal.FanOutHarness;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -8,12 +10,14 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -36,6 +40,16 @@ import java.util.function.LongSupplier;
 @Measurement(iterations = 5)
 @Fork(value = 1, jvmArgsAppend = {"-Xms6g", "-Xmx6g", "-Dio.netty.leakDetection.level=disabled"})
 public class FanOutBenchmark extends Workload {
+    /**
+     * The toggles every topic has: {@code cache} is the server's default (last-value cache on, the
+     * rest off); {@code off} turns the cache off too; {@code deltas} and {@code compression} add one
+     * each (compression with every subscriber having negotiated it, frames of any size compressed);
+     * {@code all-on} adds both and {@code on-backpressure} conflation. What each costs per update
+     * and per delivery, on the sequencer and the readers.
+     */
+    @Param({"cache"})
+    public String features;
+
     private FanOutHarness harness;
     private LongSupplier delivered;
     /** Frames the harness should have delivered so far, subscribe replies and topic creations included. */
@@ -44,7 +58,8 @@ public class FanOutBenchmark extends Workload {
 
     @Setup(Level.Trial)
     public void start() throws InterruptedException {
-        harness = new FanOutHarness(subscribers, readers, topics, valueBytes, ringSize);
+        boolean compression = features.equals("compression") || features.equals("all-on");
+        harness = new FanOutHarness(subscribers, readers, topics, valueBytes, ringSize, features(features), compression);
         delivered = harness::delivered;
         expected = harness.delivered();
         publishAndAwait(primeUpdates());
@@ -53,6 +68,18 @@ public class FanOutBenchmark extends Workload {
     @Benchmark
     public void fanOut(Deliveries deliveries) {
         deliveries.deliveries += publishAndAwait(updates);
+    }
+
+    static Features features(String name) {
+        return switch (name) {
+            case "off" -> new Features(false, false, false, Conflation.OFF, 0, 262144, List.of());
+            case "cache" -> new Features(true, false, false, Conflation.OFF, 0, 262144, List.of());
+            case "deltas" -> new Features(true, true, false, Conflation.OFF, 0, 262144, List.of());
+            case "compression" -> new Features(true, false, true, Conflation.OFF, 0, 262144, List.of());
+            case "all-on" -> new Features(true, true, true, Conflation.ON_BACKPRESSURE, 0, 262144, List.of());
+            default -> throw new IllegalArgumentException("features: one of off, cache, deltas, compression, all-on; was "
+                    + name);
+        };
     }
 
     /** Publishes {@code n} updates, round robin over the topics, and waits for every delivery. */

@@ -3,7 +3,6 @@ package io.ringcast.server.internal;
 import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.ringcast.server.config.ServerConfig;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
@@ -16,8 +15,11 @@ import io.netty.util.concurrent.EventExecutor;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
+import io.ringcast.server.config.Features;
 import io.ringcast.server.config.FlushPolicy;
+import io.ringcast.server.config.ServerConfig;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +44,7 @@ public final class FanOutHarness implements AutoCloseable {
     private final String[] paths;
     private final String[][] segments;
     private final ByteBuf payload;
+    private long valueCounter;
 
     /**
      * @param subscribers  sessions, each subscribed to {@code #}, spread over the readers
@@ -52,6 +55,16 @@ public final class FanOutHarness implements AutoCloseable {
      */
     public FanOutHarness(int subscribers, int readerThreads, int topics, int payloadBytes, int ringSize)
             throws InterruptedException {
+        this(subscribers, readerThreads, topics, payloadBytes, ringSize, ServerConfig.defaults().features(), false);
+    }
+
+    /**
+     * As above, with the toggles of {@code features} for every topic, and subscribers that
+     * negotiated compression or not. Each update's value differs from the previous one in its first
+     * 8 bytes (a counter), the rest being fixed JSON-like text, as a price tick does.
+     */
+    public FanOutHarness(int subscribers, int readerThreads, int topics, int payloadBytes, int ringSize,
+                         Features features, boolean compressedSessions) throws InterruptedException {
         // NIO loops, as in a node: their task queue does not allocate per wake-up
         readers = new NioEventLoopGroup(readerThreads);
         EventLoop[] loops = new EventLoop[readerThreads];
@@ -64,9 +77,8 @@ public final class FanOutHarness implements AutoCloseable {
         for (int i = 0; i < readerThreads; i++) {
             pollers[i] = new FanOutPoller(i, loops[i], ring, Long.MAX_VALUE, 0, FlushPolicy.END_OF_BATCH, 0, counters);
         }
-        ServerConfig defaults = ServerConfig.defaults();
         sequencer = new TopicSequencer(ring, pollers, PooledByteBufAllocator.DEFAULT, 8,
-                new FeatureResolver(defaults.features(), defaults.limits().pathLimits()), counters);
+                new FeatureResolver(features, PathLimits.DEFAULT), counters);
         sequencer.onStart();
 
         Selector everything;
@@ -78,7 +90,7 @@ public final class FanOutHarness implements AutoCloseable {
         for (int i = 0; i < subscribers; i++) {
             EmbeddedChannel ch = new EmbeddedChannel(new Discard(), new ChannelInboundHandlerAdapter());
             channels.add(ch);
-            Session s = new Session(i + 1, ch.pipeline().lastContext(), i % readerThreads, false);
+            Session s = new Session(i + 1, ch.pipeline().lastContext(), i % readerThreads, compressedSessions);
             event.clear();
             event.kind = InboundEvent.SUBSCRIBE;
             event.session = s;
@@ -95,7 +107,11 @@ public final class FanOutHarness implements AutoCloseable {
             segments[t] = new String[]{"bench", "t" + t};
         }
         payload = PooledByteBufAllocator.DEFAULT.directBuffer(payloadBytes);
-        payload.writeZero(payloadBytes);
+        byte[] text = "{\"symbol\":\"EURUSD\",\"bid\":1.08412,\"ask\":1.08415,\"venue\":\"XLON\"}"
+                .getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i < payloadBytes; i++) {
+            payload.writeByte(text[i % text.length]);
+        }
         for (int t = 0; t < topics; t++) {
             publish(t, true);
         }
@@ -108,6 +124,9 @@ public final class FanOutHarness implements AutoCloseable {
         event.session = null;
         event.path = paths[topic];
         event.segments = segments[topic];
+        if (payload.readableBytes() >= Long.BYTES) {
+            payload.setLong(0, ++valueCounter); // the sequencer has copied the previous value by now
+        }
         event.value = payload.retainedSlice();
         sequencer.onEvent(event, 0, endOfBatch);
     }
