@@ -170,6 +170,8 @@ public final class Delta {
     public static final class Encoder {
         private final CRC32 crc = new CRC32();
         private int[] table = new int[256];
+        /** The target copied out for its checksum: a derived buffer's NIO view would be allocated per call. */
+        private byte[] crcScratch = new byte[256];
 
         /**
          * Writes to {@code out} the delta from {@code base[baseIndex, +baseLength)} to
@@ -218,7 +220,13 @@ public final class Delta {
                 literalStart = j;
             }
             insert(target, targetIndex + literalStart, targetLength - literalStart, out);
-            out.writeInt((int) crc32(crc, target, targetIndex, targetLength));
+            if (crcScratch.length < targetLength) {
+                crcScratch = new byte[Math.max(targetLength, crcScratch.length * 2)];
+            }
+            target.getBytes(targetIndex, crcScratch, 0, targetLength);
+            crc.reset();
+            crc.update(crcScratch, 0, targetLength);
+            out.writeInt((int) crc.getValue());
             if (out.writerIndex() - start >= maxBytes) {
                 out.writerIndex(start);
                 return -1;

@@ -11,7 +11,6 @@ import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketVersion;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketClientExtensionHandler;
-import io.netty.handler.codec.http.websocketx.extensions.compression.PerMessageDeflateClientExtensionHandshaker;
 
 import java.net.URI;
 
@@ -21,7 +20,7 @@ import java.net.URI;
  *   <li>{@code http-codec}, {@code http-aggregator}: the HTTP upgrade request and response (the
  *       WebSocket handshaker swaps them for its frame encoder and decoder once upgraded);</li>
  *   <li>{@code websocket-extensions}: offers permessage-deflate (unless turned off) and, when the
- *       server accepts, installs its compressor and decompressor;</li>
+ *       server accepts, installs the {@link InflatingExtensionHandshaker}'s decompressor;</li>
  *   <li>{@code websocket}: handshake, masking, answers pings, drops pongs; close frames are passed
  *       on so the close code is known, and closing the channel sends a normal-closure frame
  *       first;</li>
@@ -69,10 +68,9 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast("http-codec", new HttpClientCodec());
         p.addLast("http-aggregator", new HttpObjectAggregator(HANDSHAKE_RESPONSE_BYTES));
         if (compression) {
-            // offers permessage-deflate only (not the obsolete deflate-frame), and accepts the
-            // server's server_no_context_takeover
+            // permessage-deflate, received with one reused inflater (InflatingExtensionHandshaker)
             p.addLast("websocket-extensions", new WebSocketClientExtensionHandler(
-                    new PerMessageDeflateClientExtensionHandshaker()));
+                    new InflatingExtensionHandshaker(maxInboundFrameBytes)));
         }
         p.addLast("websocket", new WebSocketClientProtocolHandler(webSocket))
                 .addLast("websocket-aggregator", new WebSocketFrameAggregator(maxInboundFrameBytes))
