@@ -10,9 +10,9 @@
 #   (none)     the flush-policy set, about 15 minutes on 2 cores: 1,000 topics of 200 B, selector '#';
 #              end-of-batch: 10 subscribers at 10,000/s, 100 at 1,000/s, 1,000 at 10/s and at 1/s;
 #              every policy: 100 subscribers at 1,000/s and the sweep at 100 subscribers
-#   --toggles  the features set, about 10 minutes: the same load with JSON-like 200 B values (only
+#   --toggles  the features set, about 10 minutes: 100 subscribers, JSON-like 200 B values (only
 #              the 28-byte header changes between two values of a topic) against a server with
-#              every toggle off, each one on alone, and all on; a run at 1,000/s and a sweep each
+#              every toggle off, each one on alone, and all on; a run at 500/s and a sweep each
 #   --quick    the same shape with 2 s runs and a short sweep, to check the script (about 2 minutes)
 # Environment: PORT (default 18080), OUT (default load-results/e2e or load-results/toggles),
 #              MAX_DELAY_US (default 200).
@@ -48,7 +48,7 @@ else
   sweep=(--sweep --sweep-start 1000 --sweep-step 250 --sweep-max 6000 --duration 10s --warmup 3s)
 fi
 if [ "$set_name" = toggles ] && ! $quick; then
-  sweep=(--sweep --sweep-start 500 --sweep-step 500 --sweep-max 8000 --duration 8s --warmup 3s)
+  sweep=(--sweep --sweep-start 250 --sweep-step 250 --sweep-max 8000 --duration 8s --warmup 3s)
 fi
 
 rm -rf "$out"
@@ -129,7 +129,7 @@ else
     mkdir -p "$out/$name"
     start_server "$name" "$(printf 'features:\n  %s\n  %s\n  %s\n  %s\n  compressionMinBytes: 0\n' \
       "$cache" "$deltas" "$compression" "$conflation")"
-    bench "$name" --subscribers 100 --rate 1000 --padding text "${run_time[@]}"
+    bench "$name" --subscribers 100 --rate 500 --padding text "${run_time[@]}"
     bench "$name" --subscribers 100 --padding text "${sweep[@]}"
     stop_server
   done
