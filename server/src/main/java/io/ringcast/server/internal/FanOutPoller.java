@@ -163,7 +163,8 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
                 }
                 return;
             }
-            // conflation was reloaded off for a topic that keeps no value: this full value supersedes the held one
+            // conflation was reloaded off while this session held an update of the topic; the event
+            // carries no separate value only when its frame holds the full value, which supersedes the held one
             s.conflation.discard(ev.topic);
         }
         deliver(s, s.compressed && ev.compressedFrame != null ? ev.compressedFrame : ev.frame);

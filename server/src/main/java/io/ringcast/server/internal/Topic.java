@@ -1,16 +1,18 @@
 package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.ringcast.protocol.WireCodec;
 
 /**
  * One topic: its alias, sequence, features, subscribers, newest value and short history. Owned by
  * the sequencer thread; only the final fields and {@link #subscribers} are read elsewhere, the
  * latter only through the reference a fan-out event captured.
  *
- * <p>With the last-value cache on, the topic keeps its newest value (for snapshots and as the base
- * of the next delta) and the history: the encoded frames themselves (one reference each), not
- * copies, so a replay copies their {@code UPDATE} messages, and a frame is released when it falls
- * out. With the cache off it keeps neither, only its sequence.
+ * <p>With the last-value cache on, the topic keeps its history: the encoded frames themselves (one
+ * reference each), not copies, so a replay copies their {@code UPDATE} messages, and a frame is
+ * released when it falls out. The newest value (for snapshots and as the base of the next delta)
+ * is read from the newest frame, except when that frame holds a delta: then the topic also keeps a
+ * copy of the full value. With the cache off it keeps nothing but its sequence.
  */
 final class Topic {
     final int alias;
@@ -25,8 +27,13 @@ final class Topic {
     /** Offset, in each history frame, of its {@code UPDATE} message (after an optional {@code TOPIC}). */
     private int[] historyUpdateOffsets;
     private int historySize;
-    /** The newest value (readable bytes), one reference held; null when none is kept. */
-    private ByteBuf lastValue;
+    /** The newest value when the newest frame holds a delta of it (one reference held); else null. */
+    private ByteBuf lastValueCopy;
+    /**
+     * The sequence of the newest recorded update. While an update is being sequenced,
+     * {@link #sequence} is already the next one, and the value it is a delta against is this one's.
+     */
+    private long recordedSequence;
 
     Topic(int alias, String path, String[] segments, SubscriberSet subscribers, int historyLength,
           TopicFeatures features) {
@@ -47,15 +54,12 @@ final class Topic {
     }
 
     /**
-     * Records update {@link #sequence}: its frame (taking over one reference) and its full value
-     * (taking over one reference). Releases both at once when the cache is off.
+     * Records update {@link #sequence}: its frame (taking over one reference) and, when the frame
+     * holds a delta, a copy of the full value (taking over one reference; null otherwise). Only with
+     * the cache on.
      */
-    void record(ByteBuf frame, int updateOffset, ByteBuf value) {
-        if (!features.lastValueCache()) {
-            frame.release();
-            value.release();
-            return;
-        }
+    void record(ByteBuf frame, int updateOffset, ByteBuf fullValueOfDelta) {
+        assert features.lastValueCache();
         if (historyFrames == null) {
             historyFrames = new ByteBuf[historyLength];
             historyUpdateOffsets = new int[historyLength];
@@ -70,19 +74,30 @@ final class Topic {
         if (historySize < historyLength) {
             historySize++;
         }
-        if (lastValue != null) {
-            lastValue.release();
+        if (lastValueCopy != null) {
+            lastValueCopy.release();
         }
-        lastValue = value;
+        lastValueCopy = fullValueOfDelta;
+        recordedSequence = sequence;
     }
 
     boolean hasValue() {
-        return lastValue != null;
+        return historySize > 0;
     }
 
-    /** The newest value (its readable bytes); only when {@link #hasValue()}. Do not release or move it. */
-    ByteBuf lastValue() {
-        return lastValue;
+    /** The buffer holding the newest value, at {@link #lastValueIndex()}; only when {@link #hasValue()}. */
+    ByteBuf lastValueBuffer() {
+        return lastValueCopy != null ? lastValueCopy : historyFrame(recordedSequence);
+    }
+
+    int lastValueIndex() {
+        return lastValueCopy != null ? lastValueCopy.readerIndex()
+                : historyUpdateOffset(recordedSequence) + WireCodec.UPDATE_OVERHEAD_BYTES;
+    }
+
+    int lastValueLength() {
+        return lastValueCopy != null ? lastValueCopy.readableBytes()
+                : historyFrame(recordedSequence).writerIndex() - lastValueIndex();
     }
 
     /** Whether the history holds every update after {@code lastSeen}, so a resume can replay them. */
@@ -116,9 +131,9 @@ final class Topic {
             }
         }
         historySize = 0;
-        if (lastValue != null) {
-            lastValue.release();
-            lastValue = null;
+        if (lastValueCopy != null) {
+            lastValueCopy.release();
+            lastValueCopy = null;
         }
     }
 }

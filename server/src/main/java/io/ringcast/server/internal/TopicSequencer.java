@@ -141,10 +141,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         int flags = 0;
         if (toggles.deltas() && topic.hasValue()) {
             // once per update, whatever the number of subscribers; sent only when smaller
-            ByteBuf base = topic.lastValue();
             deltaScratch.clear();
-            int deltaLength = deltaEncoder.encode(base, base.readerIndex(), base.readableBytes(), value,
-                    value.readerIndex(), valueLength, deltaScratch, valueLength);
+            int deltaLength = deltaEncoder.encode(topic.lastValueBuffer(), topic.lastValueIndex(),
+                    topic.lastValueLength(), value, value.readerIndex(), valueLength, deltaScratch, valueLength);
             if (deltaLength > 0) {
                 payload = deltaScratch;
                 flags = UpdateFlags.DELTA;
@@ -162,10 +161,14 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         int valueIndex = updateOffset + WireCodec.UPDATE_OVERHEAD_BYTES;
         WireCodec.writeUpdate(frame, topic.alias, seq, flags, payload, payload.readerIndex(), payloadLength);
         OutboundFrame.finish(frame);
-        // the full value, for the cache and for conflated sends: the frame's own bytes unless it holds a delta
-        ByteBuf fullValue = null;
-        if (toggles.lastValueCache() || toggles.conflation() != Conflation.OFF) {
-            fullValue = flags == 0 ? frame.retainedSlice(valueIndex, valueLength) : copyOf(value);
+        // a frame holding a delta cannot give the full value: the topic keeps a copy for the next
+        // delta and for snapshots, and sessions with held-back updates need it too
+        ByteBuf fullValueOfDelta = flags == UpdateFlags.DELTA ? copyOf(value) : null;
+        ByteBuf heldValue = null;
+        if (fullValueOfDelta != null) {
+            heldValue = fullValueOfDelta.retain();
+        } else if (toggles.conflation() != Conflation.OFF) {
+            heldValue = frame.retainedSlice(valueIndex, valueLength);
         }
         ByteBuf compressed = toggles.compression() && topic.subscribers.anyCompressed()
                 ? compress(frame) : null;
@@ -173,8 +176,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         try {
             ev = claimFanOut(FanOutEvent.UPDATE, frame, compressed);
         } catch (IllegalStateException stopping) {
-            if (fullValue != null) {
-                fullValue.release();
+            if (fullValueOfDelta != null) {
+                fullValueOfDelta.release();
+            }
+            if (heldValue != null) {
+                heldValue.release();
             }
             throw stopping;
         }
@@ -184,18 +190,16 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         ev.sequence = seq;
         ev.topic = topic;
         ev.conflation = toggles.conflation();
-        if (fullValue != null) {
-            // for sessions with updates held back (conflation on now, or before a reload turned it off)
-            ev.value = fullValue.retain();
-        }
+        // null only when the frame holds the full value: see FanOutPoller.deliverOrHold
+        ev.value = heldValue;
         commitFanOut();
         if (toggles.lastValueCache()) {
             if (!topic.hasValue()) {
                 counters.valuesCached(1);
             }
-            topic.record(frame.retain(), updateOffset, fullValue);
-        } else if (fullValue != null) {
-            fullValue.release();
+            topic.record(frame.retain(), updateOffset, fullValueOfDelta);
+        } else if (fullValueOfDelta != null) {
+            fullValueOfDelta.release(); // not reached: deltas need the cache
         }
         publishesInBatch++;
         if (created && !resettingSessions.isEmpty()) {
@@ -317,8 +321,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     }
 
     private void directedSnapshot(Session session, int subscriptionId, Topic topic, int flags) {
-        ByteBuf value = topic.lastValue();
-        directedSnapshot(session, subscriptionId, topic, flags, value, value.readerIndex(), value.readableBytes());
+        directedSnapshot(session, subscriptionId, topic, flags, topic.lastValueBuffer(), topic.lastValueIndex(),
+                topic.lastValueLength());
     }
 
     private void directedSnapshot(Session session, int subscriptionId, Topic topic, int flags, ByteBuf value,
