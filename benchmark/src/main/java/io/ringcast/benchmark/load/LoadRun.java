@@ -74,6 +74,9 @@ final class LoadRun {
         try {
             List<SubscriberTally> tallies = connectSubscribers();
             List<PacedPublisher> publishers = connectPublishers(paths);
+            // a first read now: the HTTP client's start-up must not delay the read at the window's start
+            ServerProbe probe = new ServerProbe(spec.servers());
+            probe.read();
 
             long startNs = System.nanoTime() + START_DELAY_NS;
             long fromNs = startNs + TimeUnit.MILLISECONDS.toNanos(spec.warmupMs());
@@ -90,7 +93,6 @@ final class LoadRun {
                     seconds(spec.durationMs()));
             log.flush();
             sleepUntil(fromNs);
-            ServerProbe probe = new ServerProbe(spec.servers());
             ServerProbe.Totals serverBefore = probe.read();
             long cpuStartNs = ProcessCpu.cpuTimeNs();
             long wallStartNs = System.nanoTime();
