@@ -53,6 +53,26 @@ class HotReloadTest {
         }
     }
 
+    @Test
+    void turningCompressionOnInTheFileOffersItToNewConnections(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("server.yaml");
+        Files.writeString(file, HEAD + "features:\n  compression: false\n");
+        try (RingcastServer server = RingcastServer.start(ConfigLoader.load(file))) {
+            server.watchConfig(file);
+            try (WireSocket before = new WireSocket(server.webSocketUrl(), "permessage-deflate", 0)) {
+                assertThat(before.negotiatedExtensions()).isNull();
+            }
+
+            Files.writeString(file, HEAD + "features:\n  compression: true\n");
+            Await.until(() -> server.stats().configReloads() == 1, "the reload");
+
+            try (WireSocket after = new WireSocket(server.webSocketUrl(), "permessage-deflate", 0)) {
+                assertThat(after.negotiatedExtensions()).startsWith("permessage-deflate");
+                after.hello();
+            }
+        }
+    }
+
     private static void publishAndAwait(RawWebSocket pub, RawWebSocket sub, int n) {
         pub.publish(n, "fx/EURUSD", FeatureTogglesTest.record(n));
         Await.until(() -> sub.all("UPDATE").size() == n, "update " + n);
