@@ -18,6 +18,8 @@
 #              MAX_DELAY_US (default 200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/machine.sh
+. scripts/lib/machine.sh
 
 quick=false
 set_name=flush
@@ -91,15 +93,7 @@ bench() {
     --out "$out/$policy" "$@" 2>&1 | tee -a "$out/$policy/generator.log" || failed=1
 }
 
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "mode: $($quick && echo quick || echo full)"
-  echo "cores: $(nproc)"
-  lscpu 2>/dev/null | grep -E '^Model name' | tr -s ' ' || true
-  echo "memory: $(free -g 2>/dev/null | awk '/^Mem:/ {print $2 " GiB"}')"
-  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
-  java -version 2>&1 | head -1
-} > "$out/machine.txt"
+machine_info "$($quick && echo quick || echo full)" > "$out/machine.txt"
 
 if [ "$set_name" = flush ]; then
   for policy in end-of-batch immediate max-delay; do

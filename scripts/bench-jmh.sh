@@ -14,6 +14,8 @@
 #                    summed by call site, into benchmark/results/jmh-alloc/ (about a minute)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/machine.sh
+. scripts/lib/machine.sh
 
 mode=full
 case "${1:-}" in
@@ -38,15 +40,7 @@ case $mode in
 esac
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/*.log "$out"/*.md "$out"/*.txt
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "mode: $mode"
-  echo "cores: $(nproc)"
-  lscpu 2>/dev/null | grep -E '^Model name' | tr -s ' ' || true
-  echo "memory: $(free -g 2>/dev/null | awk '/^Mem:/ {print $2 " GiB"}')"
-  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
-  java -version 2>&1 | head -1
-} > "$out/machine.txt"
+machine_info "$mode" > "$out/machine.txt"
 
 both='io\.ringcast\.benchmark\.jmh\.(FanOutBenchmark|QueueFanOutBenchmark)\.fanOut'
 ours='io\.ringcast\.benchmark\.jmh\.FanOutBenchmark\.fanOut'
