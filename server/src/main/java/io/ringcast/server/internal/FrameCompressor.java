@@ -3,7 +3,6 @@ package io.ringcast.server.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
-import java.nio.ByteBuffer;
 import java.util.zip.Deflater;
 
 /**
@@ -21,6 +20,8 @@ final class FrameCompressor {
 
     private final Deflater deflater;
     private final int minBytes;
+    private byte[] input = new byte[1024];
+    private byte[] output = new byte[1024];
 
     /**
      * @param level    zlib level, 1 (fastest) to 9
@@ -40,25 +41,25 @@ final class FrameCompressor {
         if (length < minBytes) {
             return null;
         }
+        // through reused arrays: a NIO view of a fresh pooled buffer would be one allocation per update
+        if (input.length < length) {
+            input = new byte[Math.max(length, input.length * 2)];
+        }
         // deflate's worst case (stored blocks) is a few bytes per 16 KiB, plus the flush
         int room = length + (length >> 10) + 64;
-        ByteBuf out = OutboundFrame.allocate(alloc, room);
-        try {
-            deflater.reset();
-            deflater.setInput(frame.internalNioBuffer(OutboundFrame.HEADER_RESERVE_BYTES, length));
-            ByteBuffer dst = out.internalNioBuffer(out.writerIndex(), room);
-            int produced = deflater.deflate(dst, Deflater.SYNC_FLUSH);
-            if (!deflater.needsInput() || !dst.hasRemaining() || produced < TAIL_BYTES
-                    || produced - TAIL_BYTES >= length) {
-                out.release();
-                return null;
-            }
-            out.writerIndex(out.writerIndex() + produced - TAIL_BYTES);
-            return OutboundFrame.finishCompressed(out);
-        } catch (RuntimeException e) {
-            out.release();
-            throw e;
+        if (output.length < room) {
+            output = new byte[Math.max(room, output.length * 2)];
         }
+        frame.getBytes(OutboundFrame.HEADER_RESERVE_BYTES, input, 0, length);
+        deflater.reset();
+        deflater.setInput(input, 0, length);
+        int produced = deflater.deflate(output, 0, room, Deflater.SYNC_FLUSH);
+        if (!deflater.needsInput() || produced == room || produced < TAIL_BYTES || produced - TAIL_BYTES >= length) {
+            return null; // did not fit, or does not pay
+        }
+        ByteBuf out = OutboundFrame.allocate(alloc, produced - TAIL_BYTES);
+        out.writeBytes(output, 0, produced - TAIL_BYTES);
+        return OutboundFrame.finishCompressed(out);
     }
 
     void close() {
