@@ -51,6 +51,37 @@ public abstract class Workload {
     @Param({"1024"})
     public int ringSize;
 
+    /** Deliveries the fan-out should have made so far in this trial. */
+    long expected;
+    /** The topic of the next update: updates go round robin over the topics. */
+    private int nextTopic;
+    /** {@link #delivered()}, as the supplier {@link #awaitDelivered} polls: made once, not per operation. */
+    private final LongSupplier deliveredSoFar = this::delivered;
+
+    /** Publishes one update of topic {@code topic} (0 .. topics-1); {@code endOfBatch} ends a publisher batch. */
+    abstract void publish(int topic, boolean endOfBatch) throws InterruptedException;
+
+    /** Deliveries the fan-out has made so far. Any thread. */
+    abstract long delivered();
+
+    /**
+     * Publishes {@code n} updates, round robin over the topics, and waits for every delivery.
+     *
+     * @return the deliveries made meanwhile
+     */
+    long publishAndAwait(int n) throws InterruptedException {
+        long before = delivered();
+        int topic = nextTopic;
+        for (int i = 0; i < n; i++) {
+            publish(topic, endOfBatch(i, n));
+            topic = topic + 1 == topics ? 0 : topic + 1;
+        }
+        nextTopic = topic;
+        expected += (long) n * subscribers;
+        awaitDelivered(deliveredSoFar, expected);
+        return delivered() - before;
+    }
+
     /** Deliveries (one update received by one subscriber) in one benchmark operation. */
     public long deliveriesPerOp() {
         return (long) updates * subscribers;
