@@ -523,7 +523,8 @@ class ClientBehaviourTest {
     /**
      * There is no event for "the server did not time the client out", so each idle period is
      * marked by one that does happen: a silent raw session, opened alongside, being closed with
-     * {@code IDLE_TIMEOUT}. Three in a row span at least three idle periods of the client's.
+     * {@code IDLE_TIMEOUT} (it answers not even the server's WebSocket pings). Three in a row span
+     * at least three idle periods of the client's.
      */
     @Test
     void pingsWhenIdleSoTheServerKeepsTheSession() throws Exception {
@@ -534,8 +535,11 @@ class ClientBehaviourTest {
                 client.connect().get(10, TimeUnit.SECONDS);
                 String sessionId = sessions.events.get(0).sessionId();
                 for (int period = 1; period <= 3; period++) {
-                    try (RawWebSocket silent = RawWebSocket.connectAndHello(server.webSocketUrl())) {
-                        assertThat(silent.awaitError()).as("idle period %d", period).isEqualTo(ErrorCode.IDLE_TIMEOUT);
+                    try (WireSocket silent = new WireSocket(server.webSocketUrl(), null, 0)) {
+                        silent.answerPings = false; // not even the WebSocket layer's pong
+                        silent.hello();
+                        assertThat(ErrorCode.of(silent.awaitMessage("ERROR").a())).as("idle period %d", period)
+                                .isEqualTo(ErrorCode.IDLE_TIMEOUT);
                     }
                 }
                 assertThat(sessions.events).as("no disconnect, no new session").singleElement()

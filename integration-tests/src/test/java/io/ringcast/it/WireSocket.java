@@ -42,6 +42,8 @@ final class WireSocket implements AutoCloseable {
     private final Map<String, String> responseHeaders = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     private final Inflater inflater = new Inflater(true);
     final List<Frame> frames = new CopyOnWriteArrayList<>();
+    /** Whether a WebSocket ping from the server is answered, as every WebSocket stack does by itself. */
+    boolean answerPings = true;
     final List<RawWebSocket.Msg> messages = new CopyOnWriteArrayList<>();
 
     /**
@@ -94,8 +96,12 @@ final class WireSocket implements AutoCloseable {
         writer.accept(buf);
         byte[] payload = new byte[buf.readableBytes()];
         buf.readBytes(payload);
+        sendFrame(0x2, payload);
+    }
+
+    private void sendFrame(int opcode, byte[] payload) throws IOException {
         ByteArrayOutputStream frame = new ByteArrayOutputStream();
-        frame.write(0x82);
+        frame.write(0x80 | opcode);
         if (payload.length < 126) {
             frame.write(0x80 | payload.length);
         } else {
@@ -157,6 +163,11 @@ final class WireSocket implements AutoCloseable {
         } else if (opcode == 0x8) {
             messages.add(new RawWebSocket.Msg("CLOSE", payload.length >= 2 ? ((payload[0] & 0xFF) << 8)
                     | (payload[1] & 0xFF) : 0, 0, 0, null, null));
+        } else if (opcode == 0x9) {
+            messages.add(new RawWebSocket.Msg("WEBSOCKET_PING", 0, 0, 0, null, payload));
+            if (answerPings) {
+                sendFrame(0xA, payload);
+            }
         }
         return f;
     }

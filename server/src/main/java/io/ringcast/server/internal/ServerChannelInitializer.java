@@ -45,7 +45,7 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
                 .websocketPath(WEBSOCKET_PATH)
                 .checkStartsWith(false)
                 .handleCloseFrames(true)
-                .dropPongFrames(true)
+                .dropPongFrames(false) // a pong to our ping is traffic for the idle check
                 .handshakeTimeoutMillis(limits.handshakeTimeoutMs())
                 .decoderConfig(WebSocketDecoderConfig.newBuilder()
                         .maxFramePayloadLength(limits.maxFrameBytes())
@@ -74,7 +74,8 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast("websocket-aggregator", new WebSocketFrameAggregator(server.config.limits().maxFrameBytes()));
         long idleMs = server.config.session().idleTimeoutMs();
         if (idleMs > 0) {
-            p.addLast("idle", new IdleStateHandler(idleMs, 0, 0, TimeUnit.MILLISECONDS));
+            // first event at half the timeout: the session pings; second: IDLE_TIMEOUT (SessionHandler)
+            p.addLast("idle", new IdleStateHandler(idleMs / 2, 0, 0, TimeUnit.MILLISECONDS));
         }
         p.addLast("http-endpoints", new HttpEndpointHandler(server));
         p.addLast("session", new SessionHandler(server));

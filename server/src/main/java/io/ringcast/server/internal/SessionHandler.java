@@ -13,6 +13,7 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
@@ -76,8 +77,14 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         if (evt instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
             openSession(ctx);
         } else if (evt instanceof IdleStateEvent && session != null) {
-            fatal(ErrorCode.IDLE_TIMEOUT, "nothing received for session.idleTimeoutMs = "
-                    + server.config.session().idleTimeoutMs() + " ms");
+            if (((IdleStateEvent) evt).isFirst()) {
+                // half the timeout without a byte: ask for a pong, which every WebSocket stack sends by
+                // itself, even in a browser tab whose timers (and so its PINGs) are throttled
+                ctx.writeAndFlush(new PingWebSocketFrame());
+            } else {
+                fatal(ErrorCode.IDLE_TIMEOUT, "nothing received for session.idleTimeoutMs = "
+                        + server.config.session().idleTimeoutMs() + " ms, not even a pong to the server's ping");
+            }
         } else {
             super.userEventTriggered(ctx, evt);
         }
@@ -205,7 +212,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             return;
         }
         if (!(frame instanceof BinaryWebSocketFrame)) {
-            frame.release(); // ping, pong and close are answered by the WebSocket layer
+            frame.release(); // ping and close are answered by the WebSocket layer; a pong only counts as traffic
             return;
         }
         if (frame.rsv() != 0) {
