@@ -24,7 +24,7 @@ import java.util.Objects;
  * <p>Thread safety: immutable; share freely.
  */
 public record ServerConfig(Server server, Limits limits, History history, Pipeline pipeline, Session session,
-                           Features features) {
+                           Features features, Demo demo) {
 
     public ServerConfig {
         Objects.requireNonNull(server, "server");
@@ -33,6 +33,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         Objects.requireNonNull(pipeline, "pipeline");
         Objects.requireNonNull(session, "session");
         Objects.requireNonNull(features, "features");
+        Objects.requireNonNull(demo, "demo");
     }
 
     /** The embedded defaults, as loaded from {@code defaults.yaml}. */
@@ -48,11 +49,12 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         pipeline.validate();
         session.validate();
         features.validate(limits.pathLimits());
+        demo.validate();
     }
 
     /** This config with its {@code features} section replaced: what a hot reload applies. */
     public ServerConfig withFeatures(Features newFeatures) {
-        return new ServerConfig(server, limits, history, pipeline, session, newFeatures);
+        return new ServerConfig(server, limits, history, pipeline, session, newFeatures, demo);
     }
 
     /**
@@ -156,6 +158,24 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
 
         void validate() {
             zeroOrBetween("session.idleTimeoutMs", idleTimeoutMs, "never", 1000, 3600000);
+        }
+    }
+
+    /**
+     * Section {@code demo}: the built-in publisher behind the demo page at {@code /}.
+     *
+     * @param enabled          publish simulated FX quotes under {@code demo/fx/}
+     * @param instruments      how many instruments ({@code demo/fx/EURUSD} ...)
+     * @param updatesPerSecond updates per second over all instruments, each to a random instrument
+     */
+    public record Demo(boolean enabled, int instruments, int updatesPerSecond) {
+
+        /** The most instruments: every ordered pair of the publisher's currencies. */
+        public static final int MAX_INSTRUMENTS = 992;
+
+        void validate() {
+            between("demo.instruments", instruments, 1, MAX_INSTRUMENTS);
+            between("demo.updatesPerSecond", updatesPerSecond, 1, 100000);
         }
     }
 }

@@ -24,10 +24,12 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Plain HTTP requests that are not the WebSocket upgrade: {@code GET /health} (JSON),
- * {@code GET /metrics} (Prometheus text), and 404 for the rest.
+ * {@code GET /metrics} (Prometheus text), the demo page and the browser client
+ * ({@link StaticContent}), and 404 for the rest.
  */
 final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final StaticContent FILES = new StaticContent();
     private final ServerContext server;
 
     HttpEndpointHandler(ServerContext server) {
@@ -38,17 +40,22 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) throws Exception {
         String path = new QueryStringDecoder(request.uri()).path();
         FullHttpResponse response;
+        StaticContent.File file;
         if (!request.decoderResult().isSuccess()) {
             response = text(HttpResponseStatus.BAD_REQUEST, "bad request\n");
         } else if (path.equals("/health") && request.method().equals(HttpMethod.GET)) {
             response = health();
         } else if (path.equals("/metrics") && request.method().equals(HttpMethod.GET)) {
             response = metrics();
+        } else if ((file = FILES.find(path)) != null) {
+            response = request.method().equals(HttpMethod.GET) ? file(request, file)
+                    : text(HttpResponseStatus.METHOD_NOT_ALLOWED, "use GET\n");
         } else if (path.equals("/health") || path.equals("/metrics")) {
             response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "use GET\n");
         } else {
             response = text(HttpResponseStatus.NOT_FOUND, "not found: " + path
-                    + "\nWebSocket clients connect to /ws; health is at /health, Prometheus metrics at /metrics\n");
+                    + "\nWebSocket clients connect to /ws; the demo page is at /, the browser client at"
+                    + " /js/ringcast.js, health at /health, Prometheus metrics at /metrics\n");
         }
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         HttpUtil.setKeepAlive(response, keepAlive);
@@ -80,6 +87,7 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                 .put("conflatedUpdates", c.conflatedUpdates())
                 .put("configReloads", c.configReloads())
                 .put("configReloadsRefused", c.configReloadsRefused())
+                .put("demo", server.config.demo().enabled())
                 .put("inboundRingRemaining", server.inbound.remainingCapacity());
         ByteBuf content = Unpooled.wrappedBuffer(JSON.writeValueAsBytes(body));
         FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, content);
@@ -94,6 +102,21 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
         }
         FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, content);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, server.metrics.contentType());
+        return r;
+    }
+
+    /** Revalidated on every load (no-cache), so a new server version's client is never stale. */
+    private static FullHttpResponse file(FullHttpRequest request, StaticContent.File file) {
+        FullHttpResponse r;
+        if (file.etag().equals(request.headers().get(HttpHeaderNames.IF_NONE_MATCH))) {
+            r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NOT_MODIFIED);
+        } else {
+            r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                    Unpooled.wrappedBuffer(file.bytes()));
+            r.headers().set(HttpHeaderNames.CONTENT_TYPE, file.contentType());
+        }
+        r.headers().set(HttpHeaderNames.ETAG, file.etag());
+        r.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
         return r;
     }
 

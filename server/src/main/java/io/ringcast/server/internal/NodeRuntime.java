@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
  * Builds and runs one node's pipeline; the whole data path is assembled in {@link #start}:
  * <pre>
  *   I/O threads "ringcast-io-N"   SessionHandler ──► inbound ring (multi-producer, preallocated)
+ *   thread "ringcast-demo"        DemoPublisher (demo.enabled) ──► the same inbound ring
  *   thread "ringcast-sequencer"   TopicSequencer (single writer of the topic tree, encodes once)
  *                                   ──► fan-out ring (single producer)
  *   I/O threads "ringcast-io-N"   FanOutPoller per loop ──► sessions of that loop, one flush per batch
@@ -59,6 +60,7 @@ public final class NodeRuntime implements AutoCloseable {
     private ServerContext context;
     private RingBuffer<InboundEvent> inbound;
     private ConfigFileWatcher watcher;
+    private DemoPublisher demo;
     private boolean closed;
 
     public NodeRuntime(ServerConfig config) {
@@ -116,6 +118,10 @@ public final class NodeRuntime implements AutoCloseable {
             throw e;
         }
         boundAddress = (InetSocketAddress) serverChannel.localAddress();
+        if (config.demo().enabled()) {
+            demo = new DemoPublisher(config.demo(), inbound, alloc);
+            demo.start();
+        }
         log.info("Ringcast node listening on {}:{} (WebSocket ws://{}:{}{}), {} I/O threads, history {} per topic, "
                 + "flush {}", config.server().host(), boundAddress.getPort(), displayHost(), boundAddress.getPort(),
                 ServerChannelInitializer.WEBSOCKET_PATH, loops, config.history().length(),
@@ -186,6 +192,9 @@ public final class NodeRuntime implements AutoCloseable {
         }
         closed = true;
         log.info("Ringcast node stopping");
+        if (demo != null) {
+            demo.close();
+        }
         if (watcher != null) {
             watcher.close();
         }

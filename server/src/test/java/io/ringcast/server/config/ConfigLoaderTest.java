@@ -24,7 +24,8 @@ class ConfigLoaderTest {
             new ServerConfig.History(64),
             new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BLOCKING, FlushPolicy.END_OF_BATCH, 200),
             new ServerConfig.Session(120000L),
-            new Features(true, false, false, Conflation.OFF, 256, 262144L, List.of()));
+            new Features(true, false, false, Conflation.OFF, 256, 262144L, List.of()),
+            new ServerConfig.Demo(false, 500, 2000));
 
     @TempDir
     Path dir;
@@ -69,7 +70,8 @@ class ConfigLoaderTest {
                 SPEC_DEFAULTS.history(),
                 new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BUSY_SPIN, FlushPolicy.MAX_DELAY, 200),
                 SPEC_DEFAULTS.session(),
-                SPEC_DEFAULTS.features()));
+                SPEC_DEFAULTS.features(),
+                SPEC_DEFAULTS.demo()));
     }
 
     @Test
@@ -81,10 +83,15 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void shippedConfigFileIsTheDefaultsWrittenOut() {
+    void shippedConfigFileIsTheDefaultsWrittenOutWithTheDemoOn() {
         // config/server.yaml repeats every default for operators to edit; when a default changes,
-        // change it there too.
-        assertThat(ConfigLoader.load(Path.of("..", "config", "server.yaml"))).isEqualTo(ServerConfig.defaults());
+        // change it there too. Its one difference: the README's run command opens onto a live demo.
+        ServerConfig defaults = ServerConfig.defaults();
+        ServerConfig.Demo demoOn = new ServerConfig.Demo(true, defaults.demo().instruments(),
+                defaults.demo().updatesPerSecond());
+        assertThat(ConfigLoader.load(Path.of("..", "config", "server.yaml"))).isEqualTo(new ServerConfig(
+                defaults.server(), defaults.limits(), defaults.history(), defaults.pipeline(), defaults.session(),
+                defaults.features(), demoOn));
     }
 
     // --- where the config comes from --------------------------------------------------------------
@@ -123,12 +130,12 @@ class ConfigLoaderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"cluster", "demo", "security", "Server"})
+    @ValueSource(strings = {"cluster", "metrics", "security", "Server"})
     void unknownSectionIsNamed(String section) {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(section + ":\n  enabled: true\n"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("unknown section '" + section
-                        + "' (known sections: server, limits, history, pipeline, session, features)");
+                        + "' (known sections: server, limits, history, pipeline, session, features, demo)");
     }
 
     // --- wrong types and shapes -------------------------------------------------------------------
@@ -147,7 +154,7 @@ class ConfigLoaderTest {
             session:\\n  idleTimeoutMs: 1e3       | key 'session.idleTimeoutMs' expects an integer, got 1000.0
             server: 8080                          | section 'server' must be a mapping of keys (host, port, ioThreads), got 8080
             limits: [1, 2]                        | section 'limits' must be a mapping of keys (maxFrameBytes, maxPathBytes, maxPathDepth, maxSubscriptionsPerSession, outboundQueueBytes, slowConsumerCloseGraceMs, handshakeTimeoutMs), got a list
-            just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session, features), got "just text"
+            just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session, features, demo), got "just text"
             """)
     void wrongTypeNamesTheKeyAndTheExpectedType(String yaml, String message) {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(yaml.replace("\\n", "\n")))
