@@ -24,7 +24,7 @@ import java.util.Objects;
  * <p>Thread safety: immutable; share freely.
  */
 public record ServerConfig(Server server, Limits limits, History history, Pipeline pipeline, Session session,
-                           Features features, Demo demo) {
+                           Features features, State state, Demo demo) {
 
     public ServerConfig {
         Objects.requireNonNull(server, "server");
@@ -33,6 +33,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         Objects.requireNonNull(pipeline, "pipeline");
         Objects.requireNonNull(session, "session");
         Objects.requireNonNull(features, "features");
+        Objects.requireNonNull(state, "state");
         Objects.requireNonNull(demo, "demo");
     }
 
@@ -49,12 +50,13 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         pipeline.validate();
         session.validate();
         features.validate(limits.pathLimits());
+        state.validate();
         demo.validate();
     }
 
     /** This config with its {@code features} section replaced: what a hot reload applies. */
     public ServerConfig withFeatures(Features newFeatures) {
-        return new ServerConfig(server, limits, history, pipeline, session, newFeatures, demo);
+        return new ServerConfig(server, limits, history, pipeline, session, newFeatures, state, demo);
     }
 
     /**
@@ -158,6 +160,31 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
 
         void validate() {
             zeroOrBetween("session.idleTimeoutMs", idleTimeoutMs, "never", 1000, 3600000);
+        }
+    }
+
+    /**
+     * Section {@code state}: topics kept across a graceful restart.
+     *
+     * @param file where the node saves its topics (sequences, history, last values) when it stops
+     *             and takes them back from when it starts; empty for none
+     */
+    public record State(String file) {
+
+        public State {
+            Objects.requireNonNull(file, "file");
+        }
+
+        /** Whether topics are carried across a restart. */
+        public boolean enabled() {
+            return !file.isEmpty();
+        }
+
+        void validate() {
+            if (file.isBlank() && !file.isEmpty()) {
+                throw new ConfigException("state.file", "key 'state.file' must be a file path, or empty for none, got "
+                        + ConfigLoader.quote(file));
+            }
         }
     }
 

@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -97,6 +99,17 @@ public final class NodeRuntime implements AutoCloseable {
                 waitStrategy(pc));
         sequencer = new TopicSequencer(fanOut, pollers, alloc, config.history().length(),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters);
+        if (config.state().enabled()) {
+            try {
+                restoreTopics(Path.of(config.state().file()));
+            } catch (IOException e) {
+                sequencer.releaseAll();
+                sequencer = null;
+                close();
+                throw new IllegalStateException("cannot restore topics from state.file " + config.state().file()
+                        + ": " + e.getMessage() + "; move the file away to start empty", e);
+            }
+        }
         sequencerProcessor = new BatchEventProcessorBuilder().build(inbound, inbound.newBarrier(), sequencer);
         inbound.addGatingSequences(sequencerProcessor.getSequence());
         sequencerThread = new Thread(sequencerProcessor, "ringcast-sequencer");
@@ -126,6 +139,30 @@ public final class NodeRuntime implements AutoCloseable {
                 + "flush {}", config.server().host(), boundAddress.getPort(), displayHost(), boundAddress.getPort(),
                 ServerChannelInitializer.WEBSOCKET_PATH, loops, config.history().length(),
                 pc.flushPolicy().yamlName());
+    }
+
+    /**
+     * Takes over the topics the previous run saved, then deletes the file: a crash after this start
+     * must not bring back values older than ones clients have seen since.
+     */
+    private void restoreTopics(Path file) throws IOException {
+        if (!Files.exists(file)) {
+            log.info("state: no {} to restore, starting empty", file);
+            return;
+        }
+        List<TopicStateFile.SavedTopic> saved = TopicStateFile.read(file);
+        int restored = sequencer.restore(saved, config.limits().pathLimits());
+        Files.delete(file);
+        log.info("state: restored {} topics from {} (file removed until the next graceful stop)", restored, file);
+    }
+
+    private void saveTopics(Path file) {
+        try {
+            int saved = sequencer.save(file);
+            log.info("state: saved {} topics to {}", saved, file);
+        } catch (IOException e) {
+            log.error("state: could not save topics to {}; the next start begins empty", file, e);
+        }
     }
 
     private String displayHost() {
@@ -227,6 +264,9 @@ public final class NodeRuntime implements AutoCloseable {
             ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         }
         if (sequencer != null && !sequencerThread.isAlive()) {
+            if (config.state().enabled()) {
+                saveTopics(Path.of(config.state().file()));
+            }
             sequencer.releaseAll();
         }
         log.info("Ringcast node stopped");

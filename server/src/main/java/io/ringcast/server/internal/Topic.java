@@ -85,6 +85,11 @@ final class Topic {
         return historySize > 0;
     }
 
+    /** How many updates the history holds: the newest ones, up to {@link #sequence}, between sequencing runs. */
+    int historySize() {
+        return historySize;
+    }
+
     /** The buffer holding the newest value, at {@link #lastValueIndex()}; only when {@link #hasValue()}. */
     ByteBuf lastValueBuffer() {
         return lastValueCopy != null ? lastValueCopy : historyFrame(recordedSequence);

@@ -8,15 +8,21 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.ringcast.protocol.Delta;
+import io.ringcast.protocol.PathLimits;
+import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.TopicPath;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.config.Conflation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
@@ -453,6 +459,56 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         for (FanOutPoller p : pollers) {
             p.wake();
         }
+    }
+
+    // ------------------------------------------------------------------ across a restart
+
+    /**
+     * Takes over the topics a previous run saved ({@link TopicStateFile}): sequence, history and
+     * last value, under this run's aliases and features. Only before the sequencer thread starts.
+     *
+     * @return how many topics were restored; a saved path this run's limits refuse is skipped, and logged
+     */
+    int restore(List<TopicStateFile.SavedTopic> saved, PathLimits limits) {
+        assert thread == null : "restore before the sequencer starts";
+        int restored = 0;
+        for (TopicStateFile.SavedTopic t : saved) {
+            String[] segments;
+            try {
+                segments = TopicPath.validate(t.path(), limits);
+            } catch (ProtocolException e) {
+                log.warn("saved topic '{}' not restored: {}", t.path(), e.reason());
+                continue;
+            }
+            Topic topic = createTopic(t.path(), segments);
+            List<TopicStateFile.Entry> history = t.history();
+            if (topic.features.lastValueCache()) {
+                for (int i = 0; i < history.size(); i++) {
+                    TopicStateFile.Entry entry = history.get(i);
+                    topic.sequence = entry.sequence();
+                    ByteBuf payload = Unpooled.wrappedBuffer(entry.payload());
+                    ByteBuf frame = OutboundFrame.allocate(alloc, WireCodec.UPDATE_OVERHEAD_BYTES + payload.readableBytes());
+                    int updateOffset = frame.writerIndex();
+                    WireCodec.writeUpdate(frame, topic.alias, entry.sequence(), entry.flags(), payload, 0,
+                            payload.readableBytes());
+                    OutboundFrame.finish(frame);
+                    boolean newestHoldsDelta = i == history.size() - 1 && (entry.flags() & UpdateFlags.DELTA) != 0;
+                    topic.record(frame, updateOffset, newestHoldsDelta ? copyOf(Unpooled.wrappedBuffer(t.lastValue())) : null);
+                }
+                if (!history.isEmpty()) {
+                    counters.valuesCached(1);
+                }
+            }
+            topic.sequence = t.sequence();
+            restored++;
+        }
+        return restored;
+    }
+
+    /** Saves every topic for the next run. Only after the sequencer thread has stopped. */
+    int save(Path file) throws IOException {
+        assert thread == null || !thread.isAlive() : "save after the sequencer stopped";
+        return TopicStateFile.write(file, tree.all());
     }
 
     /** Tells a sequencer blocked on a full fan-out ring to give up: the server is stopping. Any thread. */

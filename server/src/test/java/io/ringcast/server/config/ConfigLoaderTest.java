@@ -25,6 +25,7 @@ class ConfigLoaderTest {
             new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BLOCKING, FlushPolicy.END_OF_BATCH, 200),
             new ServerConfig.Session(120000L),
             new Features(true, false, false, Conflation.OFF, 256, 262144L, List.of()),
+            new ServerConfig.State(""),
             new ServerConfig.Demo(false, 500, 2000));
 
     @TempDir
@@ -71,6 +72,7 @@ class ConfigLoaderTest {
                 new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BUSY_SPIN, FlushPolicy.MAX_DELAY, 200),
                 SPEC_DEFAULTS.session(),
                 SPEC_DEFAULTS.features(),
+                SPEC_DEFAULTS.state(),
                 SPEC_DEFAULTS.demo()));
     }
 
@@ -91,7 +93,7 @@ class ConfigLoaderTest {
                 defaults.demo().updatesPerSecond());
         assertThat(ConfigLoader.load(Path.of("..", "config", "server.yaml"))).isEqualTo(new ServerConfig(
                 defaults.server(), defaults.limits(), defaults.history(), defaults.pipeline(), defaults.session(),
-                defaults.features(), demoOn));
+                defaults.features(), defaults.state(), demoOn));
     }
 
     // --- where the config comes from --------------------------------------------------------------
@@ -135,7 +137,7 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(section + ":\n  enabled: true\n"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("unknown section '" + section
-                        + "' (known sections: server, limits, history, pipeline, session, features, demo)");
+                        + "' (known sections: server, limits, history, pipeline, session, features, state, demo)");
     }
 
     // --- wrong types and shapes -------------------------------------------------------------------
@@ -154,7 +156,7 @@ class ConfigLoaderTest {
             session:\\n  idleTimeoutMs: 1e3       | key 'session.idleTimeoutMs' expects an integer, got 1000.0
             server: 8080                          | section 'server' must be a mapping of keys (host, port, ioThreads), got 8080
             limits: [1, 2]                        | section 'limits' must be a mapping of keys (maxFrameBytes, maxPathBytes, maxPathDepth, maxSubscriptionsPerSession, outboundQueueBytes, slowConsumerCloseGraceMs, handshakeTimeoutMs), got a list
-            just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session, features, demo), got "just text"
+            just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session, features, state, demo), got "just text"
             """)
     void wrongTypeNamesTheKeyAndTheExpectedType(String yaml, String message) {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(yaml.replace("\\n", "\n")))

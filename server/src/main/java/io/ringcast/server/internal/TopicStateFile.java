@@ -1,0 +1,161 @@
+package io.ringcast.server.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.ringcast.protocol.WireCodec;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The topics of a node carried across a graceful restart ({@code state.file}): each topic's
+ * sequence, its history (the value or delta of each update, with its flags) and its newest full
+ * value. Written when the node stops, after the sequencer has stopped; read, and then deleted, when
+ * it starts, before the sequencer starts, so a crash after a restart can never bring back values
+ * older than ones clients have already seen.
+ *
+ * <p>Format, big-endian ({@link DataOutputStream}): {@code "RCST"}, {@code u32 version = 1},
+ * {@code u32 topics}, then per topic: path ({@code writeUTF}), {@code u64 sequence},
+ * {@code u32 entries}, entries oldest first ({@code u64 sequence, u8 flags, u32 length, bytes}),
+ * {@code i32 lastValueLength} ({@code -1}: none) and its bytes.
+ */
+final class TopicStateFile {
+    private static final int MAGIC = 0x52435354; // "RCST"
+    private static final int VERSION = 1;
+    /** Offset of the flags byte in an {@code UPDATE} message: type, length, alias, sequence. */
+    private static final int UPDATE_FLAGS_OFFSET = WireCodec.UPDATE_OVERHEAD_BYTES - 1;
+
+    /** One saved update: what its {@code UPDATE} carried. */
+    record Entry(long sequence, int flags, byte[] payload) {
+    }
+
+    /** One saved topic; {@code lastValue} is null when it kept no value. */
+    record SavedTopic(String path, long sequence, List<Entry> history, byte[] lastValue) {
+    }
+
+    private TopicStateFile() {
+    }
+
+    /** Writes every topic to {@code file}, through a temporary file, so a crash mid-write leaves no half file. */
+    static int write(Path file, Iterable<Topic> topics) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        Path tmp = Files.createTempFile(parent, file.getFileName().toString(), ".tmp");
+        int count = 0;
+        List<Topic> all = new ArrayList<>();
+        topics.forEach(all::add);
+        try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16))) {
+            out.writeInt(MAGIC);
+            out.writeInt(VERSION);
+            out.writeInt(all.size());
+            for (Topic topic : all) {
+                writeTopic(out, topic);
+                count++;
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        return count;
+    }
+
+    private static void writeTopic(DataOutputStream out, Topic topic) throws IOException {
+        out.writeUTF(topic.path);
+        out.writeLong(topic.sequence);
+        int entries = topic.historySize();
+        long oldest = topic.sequence - entries + 1;
+        out.writeInt(entries);
+        for (long s = oldest; s <= topic.sequence; s++) {
+            ByteBuf frame = topic.historyFrame(s);
+            int update = topic.historyUpdateOffset(s);
+            int valueIndex = update + WireCodec.UPDATE_OVERHEAD_BYTES;
+            int length = frame.writerIndex() - valueIndex;
+            out.writeLong(s);
+            out.writeByte(frame.getUnsignedByte(update + UPDATE_FLAGS_OFFSET));
+            out.writeInt(length);
+            frame.getBytes(valueIndex, out, length);
+        }
+        if (topic.hasValue()) {
+            out.writeInt(topic.lastValueLength());
+            topic.lastValueBuffer().getBytes(topic.lastValueIndex(), out, topic.lastValueLength());
+        } else {
+            out.writeInt(-1);
+        }
+    }
+
+    /** Reads a file {@link #write} wrote; an {@link IOException} names what is wrong with it. */
+    static List<SavedTopic> read(Path file) throws IOException {
+        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16))) {
+            if (in.readInt() != MAGIC) {
+                throw new IOException("not a Ringcast state file (bad magic number)");
+            }
+            int version = in.readInt();
+            if (version != VERSION) {
+                throw new IOException("state file version " + version + ", this server reads version " + VERSION);
+            }
+            int topics = nonNegative(in.readInt(), "topic count");
+            List<SavedTopic> saved = new ArrayList<>(Math.min(topics, 1 << 16));
+            for (int t = 0; t < topics; t++) {
+                String path = in.readUTF();
+                long sequence = in.readLong();
+                int entries = nonNegative(in.readInt(), "history length of " + path);
+                List<Entry> history = new ArrayList<>(Math.min(entries, 1 << 16));
+                for (int i = 0; i < entries; i++) {
+                    long s = in.readLong();
+                    int flags = in.readUnsignedByte();
+                    history.add(new Entry(s, flags, bytes(in, path)));
+                }
+                int lastLength = in.readInt();
+                byte[] last = null;
+                if (lastLength >= 0) {
+                    last = new byte[lastLength];
+                    in.readFully(last);
+                }
+                checkTopic(path, sequence, history, last);
+                saved.add(new SavedTopic(path, sequence, history, last));
+            }
+            if (in.read() != -1) {
+                throw new IOException("bytes left after the last topic");
+            }
+            return saved;
+        } catch (EOFException e) {
+            throw new IOException("truncated", e);
+        }
+    }
+
+    private static void checkTopic(String path, long sequence, List<Entry> history, byte[] last) throws IOException {
+        for (int i = 0; i < history.size(); i++) {
+            long expected = sequence - history.size() + 1 + i;
+            if (history.get(i).sequence() != expected) {
+                throw new IOException("topic " + path + ": history entry " + i + " has sequence "
+                        + history.get(i).sequence() + ", expected " + expected);
+            }
+        }
+        if (!history.isEmpty() && last == null) {
+            throw new IOException("topic " + path + " has history but no last value");
+        }
+    }
+
+    private static byte[] bytes(DataInputStream in, String path) throws IOException {
+        int length = nonNegative(in.readInt(), "value length in " + path);
+        byte[] b = new byte[length];
+        in.readFully(b);
+        return b;
+    }
+
+    private static int nonNegative(int n, String what) throws IOException {
+        if (n < 0) {
+            throw new IOException("negative " + what + ": " + n);
+        }
+        return n;
+    }
+}
