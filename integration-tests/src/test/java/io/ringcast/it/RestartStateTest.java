@@ -139,6 +139,37 @@ class RestartStateTest {
     }
 
     @Test
+    void newSubscriptionAfterARestartWithoutStateFollowsTheNewNumbering() throws Exception {
+        RingcastServer server = TestServers.start();
+        int port = server.port();
+        try (RingcastClient client = RingcastClient.builder().addresses(server.webSocketUrl())
+                .reconnectDelay(Duration.ofMillis(20), Duration.ofMillis(200)).build()) {
+            client.connect().get(10, TimeUnit.SECONDS);
+            Recorded before = new Recorded();
+            var first = client.subscribe("renumbered/a", before);
+            first.confirmed().get(10, TimeUnit.SECONDS);
+            publish(client, "renumbered/a", 1, 10);
+            Await.until(() -> before.lastSequence("renumbered/a") == 10, "the first 10 updates");
+            first.close(); // the client still remembers #10 of the topic
+
+            server.close(); // no state.file: the successor numbers the topic from 1 again
+            server = TestServers.startOnPort(port, "");
+            Await.until(() -> client.state() == ConnectionState.CONNECTED, "the reconnect");
+            publish(client, "renumbered/a", 1, 3);
+            Recorded after = new Recorded();
+            client.subscribe("renumbered/a", after).confirmed().get(10, TimeUnit.SECONDS);
+            publish(client, "renumbered/a", 4, 5);
+            Await.until(() -> after.lastSequence("renumbered/a") == 5, "updates past the new snapshot");
+            assertThat(after.updates).extracting(Recorded.Got::sequence, Recorded.Got::kind).containsExactly(
+                    org.assertj.core.groups.Tuple.tuple(3L, UpdateKind.SNAPSHOT),
+                    org.assertj.core.groups.Tuple.tuple(4L, UpdateKind.UPDATE),
+                    org.assertj.core.groups.Tuple.tuple(5L, UpdateKind.UPDATE));
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
     void unreadableStateFileStopsTheStartNamingTheFile() throws Exception {
         Path state = Files.write(dir.resolve("broken.state"), "not a state file".getBytes(StandardCharsets.UTF_8));
         assertThatThrownBy(() -> TestServers.start(config(state)))

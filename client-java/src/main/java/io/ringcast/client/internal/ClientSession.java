@@ -248,9 +248,10 @@ final class ClientSession {
 
     /**
      * {@code SNAPSHOT}: to the subscription it names, or with id 0 to every matching one. Always
-     * delivered (it is a subscription's starting value even when the topic's sequence is known);
-     * a {@code GAP} snapshot resets the topic's last sequence, even backwards (a server that lost
-     * its state starts again from 1).
+     * delivered (it is a subscription's starting value even when the topic's sequence is known).
+     * Any snapshot sets the topic's last sequence, even backwards: it is the server's current one,
+     * at or above anything this session was sent, so a higher number the client remembers comes
+     * from a server that lost its state and numbers the topic from 1 again.
      */
     void onSnapshot(int subscriptionId, TopicState t, long sequence, int flags, ByteBuf frame, int valueIndex,
                     int valueLength) {
@@ -258,10 +259,8 @@ final class ClientSession {
         boolean gap = (flags & UpdateFlags.GAP) != 0;
         boolean noValue = gap && (flags & UpdateFlags.NO_VALUE) != 0;
         byte[] value = noValue ? NO_VALUE : ByteBufUtil.getBytes(frame, valueIndex, valueLength);
-        if (gap || sequence > t.lastSequence) {
-            t.lastSequence = sequence;
-            t.lastValue = noValue ? null : value;
-        }
+        t.lastSequence = sequence;
+        t.lastValue = noValue ? null : value;
         UpdateKind kind = noValue ? UpdateKind.GAP_WITHOUT_VALUE
                 : gap ? UpdateKind.SNAPSHOT_AFTER_GAP : UpdateKind.SNAPSHOT;
         if (subscriptionId == 0) {
