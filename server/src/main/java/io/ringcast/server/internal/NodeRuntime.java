@@ -268,6 +268,14 @@ public final class NodeRuntime implements AutoCloseable {
                 saveTopics(Path.of(config.state().file()));
             }
             sequencer.releaseAll();
+            // publishes the sequencer never reached: their values are still held by the ring
+            for (int i = 0; i < inbound.getBufferSize(); i++) {
+                InboundEvent e = inbound.get(i);
+                if (e.value != null) {
+                    e.value.release();
+                }
+                e.clear();
+            }
         }
         log.info("Ringcast node stopped");
     }

@@ -1,0 +1,238 @@
+// Type declarations for ringcast.js, the Ringcast JavaScript client (wire protocol v1,
+// docs/protocol.md). Everything here is public API except `internals`.
+
+/** Connection states: `connecting` until the first WELCOME, `connected` ⇄ `reconnecting`, then `closed`. */
+export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'closed';
+
+/** How an update came; see {@link UpdateKind}. */
+export type UpdateKindName = 'snapshot' | 'update' | 'snapshot-after-gap' | 'conflated' | 'gap-without-value';
+
+/** The values of {@link Update.kind}. Frozen. */
+export declare const UpdateKind: Readonly<{
+    /** The topic's current value when a subscription starts. */
+    SNAPSHOT: 'snapshot';
+    /** A new value, or one replayed after a reconnect. */
+    UPDATE: 'update';
+    /** The current value after updates this client missed and the server could no longer replay
+     *  (also after a server restart, whose sequences start over). */
+    SNAPSHOT_AFTER_GAP: 'snapshot-after-gap';
+    /** The newest value of a conflated topic after the server skipped older ones because this
+     *  client fell behind: the sequence jumps on purpose. */
+    CONFLATED: 'conflated';
+    /** Updates were missed and the topic keeps no value (last-value cache off): `value` is empty;
+     *  the next update brings the next value. */
+    GAP_WITHOUT_VALUE: 'gap-without-value';
+}>;
+
+/** Protocol error names and their wire codes (docs/protocol.md, "Errors"). Codes 1..11 are fatal. Frozen. */
+export declare const ErrorCode: Readonly<{
+    MALFORMED_FRAME: 1;
+    UNKNOWN_MESSAGE_TYPE: 2;
+    TEXT_FRAME_NOT_SUPPORTED: 3;
+    FRAME_TOO_LARGE: 4;
+    HANDSHAKE_REQUIRED: 5;
+    UNSUPPORTED_VERSION: 6;
+    HANDSHAKE_TIMEOUT: 7;
+    SLOW_CONSUMER: 8;
+    IDLE_TIMEOUT: 9;
+    SERVER_SHUTDOWN: 10;
+    INTERNAL_ERROR: 11;
+    INVALID_PATH: 20;
+    INVALID_SELECTOR: 21;
+    VALUE_TOO_LARGE: 22;
+    DUPLICATE_SUBSCRIPTION_ID: 23;
+    TOO_MANY_SUBSCRIPTIONS: 24;
+}>;
+
+/** A protocol error name, such as `'SLOW_CONSUMER'`. */
+export type ErrorCodeName = keyof typeof ErrorCode;
+
+/**
+ * The failure of a Ringcast operation: rejected promises, refused subscriptions, `'error'` events.
+ */
+export declare class RingcastError extends Error {
+    constructor(message: string, code?: ErrorCodeName | null, closeCode?: number, options?: { cause?: unknown });
+    /**
+     * The protocol error name when the server sent an ERROR (or a local check applied the same
+     * rule: `'INVALID_PATH'` for a bad publish path, `'VALUE_TOO_LARGE'` for a value over the
+     * server's frame limit), else null (connection lost, client closed, timeouts).
+     */
+    readonly code: ErrorCodeName | null;
+    /** The WebSocket close code when known (e.g. 1008 after SLOW_CONSUMER, 1000 after close()), else 0. */
+    readonly closeCode: number;
+}
+
+/** Thrown by {@link applyDelta}; the message reads `"delta error: ..."` and names what is wrong. */
+export declare class DeltaFormatError extends Error {
+    constructor(what: string);
+}
+
+/** One value delivered to a subscription. Shared by every subscription it goes to: do not modify `value`. */
+export interface Update {
+    /** The topic path, e.g. `'fx/EURUSD/bid'`. */
+    readonly topic: string;
+    /**
+     * The topic's sequence of this value (the first publish of a topic is 1). A u64 on the wire,
+     * read as a Number: exact up to 2^53 - 1 (Number.MAX_SAFE_INTEGER), which a topic would reach
+     * after 285 years at a million updates a second.
+     */
+    readonly sequence: number;
+    /** The full value (deltas are applied before delivery). Empty for `'gap-without-value'`. */
+    readonly value: Uint8Array;
+    /** How the value came. */
+    readonly kind: UpdateKindName;
+    /** The value decoded as UTF-8 (invalid bytes become U+FFFD). */
+    text(): string;
+    /** `JSON.parse(text())`; throws a SyntaxError for a value that is not JSON. */
+    json(): any;
+}
+
+/** A subscription; lives across reconnects until closed or refused. */
+export interface Subscription {
+    /** The selector as given to `subscribe`. */
+    readonly selector: string;
+    /** The wire subscription id, unique among the client's open subscriptions. */
+    readonly id: number;
+    /**
+     * Resolves with the number of topics that matched once the server confirmed the subscription
+     * (its snapshots have been delivered by then). Rejects with a RingcastError when the server
+     * refused it (`code` e.g. `'INVALID_SELECTOR'`, `'TOO_MANY_SUBSCRIPTIONS'`), when it was closed
+     * before confirmation, or when the client closed. The client marks the rejection handled, so
+     * ignoring it is safe.
+     */
+    readonly confirmed: Promise<number>;
+    /** Stops the subscription (UNSUBSCRIBE). No callback runs afterwards. Idempotent. */
+    close(): void;
+}
+
+export interface SubscribeOptions {
+    /**
+     * Called when the server refused the subscription (it is then over), and when a session ended
+     * with a fatal server error such as SLOW_CONSUMER or SERVER_SHUTDOWN (it resumes on the next).
+     */
+    onError?: (error: RingcastError) => void;
+}
+
+/** The payload of the `'state'` event. */
+export interface StateEvent {
+    state: ConnectionState;
+    /** The URL of the current connection or of the last attempt. */
+    url: string;
+    /** The session id from WELCOME; null unless connected. */
+    sessionId: string | null;
+    /** Why the last connection ended (the server's fatal ERROR, a close, a local failure); null when connected. */
+    reason: string | null;
+    /** The WebSocket close code of that end (from the close event, or the one the fatal error implies); 0 when unknown. */
+    closeCode: number;
+}
+
+/** Counters over the client's life. A copy: read `client.stats` again for new values. */
+export interface ClientStats {
+    /** SNAPSHOT and UPDATE messages received, duplicates included. */
+    updatesReceived: number;
+    /** UPDATEs at or below the topic's last known sequence: dropped, never delivered. */
+    duplicatesDropped: number;
+    /** Sessions started after the first one. */
+    reconnects: number;
+    /** Delta updates applied to the previous value. */
+    deltasApplied: number;
+}
+
+/** A WebSocket constructor: the browser's, Node 22's global one, or a compatible one. */
+export type WebSocketConstructor = new (url: string) => WebSocket;
+
+export interface ConnectOptions {
+    /** Sent in HELLO; shows in server logs. Default `'ringcast-js'`. */
+    clientName?: string;
+    /** Backoff start in ms: the delay ceiling doubles per failed attempt; each delay is drawn from
+     *  [ceiling/2, ceiling]. Default 100. */
+    minReconnectDelayMs?: number;
+    /** Backoff ceiling in ms. Default 5000. */
+    maxReconnectDelayMs?: number;
+    /** How long `connect()` keeps trying before it rejects and closes the client, and the limit of
+     *  each attempt until WELCOME. Default 10000. */
+    connectTimeoutMs?: number;
+    /** After a PING, how long to wait for anything at all from the server before the connection
+     *  counts as dead (checks that run late in throttled background tabs do not judge). Default 20000. */
+    pongTimeoutMs?: number;
+    /** PING at least this often when silent, and at least every idleTimeoutMs / 3 (from WELCOME). Default 30000. */
+    maxPingIntervalMs?: number;
+    /** The WebSocket constructor. Default `globalThis.WebSocket` (browsers, Node 22+; Node 20 with
+     *  `--experimental-websocket`). `connect()` rejects with an Error when there is none. */
+    WebSocket?: WebSocketConstructor;
+    /** Same as `client.on('state', listener)`, registered before the first attempt. */
+    onStateChange?: (event: StateEvent) => void;
+}
+
+/**
+ * A client of one or more Ringcast servers. Keeps one connection, reconnects for ever with
+ * backoff until `close()`, and on each new session re-sends its subscriptions with resume lists
+ * (the server replays what was missed, or sends a snapshot after a gap). Listeners run in
+ * WebSocket message events: keep them short.
+ */
+export interface RingcastClient {
+    /**
+     * Subscribes to every topic the selector matches (MQTT style: `+` one segment, a final `#`
+     * the parent and everything below; `'#'` is every topic), including topics created later.
+     * `onUpdate` first gets the current values as `'snapshot'`s, then every update. May be called
+     * at any time; it is sent when connected.
+     *
+     * @throws TypeError naming the rule and the selector when it is malformed: empty, an empty
+     *   segment (leading, trailing or double `/`), a wildcard mixed into a segment, `#` not last,
+     *   whitespace or control characters, more than 65535 UTF-8 bytes or 1024 segments (the server then applies its own limits, 256 bytes and 16 segments by default, and refuses with INVALID_SELECTOR)
+     */
+    subscribe(selector: string, onUpdate: (update: Update) => void, options?: SubscribeOptions): Subscription;
+
+    /**
+     * Publishes a value (a string is sent as UTF-8). Resolves with the sequence the topic gave the
+     * update. Publishes keep their call order; those made while disconnected go out on the next
+     * session. A Uint8Array or ArrayBuffer is not copied: leave it alone until the promise settles.
+     *
+     * Rejects with a RingcastError: `code` `'INVALID_PATH'` for a bad path (at once, locally, or
+     * from the server), `'VALUE_TOO_LARGE'` when the message exceeds the server's frame limit;
+     * `'connection lost before the ack'` (code null) when the connection dropped after sending
+     * (it may or may not have been applied); `'client closed'`.
+     */
+    publish(topic: string, value: string | Uint8Array | ArrayBuffer): Promise<number>;
+
+    /**
+     * Closes the socket (code 1000), sets the state to `'closed'` and rejects everything pending
+     * with RingcastError('client closed'). Idempotent.
+     */
+    close(): void;
+
+    /** The connection state. */
+    readonly state: ConnectionState;
+    /** The session id from WELCOME; null when not connected. */
+    readonly sessionId: string | null;
+    /** The URL of the current connection or attempt. */
+    readonly url: string;
+    /** Counters over the client's life (a fresh copy on each read). */
+    readonly stats: ClientStats;
+
+    /** State changes. Returns a function that removes the listener. */
+    on(event: 'state', listener: (event: StateEvent) => void): () => void;
+    /** Protocol problems worth logging (a malformed message, a bad delta); the client recovers by reconnecting. */
+    on(event: 'error', listener: (error: RingcastError) => void): () => void;
+}
+
+/**
+ * Connects to a Ringcast server: one `ws://host:port/ws` URL, or several tried round robin, one
+ * per attempt. Resolves once the first session is welcomed. Rejects with a RingcastError (and
+ * closes the client) when no address answered within `connectTimeoutMs`; rejects with a
+ * TypeError for a URL that is not ws:// or wss://.
+ */
+export declare function connect(urlOrUrls: string | string[], options?: ConnectOptions): Promise<RingcastClient>;
+
+/**
+ * Applies a Ringcast delta (docs/protocol.md, "Deltas") to `base` and returns the target.
+ * @throws DeltaFormatError for a delta for a base of another length, a truncated one, an empty or
+ *   overrunning instruction, a copy past the base, bytes left over, or a checksum mismatch
+ */
+export declare function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array;
+
+/** CRC-32 (IEEE 802.3, as zlib and PNG) of the bytes, as an unsigned number. */
+export declare function crc32(bytes: Uint8Array): number;
+
+/** Codec, path and selector internals for the tests. Not public API: may change in any release. */
+export declare const internals: Readonly<Record<string, any>>;

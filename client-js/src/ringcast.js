@@ -1,0 +1,1315 @@
+// Ringcast JavaScript client: wire protocol v1 (docs/protocol.md) over a WebSocket.
+//
+// One ES module, no dependencies, standard APIs only: runs unchanged in browsers and in Node 20+
+// (pass `options.WebSocket` where there is no global one). Sections: constants and errors, codec,
+// delta, paths and selectors, client. Everything runs on the one JavaScript thread: listeners are
+// called from WebSocket message events and must not block.
+
+// ============================================================================ constants, errors
+
+const PROTOCOL_VERSION = 1;
+const HEADER_BYTES = 5;
+/** The smallest frame limit a server may state; anything less cannot carry a useful publish. */
+const MIN_SERVER_FRAME_BYTES = 64;
+/**
+ * Local path and selector limits: what the wire can carry (a u16 length), as the Java client.
+ * The server checks its own, tighter limits (limits.maxPathBytes / maxPathDepth, 256 and 16 by
+ * default) and refuses with INVALID_PATH or INVALID_SELECTOR; checking those here would refuse
+ * what a server configured wider accepts.
+ */
+const MAX_PATH_BYTES = 65535;
+const MAX_PATH_DEPTH = 1024;
+/**
+ * Subscription ids count up from 1 below 2^30 and publish correlation ids cycle through
+ * [2^30, 2^31), so an ERROR's correlation id names one or the other whatever its code (as the
+ * Java client does).
+ */
+const FIRST_CORRELATION_ID = 2 ** 30;
+const LAST_CORRELATION_ID = 2 ** 31 - 1;
+const LAST_SUBSCRIPTION_ID = FIRST_CORRELATION_ID - 1;
+/** A check timer that fires this much later than scheduled ran in a throttled or frozen tab. */
+const TIMER_LATENESS_TOLERANCE_MS = 5000;
+/** WebSocket close codes the client sends; browsers allow only 1000 and 3000-4999. */
+const CLOSE_NORMAL = 1000;
+const CLOSE_LOCAL_FAILURE = 4000;
+const CLOSE_PROTOCOL_ERROR = 4002;
+/** Stop handing frames to the socket while this much is buffered; retry after a short pause. */
+const MAX_BUFFERED_FRAMES = 2;
+const BACKPRESSURE_RETRY_MS = 10;
+
+const MessageType = Object.freeze({
+    HELLO: 0x01, SUBSCRIBE: 0x02, UNSUBSCRIBE: 0x03, PUBLISH: 0x04, PING: 0x05,
+    WELCOME: 0x81, TOPIC: 0x82, SNAPSHOT: 0x83, UPDATE: 0x84, PUBLISH_ACK: 0x85,
+    SUBSCRIBED: 0x86, ERROR: 0x87, PONG: 0x88,
+});
+
+const Flags = Object.freeze({ GAP: 0x01, DELTA: 0x02, CONFLATED: 0x04, NO_VALUE: 0x08 });
+
+/** Protocol error codes by name (docs/protocol.md, "Errors"). Codes 1..11 are fatal. */
+export const ErrorCode = Object.freeze({
+    MALFORMED_FRAME: 1,
+    UNKNOWN_MESSAGE_TYPE: 2,
+    TEXT_FRAME_NOT_SUPPORTED: 3,
+    FRAME_TOO_LARGE: 4,
+    HANDSHAKE_REQUIRED: 5,
+    UNSUPPORTED_VERSION: 6,
+    HANDSHAKE_TIMEOUT: 7,
+    SLOW_CONSUMER: 8,
+    IDLE_TIMEOUT: 9,
+    SERVER_SHUTDOWN: 10,
+    INTERNAL_ERROR: 11,
+    INVALID_PATH: 20,
+    INVALID_SELECTOR: 21,
+    VALUE_TOO_LARGE: 22,
+    DUPLICATE_SUBSCRIPTION_ID: 23,
+    TOO_MANY_SUBSCRIPTIONS: 24,
+});
+
+const ERROR_NAMES = new Map(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
+/** The WebSocket close code the server uses after each fatal error, for when the close event has none. */
+const FATAL_CLOSE_CODES = new Map([[1, 1002], [2, 1002], [3, 1003], [4, 1009], [5, 1008], [6, 1002],
+    [7, 1008], [8, 1008], [9, 1001], [10, 1001], [11, 1011]]);
+
+const isFatalCode = (code) => code >= 1 && code <= 11;
+
+/** How an update came; `Update.kind` is one of these. */
+export const UpdateKind = Object.freeze({
+    /** The topic's current value when a subscription starts. */
+    SNAPSHOT: 'snapshot',
+    /** A new value, or one replayed after a reconnect. */
+    UPDATE: 'update',
+    /** The current value after updates this client missed and the server could no longer replay. */
+    SNAPSHOT_AFTER_GAP: 'snapshot-after-gap',
+    /** The newest value of a conflated topic after the server skipped older ones: the sequence jumps. */
+    CONFLATED: 'conflated',
+    /** Updates were missed and the topic keeps no value: `value` is empty. */
+    GAP_WITHOUT_VALUE: 'gap-without-value',
+});
+
+/**
+ * A failure of a Ringcast operation. `code` is the protocol error name ('SLOW_CONSUMER',
+ * 'INVALID_PATH', ...) when the server sent an ERROR or a local check applied the same rule, else
+ * null; `closeCode` is the WebSocket close code when known, else 0.
+ */
+export class RingcastError extends Error {
+    constructor(message, code = null, closeCode = 0, options = undefined) {
+        super(message, options);
+        this.name = 'RingcastError';
+        this.code = code;
+        this.closeCode = closeCode;
+    }
+}
+
+/** A delta that cannot be applied; the message reads "delta error: ..." and names what is wrong. */
+export class DeltaFormatError extends Error {
+    constructor(what) {
+        super('delta error: ' + what);
+        this.name = 'DeltaFormatError';
+    }
+}
+
+/** A message from the server that breaks the protocol; the connection ends with it. */
+class ProtocolError extends Error {
+    constructor(code, message) {
+        super(message);
+        this.name = 'ProtocolError';
+        this.code = code;
+    }
+}
+
+// ============================================================================ codec
+
+const utf8Encoder = new TextEncoder();
+/** Strict for protocol strings: invalid UTF-8 there is MALFORMED_FRAME. */
+const strictUtf8Decoder = new TextDecoder('utf-8', { fatal: true });
+/** Lenient for values: `Update.text()` shows bad bytes as U+FFFD rather than throwing. */
+const utf8Decoder = new TextDecoder('utf-8');
+const EMPTY = new Uint8Array(0);
+
+/** Builds one message: header, then fields appended through the DataView. */
+class MessageWriter {
+    constructor(type, bodyBytes) {
+        this.bytes = new Uint8Array(HEADER_BYTES + bodyBytes);
+        this.view = new DataView(this.bytes.buffer);
+        this.view.setUint8(0, type);
+        this.view.setUint32(1, bodyBytes);
+        this.pos = HEADER_BYTES;
+    }
+    u16(v) { this.view.setUint16(this.pos, v); this.pos += 2; return this; }
+    u32(v) { this.view.setUint32(this.pos, v); this.pos += 4; return this; }
+    u64(v) { this.view.setBigUint64(this.pos, BigInt(v)); this.pos += 8; return this; }
+    raw(b) { this.bytes.set(b, this.pos); this.pos += b.length; return this; }
+    /** A `string` field from already encoded UTF-8. */
+    str(utf8) { return this.u16(utf8.length).raw(utf8); }
+}
+
+function utf8Of(textOrBytes) {
+    return typeof textOrBytes === 'string' ? utf8Encoder.encode(textOrBytes) : textOrBytes;
+}
+
+function checkStringField(utf8, what) {
+    if (utf8.length > 0xFFFF) {
+        throw new RangeError(`${what} of ${utf8.length} UTF-8 bytes is longer than the 65535 a string field holds`);
+    }
+    return utf8;
+}
+
+function encodeHello(clientName, version = PROTOCOL_VERSION) {
+    const name = checkStringField(utf8Of(clientName), 'clientName');
+    return new MessageWriter(MessageType.HELLO, 2 + 2 + name.length).u16(version).str(name).bytes;
+}
+
+/** @param resume array of [pathUtf8OrString, lastSequence] */
+function encodeSubscribe(subscriptionId, selector, resume = []) {
+    const sel = checkStringField(utf8Of(selector), 'selector');
+    const entries = resume.map(([path, sequence]) => [checkStringField(utf8Of(path), 'path'), sequence]);
+    let body = 4 + 2 + sel.length + 4;
+    for (const [path] of entries) body += 2 + path.length + 8;
+    const w = new MessageWriter(MessageType.SUBSCRIBE, body).u32(subscriptionId).str(sel).u32(entries.length);
+    for (const [path, sequence] of entries) w.str(path).u64(sequence);
+    return w.bytes;
+}
+
+function encodeUnsubscribe(subscriptionId) {
+    return new MessageWriter(MessageType.UNSUBSCRIBE, 4).u32(subscriptionId).bytes;
+}
+
+function encodePublish(correlationId, topic, value) {
+    const path = checkStringField(utf8Of(topic), 'topic');
+    const bytes = utf8Of(value);
+    return new MessageWriter(MessageType.PUBLISH, 4 + 2 + path.length + bytes.length)
+        .u32(correlationId).str(path).raw(bytes).bytes;
+}
+
+function encodePing(nonce) {
+    return new MessageWriter(MessageType.PING, 8).u64(nonce).bytes;
+}
+
+const TYPE_NAMES = new Map(Object.entries(MessageType).map(([name, type]) => [type, name]));
+const typeName = (type) => TYPE_NAMES.get(type) ?? '0x' + type.toString(16).padStart(2, '0');
+
+/** Reads the fields of one message body, refusing reads past its end. */
+class BodyReader {
+    constructor(frame, view, start, end, type) {
+        Object.assign(this, { frame, view, pos: start, end, type });
+    }
+    need(bytes, field) {
+        if (this.end - this.pos < bytes) {
+            throw new ProtocolError('MALFORMED_FRAME', `truncated or malformed ${typeName(this.type)} message: field `
+                + `${field} needs ${bytes} bytes, ${this.end - this.pos} left in the body`);
+        }
+    }
+    u8(field) { this.need(1, field); return this.view.getUint8(this.pos++); }
+    u16(field) { this.need(2, field); const v = this.view.getUint16(this.pos); this.pos += 2; return v; }
+    u32(field) { this.need(4, field); const v = this.view.getUint32(this.pos); this.pos += 4; return v; }
+    /** A u64 as a Number: exact up to 2^53 (Number.MAX_SAFE_INTEGER), rounded beyond. */
+    u64(field) {
+        this.need(8, field);
+        const v = this.view.getBigUint64(this.pos);
+        this.pos += 8;
+        if (v > 0x7FFFFFFFFFFFFFFFn) {
+            throw new ProtocolError('MALFORMED_FRAME', `${typeName(this.type)} field ${field} is ${v}, above 2^63-1`);
+        }
+        return Number(v);
+    }
+    string(field) {
+        const length = this.u16(field + ' length');
+        this.need(length, field);
+        const bytes = this.frame.subarray(this.pos, this.pos + length);
+        this.pos += length;
+        try {
+            return strictUtf8Decoder.decode(bytes);
+        } catch {
+            throw new ProtocolError('MALFORMED_FRAME', `${typeName(this.type)} field ${field} is not valid UTF-8`);
+        }
+    }
+    /** The rest of the body (a value), copied so that it does not keep the whole frame alive. */
+    rest() { const v = this.frame.slice(this.pos, this.end); this.pos = this.end; return v; }
+}
+
+/** Decodes the body of one server-to-client message; fields a newer revision appends are skipped. */
+function decodeBody(r) {
+    switch (r.type) {
+        case MessageType.WELCOME:
+            return { type: 'WELCOME', version: r.u16('version'), sessionId: r.string('sessionId'),
+                maxFrameBytes: r.u32('maxFrameBytes'), idleTimeoutMs: r.u32('idleTimeoutMs') };
+        case MessageType.TOPIC:
+            return { type: 'TOPIC', alias: r.u32('alias'), path: r.string('topicPath') };
+        case MessageType.SNAPSHOT:
+            return { type: 'SNAPSHOT', subscriptionId: r.u32('subscriptionId'), alias: r.u32('alias'),
+                sequence: r.u64('sequence'), flags: r.u8('flags'), value: r.rest() };
+        case MessageType.UPDATE:
+            return { type: 'UPDATE', alias: r.u32('alias'), sequence: r.u64('sequence'), flags: r.u8('flags'),
+                value: r.rest() };
+        case MessageType.PUBLISH_ACK:
+            return { type: 'PUBLISH_ACK', correlationId: r.u32('correlationId'), sequence: r.u64('sequence') };
+        case MessageType.SUBSCRIBED:
+            return { type: 'SUBSCRIBED', subscriptionId: r.u32('subscriptionId'),
+                matchedTopics: r.u32('matchedTopics') };
+        case MessageType.ERROR:
+            return { type: 'ERROR', code: r.u16('code'), correlationId: r.u32('correlationId'),
+                reason: r.string('reason') };
+        case MessageType.PONG:
+            r.need(8, 'nonce'); // opaque: all 64 bits allowed, and nothing reads it
+            return { type: 'PONG' };
+        default:
+            throw new ProtocolError('UNKNOWN_MESSAGE_TYPE', `unknown message type ${typeName(r.type)} from the server`);
+    }
+}
+
+/**
+ * Decodes every message of a server frame in order. With `onMessage`, hands each to it as it is
+ * decoded (messages before a malformed one are handled); without, returns them as an array.
+ * Throws a ProtocolError (with `code`, a protocol error name) on a malformed or unknown message.
+ */
+function decodeFrame(frame, onMessage = null) {
+    const bytes = frame instanceof Uint8Array ? frame : new Uint8Array(frame);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const collected = onMessage ? null : [];
+    if (bytes.length === 0) {
+        throw new ProtocolError('MALFORMED_FRAME', 'empty frame: a frame holds at least one message');
+    }
+    let offset = 0;
+    while (offset < bytes.length) {
+        if (bytes.length - offset < HEADER_BYTES) {
+            throw new ProtocolError('MALFORMED_FRAME', `truncated message header at offset ${offset}`);
+        }
+        const type = view.getUint8(offset);
+        const length = view.getUint32(offset + 1);
+        const start = offset + HEADER_BYTES;
+        if (length > bytes.length - start) {
+            throw new ProtocolError('MALFORMED_FRAME', `truncated ${typeName(type)} message at offset ${offset}: `
+                + `body length ${length} but only ${bytes.length - start} bytes left in the frame`);
+        }
+        const message = decodeBody(new BodyReader(bytes, view, start, start + length, type));
+        offset = start + length;
+        if (onMessage) onMessage(message); else collected.push(message);
+    }
+    return collected;
+}
+
+/** Packs encoded messages into frames of at most `maxFrameBytes` (a message never spans two). */
+function packFrames(messages, maxFrameBytes) {
+    const frames = [];
+    let batch = [];
+    let size = 0;
+    const close = () => {
+        const frame = new Uint8Array(size);
+        let pos = 0;
+        for (const m of batch) { frame.set(m, pos); pos += m.length; }
+        frames.push(frame);
+        batch = [];
+        size = 0;
+    };
+    for (const m of messages) {
+        if (size > 0 && size + m.length > maxFrameBytes) close();
+        batch.push(m);
+        size += m.length;
+    }
+    if (size > 0) close();
+    return frames;
+}
+
+// ============================================================================ delta
+
+const CRC_TABLE = (() => {
+    const table = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+        let c = n;
+        for (let k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320 ^ (c >>> 1) : c >>> 1;
+        table[n] = c >>> 0;
+    }
+    return table;
+})();
+
+/** CRC-32 (IEEE 802.3, as zlib and PNG) of the bytes, unsigned. */
+export function crc32(bytes) {
+    let crc = 0xFFFFFFFF;
+    for (let i = 0; i < bytes.length; i++) crc = CRC_TABLE[(crc ^ bytes[i]) & 0xFF] ^ (crc >>> 8);
+    return (crc ^ 0xFFFFFFFF) >>> 0;
+}
+
+const MAX_VARINT_BYTES = 5;
+
+/** Reads an unsigned LEB128 varint at `pos`; returns [value, next position]. */
+function readVarint(delta, pos, what) {
+    let value = 0;
+    for (let i = 0; i < MAX_VARINT_BYTES; i++) {
+        if (pos + i >= delta.length) throw new DeltaFormatError(`delta is truncated in its ${what}`);
+        const b = delta[pos + i];
+        value += (b & 0x7F) * 2 ** (7 * i); // not <<: 35 bits overflow 32-bit shifts
+        if ((b & 0x80) === 0) {
+            if (value > 0x7FFFFFFF) throw new DeltaFormatError(`the ${what} is out of range: ${value}`);
+            if (i > 0 && b === 0) throw new DeltaFormatError(`the ${what} is an overlong varint`);
+            return [value, pos + i + 1];
+        }
+    }
+    throw new DeltaFormatError(`the ${what} is a varint longer than ${MAX_VARINT_BYTES} bytes`);
+}
+
+/**
+ * Applies a Ringcast delta (docs/protocol.md, "Deltas") to `base` and returns the target.
+ * Throws DeltaFormatError ("delta error: ...") for a delta for a base of another length, a
+ * truncated one, an empty or overrunning instruction, a copy past the base, bytes left over, or a
+ * checksum that does not match the rebuilt value.
+ */
+export function applyDelta(base, delta) {
+    let pos = 0;
+    let baseLength, targetLength;
+    [baseLength, pos] = readVarint(delta, pos, 'base length');
+    if (baseLength !== base.length) {
+        throw new DeltaFormatError(`delta is for a base of ${baseLength} bytes, but the previous value has ${base.length}`);
+    }
+    [targetLength, pos] = readVarint(delta, pos, 'target length');
+    // every instruction produces at least one byte from at least one delta byte or base byte: a
+    // target longer than both together is a lie, refused before allocating it
+    if (targetLength > delta.length * 64 + base.length * 64 + 64) {
+        throw new DeltaFormatError(`target length ${targetLength} cannot come from a ${delta.length}-byte delta`);
+    }
+    const target = new Uint8Array(targetLength);
+    let produced = 0;
+    while (produced < targetLength) {
+        let header, n;
+        [header, pos] = readVarint(delta, pos, `instruction at byte ${pos}`);
+        n = Math.floor(header / 2);
+        if (n === 0) throw new DeltaFormatError(`empty instruction at byte ${pos}`);
+        if (n > targetLength - produced) {
+            throw new DeltaFormatError(`instruction of ${n} bytes overruns the target of ${targetLength} bytes `
+                + `(${produced} already produced)`);
+        }
+        if (header % 2 === 0) {
+            if (n > delta.length - pos) {
+                throw new DeltaFormatError(`insert of ${n} bytes is truncated: ${delta.length - pos} bytes left in the delta`);
+            }
+            target.set(delta.subarray(pos, pos + n), produced);
+            pos += n;
+        } else {
+            let offset;
+            [offset, pos] = readVarint(delta, pos, 'copy offset');
+            if (offset + n > base.length) {
+                throw new DeltaFormatError(`copy of ${n} bytes at offset ${offset} overruns the ${base.length}-byte base`);
+            }
+            target.set(base.subarray(offset, offset + n), produced);
+        }
+        produced += n;
+    }
+    const left = delta.length - pos;
+    if (left !== 4) {
+        throw new DeltaFormatError(left < 4 ? 'delta is truncated: its checksum is missing'
+            : `${left - 4} unexpected bytes after the last instruction`);
+    }
+    const expected = new DataView(delta.buffer, delta.byteOffset + pos, 4).getUint32(0);
+    const actual = crc32(target);
+    if (expected !== actual) {
+        throw new DeltaFormatError(`checksum mismatch: delta says ${expected.toString(16)}, `
+            + `the rebuilt value has ${actual.toString(16)}`);
+    }
+    return target;
+}
+
+// ============================================================================ paths and selectors
+
+/** Whitespace and control characters (Java: isWhitespace, isSpaceChar, isISOControl), lone surrogates. */
+const FORBIDDEN_CHAR = /[\p{Cc}\p{Z}\p{Cs}]/u;
+
+const abbreviate = (text) => (text.length <= 80 ? text : text.slice(0, 77) + '...');
+
+/**
+ * Checks a topic path, or with `wildcards` a selector whose `+` and `#` segments are judged by the
+ * caller, and returns its segments. Throws TypeError naming the rule broken and the text.
+ */
+function splitChecked(text, wildcards, what) {
+    if (typeof text !== 'string' || text.length === 0) {
+        throw new TypeError(`invalid ${what} '${text ?? ''}': must be a non-empty string`);
+    }
+    const segments = text.split('/');
+    let index = 0;
+    for (const segment of segments) {
+        if (segment.length === 0) {
+            throw new TypeError(`invalid ${what} '${abbreviate(text)}': empty segment at index ${index} `
+                + `(leading, trailing or double '/')`);
+        }
+        const bad = FORBIDDEN_CHAR.exec(segment);
+        if (bad) {
+            const cp = bad[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0');
+            throw new TypeError(`invalid ${what} '${abbreviate(JSON.stringify(text).slice(1, -1))}': whitespace, `
+                + `control character or unpaired surrogate U+${cp} at index ${index + bad.index}`);
+        }
+        if (!wildcards && /[+#]/.test(segment)) {
+            throw new TypeError(`invalid ${what} '${abbreviate(text)}': '${segment.match(/[+#]/)[0]}' is a wildcard, `
+                + `allowed only in selectors`);
+        }
+        index += segment.length + 1;
+    }
+    const bytes = utf8Encoder.encode(text).length;
+    if (bytes > MAX_PATH_BYTES) {
+        throw new TypeError(`invalid ${what} '${abbreviate(text)}': ${bytes} bytes, more than the limit of ${MAX_PATH_BYTES}`);
+    }
+    if (segments.length > MAX_PATH_DEPTH) {
+        throw new TypeError(`invalid ${what} '${abbreviate(text)}': ${segments.length} segments, more than the limit `
+            + `of ${MAX_PATH_DEPTH}`);
+    }
+    return segments;
+}
+
+/** Checks a topic path (no wildcards); returns its segments or throws TypeError naming the rule. */
+function validatePath(path) {
+    return splitChecked(path, false, 'path');
+}
+
+/** Parses a selector; returns its segments or throws TypeError naming the rule. */
+function parseSelector(selector) {
+    const segments = splitChecked(selector, true, 'selector');
+    segments.forEach((s, i) => {
+        if (/[+#]/.test(s) && s.length > 1) {
+            throw new TypeError(`invalid selector '${selector}': segment '${s}' mixes a wildcard with other `
+                + `characters; '+' and '#' must be whole segments`);
+        }
+        if (s === '#' && i !== segments.length - 1) {
+            throw new TypeError(`invalid selector '${selector}': '#' must be the last segment`);
+        }
+    });
+    return segments;
+}
+
+/** Whether selector segments match path segments: `+` one segment, `#` the parent and all below. */
+function segmentsMatch(selector, path) {
+    for (let i = 0; i < selector.length; i++) {
+        if (selector[i] === '#') return path.length >= i;
+        if (i >= path.length) return false;
+        if (selector[i] !== '+' && selector[i] !== path[i]) return false;
+    }
+    return path.length === selector.length;
+}
+
+/** Whether a selector (string) matches a topic path (string). */
+function matches(selector, path) {
+    return segmentsMatch(selector.split('/'), path.split('/'));
+}
+
+// ============================================================================ client
+
+const now = () => globalThis.performance?.now() ?? Date.now();
+
+/** Reports an exception thrown by application code without letting it break the connection. */
+function reportListenerError(what, error) {
+    globalThis.console?.error(`ringcast: ${what} threw`, error);
+}
+
+/** One value delivered to a subscription's `onUpdate`; shared by every subscription it goes to. */
+class Update {
+    constructor(topic, sequence, value, kind) {
+        this.topic = topic;
+        this.sequence = sequence;
+        this.value = value;
+        this.kind = kind;
+    }
+    /** The value decoded as UTF-8. */
+    text() { return utf8Decoder.decode(this.value); }
+    /** The value parsed as JSON. */
+    json() { return JSON.parse(this.text()); }
+}
+
+/** A subscription: receives updates of every topic its selector matches, across reconnects. */
+class Subscription {
+    #client;
+    #onUpdate;
+    #onError;
+    #resolve;
+    #reject;
+
+    constructor(client, id, selector, segments, onUpdate, onError) {
+        this.#client = client;
+        this.#onUpdate = onUpdate;
+        this.#onError = onError;
+        /** The selector as given. */
+        this.selector = selector;
+        /** The wire subscription id. */
+        this.id = id;
+        /** Resolves with the number of matching topics once the server confirmed the subscription. */
+        this.confirmed = new Promise((resolve, reject) => { this.#resolve = resolve; this.#reject = reject; });
+        // marks the rejection handled: an application that never looks at it must not get an
+        // unhandled-rejection crash in Node when the client closes
+        this.confirmed.catch(() => {});
+        this._segments = segments;
+        this._selectorBytes = utf8Encoder.encode(selector);
+        this._closed = false;
+        /** Confirmed on some session: re-sent with a resume list from then on. */
+        this._confirmedOnce = false;
+        /** The connection number on which it receives UPDATEs (after SUBSCRIBED, or at once when resumed). */
+        this._liveConnection = -1;
+        /** The connection number on which its SUBSCRIBE went out. */
+        this._sentConnection = -1;
+    }
+
+    /** Stops the subscription (UNSUBSCRIBE); no callback after this. Idempotent. */
+    close() {
+        if (this._closed) return;
+        this._closed = true;
+        this.#reject(new RingcastError(`subscription to '${this.selector}' closed before the server confirmed it`));
+        this.#client._unsubscribe(this);
+    }
+
+    _confirm(matchedTopics) { this.#resolve(matchedTopics); }
+
+    _deliver(update) {
+        if (this._closed) return;
+        try {
+            this.#onUpdate(update);
+        } catch (e) {
+            reportListenerError(`onUpdate of subscription '${this.selector}'`, e);
+        }
+    }
+
+    /** An error the subscription survives (the connection ended with a fatal server error). */
+    _notifyError(error) {
+        if (this._closed || !this.#onError) return;
+        try {
+            this.#onError(error);
+        } catch (e) {
+            reportListenerError(`onError of subscription '${this.selector}'`, e);
+        }
+    }
+
+    /** The server refused it: it is over. */
+    _refused(error) {
+        if (this._closed) return;
+        this._notifyError(error);
+        this._closed = true;
+        this.#reject(error);
+    }
+
+    /** The client closed: it is over, without a callback. */
+    _abandon(error) {
+        this._closed = true;
+        this.#reject(error);
+    }
+}
+
+/**
+ * One WebSocket attempt or session: its socket, alias map, timers and why it ended.
+ * The client keeps at most one; events of an ended connection are ignored.
+ */
+class Connection {
+    constructor(number, url, ws) {
+        this.number = number;
+        this.url = url;
+        this.ws = ws;
+        this.aliases = new Map();
+        this.welcomed = false;
+        this.ended = false;
+        this.sessionId = null;
+        this.maxFrameBytes = 0;
+        this.pingIntervalMs = 0;
+        this.fatalCode = null;
+        this.fatalReason = null;
+        this.localReason = null;
+        this.lastWriteAt = now();
+        this.lastReceivedAt = now();
+        this.pingSentAt = -1;
+        this.pingNonce = 0n;
+        this.attemptTimer = null;
+        this.pingTimer = null;
+        this.checkTimer = null;
+        this.retryFlushTimer = null;
+    }
+
+    clearTimers() {
+        for (const t of ['attemptTimer', 'pingTimer', 'checkTimer', 'retryFlushTimer']) {
+            clearTimeout(this[t]);
+            this[t] = null;
+        }
+    }
+}
+
+/** A client of one or more Ringcast servers; create it with `connect()`. */
+class RingcastClient {
+    #urls;
+    #options;
+    #WebSocket;
+    #state = 'connecting';
+    #listeners = new Map([['state', new Set()], ['error', new Set()]]);
+    #connection = null;
+    #connectionCount = 0;
+    #urlIndex = 0;
+    #failedAttempts = 0;
+    #everConnected = false;
+    #connectDeadline;
+    #connectPromise = null;
+    #reconnectTimer = null;
+    #closedError = null;
+    #lastFailure = null;
+    /** Open subscriptions by id. */
+    #subscriptions = new Map();
+    /** Bumped on every change to #subscriptions: topics cache their matching subscriptions per version. */
+    #subscriptionsVersion = 0;
+    #nextSubscriptionId = 1;
+    /** path -> { path, segments, pathBytes, sequence, value, matches, matchesVersion }, for the client's life. */
+    #topics = new Map();
+    /** Commands waiting for the next flush: publishes survive a lost connection, the rest is rebuilt. */
+    #outbox = [];
+    #flushScheduled = false;
+    /** Sent publishes by correlation id, in send order (Map keeps insertion order). */
+    #unacked = new Map();
+    #nextCorrelationId = FIRST_CORRELATION_ID;
+    #stats = { updatesReceived: 0, duplicatesDropped: 0, reconnects: 0, deltasApplied: 0 };
+
+    constructor(urls, options) {
+        this.#urls = urls;
+        const defaults = { clientName: 'ringcast-js', minReconnectDelayMs: 100, maxReconnectDelayMs: 5000,
+            connectTimeoutMs: 10000, pongTimeoutMs: 20000, maxPingIntervalMs: 30000 };
+        this.#options = {};
+        for (const [key, value] of Object.entries(defaults)) {
+            const given = options[key] ?? value; // an option passed as undefined takes its default
+            if (key !== 'clientName' && !(Number.isFinite(given) && given >= 1)) {
+                throw new TypeError(`option ${key} must be a number of at least 1, got ${given}`);
+            }
+            this.#options[key] = given;
+        }
+        this.#options.maxReconnectDelayMs = Math.max(this.#options.maxReconnectDelayMs, this.#options.minReconnectDelayMs);
+        this.#WebSocket = options.WebSocket ?? globalThis.WebSocket;
+        if (typeof this.#WebSocket !== 'function') {
+            throw new Error('ringcast: no WebSocket implementation: pass options.WebSocket, or run Node 22+ '
+                + '(Node 20: node --experimental-websocket)');
+        }
+        if (typeof options.onStateChange === 'function') this.on('state', options.onStateChange);
+    }
+
+    /** 'connecting' | 'connected' | 'reconnecting' | 'closed'. */
+    get state() { return this.#state; }
+    /** The session id from WELCOME, or null when not connected. */
+    get sessionId() { return this.#connection?.welcomed ? this.#connection.sessionId : null; }
+    /** The URL of the current connection or attempt. */
+    get url() { return this.#connection?.url ?? this.#urls[Math.max(0, this.#urlIndex - 1) % this.#urls.length]; }
+    /** Counters since the client was created (a copy). */
+    get stats() { return { ...this.#stats }; }
+
+    /** Adds a listener for 'state' or 'error'; returns a function that removes it. */
+    on(event, listener) {
+        const set = this.#listeners.get(event);
+        if (!set) throw new TypeError(`unknown event '${event}': 'state' or 'error'`);
+        set.add(listener);
+        return () => set.delete(listener);
+    }
+
+    #emit(event, payload) {
+        for (const listener of [...this.#listeners.get(event)]) {
+            try {
+                listener(payload);
+            } catch (e) {
+                reportListenerError(`'${event}' listener`, e);
+            }
+        }
+    }
+
+    #setState(state, reason = null, closeCode = 0) {
+        this.#state = state;
+        this.#emit('state', { state, url: this.url, sessionId: this.sessionId, reason, closeCode });
+    }
+
+    // -------------------------------------------------------------------- public operations
+
+    /** Subscribes; see ringcast.d.ts. Throws TypeError for a bad selector. */
+    subscribe(selector, onUpdate, { onError } = {}) {
+        const segments = parseSelector(selector);
+        if (typeof onUpdate !== 'function') throw new TypeError('subscribe needs an onUpdate function');
+        if (this.#nextSubscriptionId > LAST_SUBSCRIPTION_ID) {
+            throw new RingcastError(`subscription ids exhausted: ${LAST_SUBSCRIPTION_ID} made`);
+        }
+        const s = new Subscription(this, this.#nextSubscriptionId++, selector, segments, onUpdate, onError);
+        if (this.#closedError) {
+            s._abandon(this.#closedError);
+            return s;
+        }
+        this.#subscriptions.set(s.id, s);
+        this.#subscriptionsVersion++;
+        if (this.#connection?.welcomed) this.#enqueue({ kind: 'subscribe', subscription: s });
+        return s;
+    }
+
+    /** Called by Subscription.close(). */
+    _unsubscribe(s) {
+        if (this.#subscriptions.get(s.id) !== s) return; // refused, or the client closed
+        this.#subscriptions.delete(s.id);
+        this.#subscriptionsVersion++;
+        if (this.#connection?.welcomed) this.#enqueue({ kind: 'unsubscribe', subscription: s });
+    }
+
+    /** Publishes; resolves with the topic sequence the server gave the update. See ringcast.d.ts. */
+    publish(topic, value) {
+        if (this.#closedError) return Promise.reject(this.#closedError);
+        try {
+            validatePath(topic);
+        } catch (e) {
+            return Promise.reject(new RingcastError(e.message, 'INVALID_PATH'));
+        }
+        let bytes;
+        if (typeof value === 'string') bytes = utf8Encoder.encode(value);
+        else if (value instanceof Uint8Array) bytes = value;
+        else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value);
+        else if (ArrayBuffer.isView(value)) bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+        else return Promise.reject(new TypeError('publish value must be a string, Uint8Array or ArrayBuffer'));
+        const pathBytes = utf8Encoder.encode(topic);
+        const request = { topic, pathBytes, value: bytes, messageBytes: HEADER_BYTES + 4 + 2 + pathBytes.length + bytes.length };
+        const promise = new Promise((resolve, reject) => { request.resolve = resolve; request.reject = reject; });
+        const c = this.#connection;
+        if (c?.welcomed && request.messageBytes > c.maxFrameBytes) {
+            request.reject(this.#tooLarge(request, c.maxFrameBytes));
+        } else {
+            this.#enqueue({ kind: 'publish', request });
+        }
+        return promise;
+    }
+
+    /** Closes the client: socket closed with 1000, everything pending rejected. Idempotent. */
+    close() {
+        if (this.#closedError) return;
+        const error = this.#closedError = new RingcastError('client closed', null, CLOSE_NORMAL);
+        clearTimeout(this.#reconnectTimer);
+        const c = this.#connection;
+        if (c) {
+            c.ended = true;
+            c.clearTimers();
+            this.#connection = null;
+            try { c.ws.close(CLOSE_NORMAL, 'client closed'); } catch { /* already closing */ }
+        }
+        this.#failUnacked(error);
+        for (const cmd of this.#outbox) if (cmd.kind === 'publish') cmd.request.reject(error);
+        this.#outbox = [];
+        for (const s of this.#subscriptions.values()) s._abandon(error);
+        this.#subscriptions.clear();
+        this.#subscriptionsVersion++;
+        this.#connectPromise?.reject(error);
+        this.#setState('closed', 'client closed', CLOSE_NORMAL);
+    }
+
+    // -------------------------------------------------------------------- connecting
+
+    /** Starts connecting; resolves on the first WELCOME. Called once, by connect(). */
+    _start() {
+        this.#connectDeadline = now() + this.#options.connectTimeoutMs;
+        const promise = new Promise((resolve, reject) => { this.#connectPromise = { resolve, reject }; });
+        this.#attempt();
+        return promise;
+    }
+
+    #attempt() {
+        this.#reconnectTimer = null;
+        if (this.#closedError) return;
+        let limitMs = this.#options.connectTimeoutMs;
+        if (!this.#everConnected) {
+            limitMs = Math.min(limitMs, this.#connectDeadline - now());
+            if (limitMs < 1) {
+                this.#giveUp();
+                return;
+            }
+        }
+        const url = this.#urls[this.#urlIndex++ % this.#urls.length];
+        let ws;
+        try {
+            ws = new this.#WebSocket(url);
+        } catch (e) {
+            this.#connection = null;
+            this.#attemptFailed(new RingcastError(`cannot open ${url}: ${e.message}`, null, 0, { cause: e }));
+            return;
+        }
+        const c = new Connection(++this.#connectionCount, url, ws);
+        this.#connection = c;
+        ws.binaryType = 'arraybuffer';
+        ws.onopen = () => {
+            if (c.ended) return;
+            this.#send(c, encodeHello(this.#options.clientName)); // HELLO alone; nothing else until WELCOME
+        };
+        ws.onmessage = (event) => this.#onFrame(c, event.data);
+        ws.onerror = (event) => {
+            // browsers fire close right after error, in the same task; Node 20's WebSocket fires
+            // only error when it cannot connect: end the attempt on the next turn unless close did
+            const detail = typeof event?.message === 'string' && event.message ? `: ${event.message}` : '';
+            setTimeout(() => this.#ended(c, 1006, `WebSocket error${detail}`), 0);
+        };
+        ws.onclose = (event) => this.#ended(c, event.code, event.reason);
+        limitMs = Math.round(limitMs);
+        c.attemptTimer = setTimeout(() => this.#fail(c, `no WELCOME from the server within ${limitMs} ms`,
+            CLOSE_LOCAL_FAILURE), limitMs);
+    }
+
+    /** Ends a connection for a reason found on this side; the first reason wins. */
+    #fail(c, reason, closeCode, shortReason = reason) {
+        if (c.ended) return;
+        c.localReason = reason;
+        // a dead connection's close event can take minutes (the closing handshake has to time
+        // out): move on at once and ignore whatever the old socket does later
+        try { c.ws.close(closeCode, utf8Clip(shortReason, 123)); } catch { /* not open yet, or closing */ }
+        this.#ended(c, closeCode, '');
+    }
+
+    /** A connection or attempt ended: detach, tell, and schedule the next attempt. */
+    #ended(c, closeCode, closeReason) {
+        if (c.ended) return;
+        c.ended = true;
+        c.clearTimers();
+        if (this.#connection === c) this.#connection = null;
+        const error = this.#describeEnd(c, closeCode, closeReason);
+        if (c.welcomed) {
+            this.#failUnacked(new RingcastError('connection lost before the ack', null, error.closeCode, { cause: error }));
+            // what was waiting is rebuilt on the next session; only publishes carry over
+            this.#outbox = this.#outbox.filter((cmd) => cmd.kind === 'publish');
+            if (c.fatalCode !== null) for (const s of [...this.#subscriptions.values()]) s._notifyError(error);
+            this.#setState('reconnecting', error.message, error.closeCode);
+        }
+        this.#attemptFailed(error);
+    }
+
+    #describeEnd(c, closeCode, closeReason) {
+        if (c.fatalCode !== null) {
+            const name = ERROR_NAMES.get(c.fatalCode);
+            const code = closeCode || FATAL_CLOSE_CODES.get(c.fatalCode) || 0;
+            return new RingcastError(`server ended the session: ${name ?? 'error ' + c.fatalCode}: ${c.fatalReason}`,
+                name ?? null, code);
+        }
+        if (c.localReason !== null) return new RingcastError(c.localReason, null, closeCode);
+        const detail = closeReason ? ` (${closeReason})` : '';
+        const what = c.welcomed ? 'connection lost' : 'connection closed before the session started';
+        return new RingcastError(`${what}: WebSocket close code ${closeCode}${detail}`, null, closeCode);
+    }
+
+    #attemptFailed(error) {
+        this.#lastFailure = error;
+        if (this.#closedError) return;
+        if (!this.#everConnected && now() >= this.#connectDeadline) {
+            this.#giveUp();
+            return;
+        }
+        const { minReconnectDelayMs: minMs, maxReconnectDelayMs: maxMs } = this.#options;
+        // equal jitter: clients that lost the same server spread out, yet none retries much sooner
+        const ceiling = Math.min(maxMs, minMs * 2 ** Math.min(this.#failedAttempts, 30));
+        this.#failedAttempts++;
+        let delayMs = ceiling / 2 + Math.random() * (ceiling / 2);
+        if (!this.#everConnected) delayMs = Math.min(delayMs, Math.max(0, this.#connectDeadline - now()));
+        this.#reconnectTimer = setTimeout(() => this.#attempt(), delayMs);
+    }
+
+    /** connect() found no address within connectTimeoutMs: it rejects and the client closes. */
+    #giveUp() {
+        const last = this.#lastFailure;
+        const error = new RingcastError(`could not connect to ${this.#urls.join(', ')} within `
+            + `${this.#options.connectTimeoutMs} ms${last ? '; last failure: ' + last.message : ''}`,
+            last?.code ?? null, last?.closeCode ?? 0, { cause: last ?? undefined });
+        this.#connectPromise.reject(error);
+        this.#connectPromise = null;
+        this.close();
+    }
+
+    // -------------------------------------------------------------------- inbound
+
+    #onFrame(c, data) {
+        if (c.ended) return;
+        c.lastReceivedAt = now();
+        if (typeof data === 'string') {
+            this.#protocolError(c, new ProtocolError('TEXT_FRAME_NOT_SUPPORTED',
+                'the server sent a text frame; Ringcast uses binary frames only'));
+            return;
+        }
+        try {
+            decodeFrame(new Uint8Array(data), (message) => {
+                if (!c.ended) this.#onMessage(c, message);
+            });
+        } catch (e) {
+            if (!(e instanceof ProtocolError)) throw e;
+            if (!c.ended) this.#protocolError(c, e);
+        }
+    }
+
+    /** A protocol problem on this side: reported, and the connection ends (then resumes). */
+    #protocolError(c, e, shortReason = 'protocol error') {
+        this.#emit('error', new RingcastError(`bad message from the server: ${e.code}: ${e.message}`, e.code));
+        this.#fail(c, `bad message from the server: ${e.code}: ${e.message}`, CLOSE_PROTOCOL_ERROR, shortReason);
+    }
+
+    #onMessage(c, m) {
+        if (m.type === 'ERROR') {
+            this.#onError(c, m);
+            return;
+        }
+        if (!c.welcomed && m.type !== 'WELCOME') {
+            throw new ProtocolError('HANDSHAKE_REQUIRED', `${m.type} before WELCOME`);
+        }
+        switch (m.type) {
+            case 'WELCOME': return this.#onWelcome(c, m);
+            case 'TOPIC': c.aliases.set(m.alias, this.#topic(m.path)); return;
+            case 'SNAPSHOT': return this.#onSnapshot(this.#aliased(c, m), m);
+            case 'UPDATE': return this.#onUpdate(c, this.#aliased(c, m), m);
+            case 'PUBLISH_ACK': {
+                const request = this.#unacked.get(m.correlationId);
+                if (request) {
+                    this.#unacked.delete(m.correlationId);
+                    request.resolve(m.sequence);
+                }
+                return;
+            }
+            case 'SUBSCRIBED': {
+                const s = this.#subscriptions.get(m.subscriptionId);
+                if (s) {
+                    s._confirmedOnce = true;
+                    s._liveConnection = c.number;
+                    s._confirm(m.matchedTopics);
+                }
+                return;
+            }
+            case 'PONG': return; // receiving it is the point: lastReceivedAt moved
+        }
+    }
+
+    #onWelcome(c, m) {
+        if (c.welcomed) throw new ProtocolError('MALFORMED_FRAME', 'a second WELCOME on one session');
+        if (m.version !== PROTOCOL_VERSION) {
+            throw new ProtocolError('UNSUPPORTED_VERSION', `WELCOME for protocol version ${m.version}, `
+                + `the client speaks ${PROTOCOL_VERSION}`);
+        }
+        if (m.maxFrameBytes < MIN_SERVER_FRAME_BYTES) {
+            throw new ProtocolError('MALFORMED_FRAME', `WELCOME states maxFrameBytes ${m.maxFrameBytes}, `
+                + `below the least usable ${MIN_SERVER_FRAME_BYTES}`);
+        }
+        clearTimeout(c.attemptTimer);
+        c.attemptTimer = null;
+        c.welcomed = true;
+        c.sessionId = m.sessionId;
+        c.maxFrameBytes = m.maxFrameBytes;
+        this.#failedAttempts = 0;
+        const wasConnected = this.#everConnected;
+        this.#everConnected = true;
+        if (wasConnected) this.#stats.reconnects++;
+        // every open subscription first (in the order they were made, resume lists built at send
+        // time), then the publishes that waited, keeping their order
+        const resend = [...this.#subscriptions.values()].sort((a, b) => a.id - b.id)
+            .map((subscription) => ({ kind: 'subscribe', subscription }));
+        this.#outbox = [...resend, ...this.#outbox.filter((cmd) => cmd.kind === 'publish')];
+        this.#flush();
+        if (m.idleTimeoutMs > 0) {
+            c.pingIntervalMs = Math.max(1, Math.min(Math.floor(m.idleTimeoutMs / 3), this.#options.maxPingIntervalMs));
+            this.#schedulePing(c, c.pingIntervalMs);
+        }
+        this.#setState('connected');
+        if (this.#connectPromise) {
+            this.#connectPromise.resolve(this);
+            this.#connectPromise = null;
+        }
+    }
+
+    #onError(c, m) {
+        const name = ERROR_NAMES.get(m.code) ?? null;
+        if (isFatalCode(m.code)) {
+            if (c.fatalCode === null) { // the first fatal error is the reason; the server closes after it
+                c.fatalCode = m.code;
+                c.fatalReason = m.reason;
+            }
+            return;
+        }
+        const error = new RingcastError(`${name ?? 'error ' + m.code}: ${m.reason}`, name);
+        if (m.correlationId >= FIRST_CORRELATION_ID) {
+            const request = this.#unacked.get(m.correlationId);
+            if (request) {
+                this.#unacked.delete(m.correlationId);
+                request.reject(error);
+                return;
+            }
+        } else if (m.correlationId !== 0) {
+            const s = this.#subscriptions.get(m.correlationId);
+            if (s) {
+                this.#subscriptions.delete(s.id);
+                this.#subscriptionsVersion++;
+                s._refused(error);
+                return;
+            }
+        }
+        if (name === null && c.fatalCode === null) {
+            // an unknown code naming nothing: fatal if the connection then closes (protocol.md, "Errors")
+            c.fatalCode = m.code;
+            c.fatalReason = m.reason;
+        }
+    }
+
+    /** The topic with this path, known from now on for the client's life. */
+    #topic(path) {
+        let t = this.#topics.get(path);
+        if (!t) {
+            t = { path, segments: path.split('/'), pathBytes: utf8Encoder.encode(path), sequence: 0, value: null,
+                matches: [], matchesVersion: -1 };
+            this.#topics.set(path, t);
+        }
+        return t;
+    }
+
+    #aliased(c, m) {
+        const t = c.aliases.get(m.alias);
+        if (!t) throw new ProtocolError('MALFORMED_FRAME', `${m.type} names alias ${m.alias}, which no TOPIC announced`);
+        return t;
+    }
+
+    /** Open subscriptions matching the topic, cached on the topic until the subscriptions change. */
+    #matching(t) {
+        if (t.matchesVersion !== this.#subscriptionsVersion) {
+            t.matches = [...this.#subscriptions.values()].filter((s) => segmentsMatch(s._segments, t.segments));
+            t.matchesVersion = this.#subscriptionsVersion;
+        }
+        return t.matches;
+    }
+
+    /**
+     * SNAPSHOT: to the subscription it names, or with id 0 (a GAP) to every matching one. Always
+     * delivered, and it sets the topic's sequence even backwards: a restarted server starts over.
+     */
+    #onSnapshot(t, m) {
+        this.#stats.updatesReceived++;
+        const gap = (m.flags & Flags.GAP) !== 0;
+        const noValue = gap && (m.flags & Flags.NO_VALUE) !== 0;
+        const value = noValue ? EMPTY : m.value;
+        t.sequence = m.sequence;
+        t.value = noValue ? null : value;
+        const kind = noValue ? UpdateKind.GAP_WITHOUT_VALUE : gap ? UpdateKind.SNAPSHOT_AFTER_GAP : UpdateKind.SNAPSHOT;
+        const update = new Update(t.path, m.sequence, value, kind);
+        if (m.subscriptionId === 0) {
+            for (const s of this.#matching(t)) s._deliver(update);
+        } else {
+            this.#subscriptions.get(m.subscriptionId)?._deliver(update);
+        }
+    }
+
+    /** UPDATE: dropped unless newer than the topic's sequence; a delta is applied first. */
+    #onUpdate(c, t, m) {
+        this.#stats.updatesReceived++;
+        if (m.sequence <= t.sequence) {
+            this.#stats.duplicatesDropped++;
+            return;
+        }
+        let value = m.value;
+        if ((m.flags & Flags.DELTA) !== 0) {
+            try {
+                if (t.value === null || t.sequence !== m.sequence - 1) {
+                    throw new DeltaFormatError(`it does not follow the value the client has (#${t.sequence}`
+                        + `${t.value === null ? ', none kept' : ''})`);
+                }
+                value = applyDelta(t.value, m.value);
+            } catch (e) {
+                if (!(e instanceof DeltaFormatError)) throw e;
+                // never delivered: the connection ends and the next session resumes from the last good value
+                this.#protocolError(c, new ProtocolError('MALFORMED_FRAME', `bad delta for ${t.path} #${m.sequence}: `
+                    + e.message), 'bad delta');
+                return;
+            }
+            this.#stats.deltasApplied++;
+        }
+        t.sequence = m.sequence;
+        t.value = value;
+        const kind = (m.flags & Flags.CONFLATED) !== 0 ? UpdateKind.CONFLATED : UpdateKind.UPDATE;
+        let update = null;
+        for (const s of this.#matching(t)) {
+            if (s._liveConnection === c.number) s._deliver(update ??= new Update(t.path, m.sequence, value, kind));
+        }
+    }
+
+    // -------------------------------------------------------------------- outbound
+
+    #enqueue(command) {
+        this.#outbox.push(command);
+        if (!this.#flushScheduled && this.#connection?.welcomed) {
+            this.#flushScheduled = true;
+            // one flush per turn of the event loop: the calls of one task share frames
+            queueMicrotask(() => {
+                this.#flushScheduled = false;
+                this.#flush();
+            });
+        }
+    }
+
+    /** Encodes what waits into as few frames as maxFrameBytes allows and sends them. */
+    #flush() {
+        const c = this.#connection;
+        while (c?.welcomed && !c.ended && c.retryFlushTimer === null && this.#outbox.length > 0) {
+            if (c.ws.bufferedAmount > MAX_BUFFERED_FRAMES * c.maxFrameBytes) {
+                // a WebSocket has no drain event: poll until the socket has room again
+                c.retryFlushTimer = setTimeout(() => { c.retryFlushTimer = null; this.#flush(); }, BACKPRESSURE_RETRY_MS);
+                return;
+            }
+            // about a frame's worth at a time, taken off the outbox before sending: a failed send
+            // ends the connection, which keeps only the publishes still in the outbox
+            const messages = [];
+            let bytes = 0;
+            let taken = 0;
+            while (taken < this.#outbox.length && bytes < c.maxFrameBytes) {
+                const m = this.#encode(c, this.#outbox[taken++], c.maxFrameBytes);
+                if (m) { messages.push(m); bytes += m.length; }
+            }
+            this.#outbox.splice(0, taken);
+            for (const frame of packFrames(messages, c.maxFrameBytes)) {
+                if (!this.#send(c, frame)) return;
+            }
+        }
+    }
+
+    /** The wire message of one command, or null when there is nothing to send. */
+    #encode(c, cmd, maxFrameBytes) {
+        switch (cmd.kind) {
+            case 'subscribe': return this.#encodeSubscribe(c, cmd.subscription, maxFrameBytes);
+            case 'unsubscribe':
+                return cmd.subscription._sentConnection === c.number ? encodeUnsubscribe(cmd.subscription.id) : null;
+            case 'publish': {
+                const request = cmd.request;
+                if (request.messageBytes > maxFrameBytes) {
+                    request.reject(this.#tooLarge(request, maxFrameBytes));
+                    return null;
+                }
+                const id = this.#nextCorrelation();
+                this.#unacked.set(id, request);
+                return encodePublish(id, request.pathBytes, request.value);
+            }
+        }
+        return null;
+    }
+
+    #encodeSubscribe(c, s, maxFrameBytes) {
+        if (s._closed) return null;
+        let bytes = HEADER_BYTES + 4 + 2 + s._selectorBytes.length + 4;
+        if (bytes > maxFrameBytes) {
+            this.#subscriptions.delete(s.id);
+            this.#subscriptionsVersion++;
+            s._refused(new RingcastError(`selector '${s.selector}' does not fit in the server's frame limit of `
+                + `${maxFrameBytes} bytes`, 'INVALID_SELECTOR'));
+            return null;
+        }
+        const resume = [];
+        if (s._confirmedOnce) {
+            for (const t of this.#topics.values()) {
+                if (t.sequence > 0 && segmentsMatch(s._segments, t.segments)) {
+                    const entryBytes = 2 + t.pathBytes.length + 8;
+                    // a message never spans frames: topics left out come back as plain snapshots
+                    if (bytes + entryBytes <= maxFrameBytes) {
+                        resume.push([t.pathBytes, t.sequence]);
+                        bytes += entryBytes;
+                    }
+                }
+            }
+            s._liveConnection = c.number; // it already has the values: updates may follow at once
+        }
+        s._sentConnection = c.number;
+        return encodeSubscribe(s.id, s._selectorBytes, resume);
+    }
+
+    #nextCorrelation() {
+        let id;
+        do {
+            id = this.#nextCorrelationId;
+            this.#nextCorrelationId = id === LAST_CORRELATION_ID ? FIRST_CORRELATION_ID : id + 1;
+        } while (this.#unacked.has(id)); // only after a wrap, with 2^30 ids to go round
+        return id;
+    }
+
+    #tooLarge(request, maxFrameBytes) {
+        return new RingcastError(`publish to '${request.topic}' takes ${request.messageBytes} bytes, more than the `
+            + `server's frame limit of ${maxFrameBytes}`, 'VALUE_TOO_LARGE');
+    }
+
+    /** Sends one frame; false when the socket refused it (the connection then ends). */
+    #send(c, frame) {
+        try {
+            c.ws.send(frame);
+        } catch (e) {
+            this.#fail(c, `cannot send: ${e.message}`, CLOSE_LOCAL_FAILURE);
+            return false;
+        }
+        c.lastWriteAt = now();
+        return true;
+    }
+
+    #failUnacked(error) {
+        const lost = [...this.#unacked.values()];
+        this.#unacked.clear();
+        for (const request of lost) request.reject(error);
+    }
+
+    // -------------------------------------------------------------------- liveness
+
+    // Built for background tabs, where browsers run timers about once a minute or freeze the tab:
+    // a late timer proves nothing about the connection. Message events are not throttled that way,
+    // so a healthy connection's PONG is recorded on time even when the check runs late. A check
+    // that fired more than TIMER_LATENESS_TOLERANCE_MS late pings again and re-checks instead of
+    // judging; only an on-time check that saw nothing since its PING declares the connection dead.
+
+    /**
+     * PING after pingIntervalMs of write silence (the server's idle rule), or of read silence while
+     * no check runs (a client that only publishes would otherwise never find out its peer is gone).
+     */
+    #schedulePing(c, delayMs) {
+        c.pingTimer = setTimeout(() => {
+            c.pingTimer = null;
+            if (c.ended) return;
+            const t = now();
+            const writeLeftMs = c.lastWriteAt + c.pingIntervalMs - t;
+            const readLeftMs = c.checkTimer === null ? c.lastReceivedAt + c.pingIntervalMs - t : Infinity;
+            const leftMs = Math.min(writeLeftMs, readLeftMs);
+            if (leftMs <= 1) {
+                this.#ping(c);
+                this.#schedulePing(c, c.pingIntervalMs);
+            } else {
+                this.#schedulePing(c, leftMs);
+            }
+        }, delayMs);
+    }
+
+    #ping(c) {
+        if (!this.#send(c, encodePing(++c.pingNonce))) return;
+        if (c.checkTimer === null) { // a running check keeps judging against its own PING
+            c.pingSentAt = c.lastWriteAt;
+            this.#scheduleCheck(c);
+        }
+    }
+
+    #scheduleCheck(c) {
+        const timeoutMs = this.#options.pongTimeoutMs;
+        const due = now() + timeoutMs;
+        c.checkTimer = setTimeout(() => {
+            c.checkTimer = null;
+            if (c.ended) return;
+            if (now() - due > TIMER_LATENESS_TOLERANCE_MS) {
+                this.#ping(c); // throttled or frozen: no verdict, ask again
+            } else if (c.lastReceivedAt < c.pingSentAt) {
+                this.#fail(c, `no answer from the server within ${timeoutMs} ms of a PING`, CLOSE_LOCAL_FAILURE,
+                    'no answer to PING');
+            }
+        }, timeoutMs);
+    }
+}
+
+/** Cuts a string to at most `maxBytes` UTF-8 bytes (WebSocket close reasons allow 123). */
+function utf8Clip(text, maxBytes) {
+    while (utf8Encoder.encode(text).length > maxBytes) text = text.slice(0, -1);
+    return text;
+}
+
+// ============================================================================ entry point
+
+/**
+ * Connects to a Ringcast server (one URL, or several tried round robin) and resolves with the
+ * client once the first session is welcomed. Rejects with a RingcastError, and closes the client,
+ * when no address answered within `connectTimeoutMs`. See ringcast.d.ts for the options.
+ */
+export async function connect(urlOrUrls, options = {}) {
+    const urls = Array.isArray(urlOrUrls) ? [...urlOrUrls] : [urlOrUrls];
+    if (urls.length === 0) throw new TypeError('connect needs at least one ws:// or wss:// URL');
+    for (const url of urls) {
+        let parsed;
+        try { parsed = new URL(url); } catch { parsed = null; }
+        if (!parsed || (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:')) {
+            throw new TypeError(`not a ws:// or wss:// URL: '${url}'`);
+        }
+    }
+    return new RingcastClient(urls, options)._start();
+}
+
+/** Internals for the tests. Not public API: may change in any release. */
+export const internals = Object.freeze({
+    MessageType, Flags, HEADER_BYTES, MAX_PATH_BYTES, MAX_PATH_DEPTH,
+    encodeHello, encodeSubscribe, encodeUnsubscribe, encodePublish, encodePing,
+    decodeFrame, packFrames, ProtocolError,
+    validatePath, parseSelector, matches, segmentsMatch,
+});

@@ -1,0 +1,325 @@
+// The client against a scripted fake WebSocket: handshake, batching, routing, dedup, deltas,
+// resume lists, refusals, reconnect and liveness, without a server.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { connect, internals, UpdateKind, RingcastError } from '../src/ringcast.js';
+
+const { decodeFrame, MessageType } = internals;
+const enc = new TextEncoder();
+const vectors = JSON.parse(readFileSync(new URL('../../testdata/delta-vectors.json', import.meta.url), 'utf8'));
+const hex = (t) => Uint8Array.from(t.replace(/\s+/g, '').match(/../g) ?? [], (h) => parseInt(h, 16));
+
+// ---------------------------------------------------------------- server-side encoding for the fake
+
+function message(type, build) {
+    const body = [];
+    const w = {
+        u8: (v) => body.push(v & 0xFF),
+        u16: (v) => body.push((v >>> 8) & 0xFF, v & 0xFF),
+        u32: (v) => body.push((v >>> 24) & 0xFF, (v >>> 16) & 0xFF, (v >>> 8) & 0xFF, v & 0xFF),
+        u64: (v) => { w.u32(Math.floor(v / 2 ** 32)); w.u32(v >>> 0); },
+        str: (s) => { const b = enc.encode(s); w.u16(b.length); body.push(...b); },
+        raw: (b) => body.push(...(typeof b === 'string' ? enc.encode(b) : b)),
+    };
+    build(w);
+    return [type, ...[24, 16, 8, 0].map((s) => (body.length >>> s) & 0xFF), ...body];
+}
+const S = {
+    welcome: (sessionId, maxFrameBytes = 1 << 20, idleTimeoutMs = 0) =>
+        message(0x81, (w) => { w.u16(1); w.str(sessionId); w.u32(maxFrameBytes); w.u32(idleTimeoutMs); }),
+    topic: (alias, path) => message(0x82, (w) => { w.u32(alias); w.str(path); }),
+    snapshot: (id, alias, seq, flags, value) =>
+        message(0x83, (w) => { w.u32(id); w.u32(alias); w.u64(seq); w.u8(flags); w.raw(value); }),
+    update: (alias, seq, flags, value) => message(0x84, (w) => { w.u32(alias); w.u64(seq); w.u8(flags); w.raw(value); }),
+    ack: (corr, seq) => message(0x85, (w) => { w.u32(corr); w.u64(seq); }),
+    subscribed: (id, n) => message(0x86, (w) => { w.u32(id); w.u32(n); }),
+    error: (code, corr, reason) => message(0x87, (w) => { w.u16(code); w.u32(corr); w.str(reason); }),
+    pong: () => message(0x88, (w) => w.u64(0)),
+};
+
+/** Reads a client frame: [{ type, ...fields }] for the client-to-server messages. */
+function clientMessages(frame) {
+    const v = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+    const out = [];
+    const dec = new TextDecoder();
+    for (let p = 0; p < frame.length;) {
+        const type = frame[p];
+        const end = p + 5 + v.getUint32(p + 1);
+        let q = p + 5;
+        const str = () => { const n = v.getUint16(q); const s = dec.decode(frame.subarray(q + 2, q + 2 + n)); q += 2 + n; return s; };
+        const u32 = () => { q += 4; return v.getUint32(q - 4); };
+        const u64 = () => { q += 8; return Number(v.getBigUint64(q - 8)); };
+        if (type === MessageType.HELLO) out.push({ type: 'HELLO', version: v.getUint16(q), name: (q += 2, str()) });
+        else if (type === MessageType.SUBSCRIBE) {
+            const id = u32(); const selector = str(); const n = u32(); const resume = [];
+            for (let i = 0; i < n; i++) resume.push([str(), u64()]);
+            out.push({ type: 'SUBSCRIBE', id, selector, resume });
+        } else if (type === MessageType.UNSUBSCRIBE) out.push({ type: 'UNSUBSCRIBE', id: u32() });
+        else if (type === MessageType.PUBLISH) { const corr = u32(); const topic = str(); out.push({ type: 'PUBLISH', corr, topic, value: dec.decode(frame.subarray(q, end)) }); }
+        else if (type === MessageType.PING) out.push({ type: 'PING' });
+        p = end;
+    }
+    return out;
+}
+
+/** A WebSocket whose server side is the test. Instances are kept in order of creation. */
+function fakeWebSocketClass() {
+    const sockets = [];
+    class FakeWebSocket {
+        constructor(url) {
+            this.url = url;
+            this.readyState = 0;
+            this.bufferedAmount = 0;
+            this.frames = [];
+            this.closedWith = null;
+            sockets.push(this);
+            setTimeout(() => { this.readyState = 1; this.onopen?.({}); }, 0);
+        }
+        send(frame) { this.frames.push(new Uint8Array(frame)); }
+        close(code, reason) { this.closedWith = { code, reason }; this.readyState = 3; }
+        /** Server side: sends one frame of these messages. */
+        push(...messages) { this.onmessage?.({ data: Uint8Array.from(messages.flat()).buffer }); }
+        /** Server side: closes the connection. */
+        drop(code = 1006) { this.readyState = 3; this.onclose?.({ code, reason: '' }); }
+        /** Every client message received so far. */
+        received() { return this.frames.flatMap(clientMessages); }
+    }
+    return { FakeWebSocket, sockets };
+}
+
+const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+async function until(cond, ms = 2000) {
+    const end = Date.now() + ms;
+    while (!cond()) {
+        if (Date.now() > end) throw new Error('condition not met in time');
+        await tick(2);
+    }
+}
+
+/** Every client made here, closed at the end so that a failed test does not leave one reconnecting. */
+const clients = [];
+after(() => clients.forEach((c) => c.close()));
+
+/** A client connected to a fake server whose WELCOME says `welcome`. */
+async function connected(options = {}, welcome = S.welcome('s-1')) {
+    const { FakeWebSocket, sockets } = fakeWebSocketClass();
+    const pending = connect('ws://fake/ws', { WebSocket: FakeWebSocket, minReconnectDelayMs: 1, maxReconnectDelayMs: 2, ...options });
+    await until(() => sockets[0]?.frames.length === 1);
+    sockets[0].push(welcome);
+    const client = await pending;
+    clients.push(client);
+    return { client, sockets, ws: () => sockets.at(-1) };
+}
+
+// ---------------------------------------------------------------- tests
+
+test('handshake: HELLO alone first, then WELCOME connects', async () => {
+    const states = [];
+    const { client, sockets } = await connected({ clientName: 'demo1', onStateChange: (e) => states.push(e) });
+    assert.deepEqual(sockets[0].received(), [{ type: 'HELLO', version: 1, name: 'demo1' }]);
+    assert.equal(client.state, 'connected');
+    assert.equal(client.sessionId, 's-1');
+    assert.equal(client.url, 'ws://fake/ws');
+    assert.deepEqual(states, [{ state: 'connected', url: 'ws://fake/ws', sessionId: 's-1', reason: null, closeCode: 0 }]);
+    client.close();
+});
+
+test('calls of one task go out batched in one frame, in call order', async () => {
+    const { client, ws } = await connected();
+    const acks = [1, 2, 3].map((i) => client.publish('a/b', `v${i}`));
+    client.subscribe('a/#', () => {});
+    await tick();
+    assert.equal(ws().frames.length, 2);
+    const sent = clientMessages(ws().frames[1]);
+    assert.deepEqual(sent.map((m) => m.type), ['PUBLISH', 'PUBLISH', 'PUBLISH', 'SUBSCRIBE']);
+    assert.deepEqual(sent.slice(0, 3).map((m) => m.value), ['v1', 'v2', 'v3']);
+    ws().push(...sent.slice(0, 3).map((m, i) => S.ack(m.corr, 10 + i)));
+    assert.deepEqual(await Promise.all(acks), [10, 11, 12]);
+    client.close();
+});
+
+test('routing: snapshots to their subscription, updates only after SUBSCRIBED, duplicates dropped', async () => {
+    const { client, ws } = await connected();
+    const a = [], b = [];
+    const subA = client.subscribe('fx/#', (u) => a.push(u));
+    await tick();
+    ws().push(S.topic(7, 'fx/EURUSD'), S.snapshot(subA.id, 7, 42, 0, '1.0842'), S.subscribed(subA.id, 1));
+    assert.equal(await subA.confirmed, 1);
+    const subB = client.subscribe('fx/+', (u) => b.push(u));
+    await tick();
+    ws().push(S.update(7, 43, 0, '1.0843')); // before subB's SUBSCRIBED: not for subB
+    ws().push(S.snapshot(subB.id, 7, 43, 0, '1.0843'), S.subscribed(subB.id, 1));
+    ws().push(S.update(7, 43, 0, 'dup'), S.update(7, 44, 4, '1.0850'));
+    assert.deepEqual(a.map((u) => [u.kind, u.sequence, u.text()]),
+        [['snapshot', 42, '1.0842'], ['update', 43, '1.0843'], ['conflated', 44, '1.0850']]);
+    assert.deepEqual(b.map((u) => [u.kind, u.sequence, u.text()]), [['snapshot', 43, '1.0843'], ['conflated', 44, '1.0850']]);
+    assert.equal(a[2], b[1], 'one Update object per message');
+    assert.equal(client.stats.duplicatesDropped, 1);
+    assert.equal(client.stats.updatesReceived, 5);
+    subB.close();
+    subB.close();
+    await tick();
+    assert.deepEqual(ws().received().filter((m) => m.type === 'UNSUBSCRIBE'), [{ type: 'UNSUBSCRIBE', id: subB.id }]);
+    ws().push(S.update(7, 45, 0, '{"x":1}'));
+    assert.equal(b.length, 2);
+    assert.deepEqual(a[3].json(), { x: 1 });
+    client.close();
+});
+
+test('a GAP snapshot with id 0 goes to every matching subscription; NO_VALUE forgets the value', async () => {
+    const { client, ws } = await connected();
+    const a = [], b = [];
+    const s1 = client.subscribe('x/#', (u) => a.push(u));
+    const s2 = client.subscribe('x/y', (u) => b.push(u));
+    await tick();
+    ws().push(S.topic(1, 'x/y'), S.subscribed(s1.id, 0), S.subscribed(s2.id, 0));
+    ws().push(S.snapshot(0, 1, 5, 1, 'five'), S.snapshot(0, 1, 9, 1 | 8, ''));
+    assert.deepEqual(a.map((u) => [u.kind, u.sequence, u.text()]),
+        [[UpdateKind.SNAPSHOT_AFTER_GAP, 5, 'five'], [UpdateKind.GAP_WITHOUT_VALUE, 9, '']]);
+    assert.equal(b.length, 2);
+    client.close();
+});
+
+test('deltas are applied; a bad delta is never delivered, ends the connection and resumes', async () => {
+    const errors = [];
+    const { client, ws, sockets } = await connected();
+    client.on('error', (e) => errors.push(e));
+    const got = [];
+    const s = client.subscribe('d', (u) => got.push(u));
+    await tick();
+    const v = vectors.valid[1]; // hello world -> hello there world
+    ws().push(S.topic(3, 'd'), S.snapshot(s.id, 3, 1, 0, hex(v.base)), S.subscribed(s.id, 1));
+    ws().push(S.update(3, 2, 2, hex(v.delta)));
+    assert.equal(got[1].text(), 'hello there world');
+    assert.equal(client.stats.deltasApplied, 1);
+    // the same delta again: its base length (11) is not that of the value the client has now (17)
+    ws().push(S.update(3, 3, 2, hex(v.delta)), S.update(3, 4, 0, 'after'));
+    assert.equal(got.length, 2, 'neither the bad delta nor what follows it is delivered');
+    assert.equal(errors.length, 1);
+    assert.match(errors[0].message, /bad delta for d #3: delta error: delta is for a base of 11 bytes/);
+    assert.equal(sockets[0].closedWith.code, 4002);
+    assert.equal(sockets[0].closedWith.reason, 'bad delta');
+    assert.equal(client.state, 'reconnecting');
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    sockets[1].push(S.welcome('s-2'));
+    await tick();
+    const [resub] = sockets[1].received().filter((m) => m.type === 'SUBSCRIBE');
+    assert.deepEqual(resub.resume, [['d', 2]], 'resumes from the last good value');
+    sockets[1].push(S.topic(9, 'd'), S.update(9, 3, 2, hex(vectors.valid[2].delta)), S.subscribed(resub.id, 1));
+    assert.equal(got[2].text(), 'hello world', 'resumed subscriptions receive updates at once');
+    assert.equal(client.stats.reconnects, 1);
+    client.close();
+});
+
+test('reconnect: unacked publishes fail, waiting ones go out next session, confirmed ones resume', async () => {
+    const states = [];
+    const { client, sockets } = await connected({ onStateChange: (e) => states.push(e.state) });
+    const sub = client.subscribe('t/+', () => {});
+    client.subscribe('u', () => {}); // never confirmed before the drop
+    const sent = client.publish('t/a', 'one');
+    await tick();
+    sockets[0].push(S.topic(1, 't/a'), S.snapshot(sub.id, 1, 7, 0, 'x'), S.subscribed(sub.id, 1));
+    sockets[0].push(S.error(8, 0, 'too slow'));
+    sockets[0].drop(1008);
+    await assert.rejects(sent, (e) => e instanceof RingcastError && e.message === 'connection lost before the ack' && e.code === null);
+    const waiting = client.publish('t/b', 'two');
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    sockets[1].push(S.welcome('s-2'));
+    await tick();
+    const msgs = sockets[1].received();
+    assert.deepEqual(msgs.map((m) => m.type), ['HELLO', 'SUBSCRIBE', 'SUBSCRIBE', 'PUBLISH']);
+    assert.deepEqual(msgs[1].resume, [['t/a', 7]]);
+    assert.deepEqual(msgs[2].resume, [], 'never confirmed: no resume list');
+    assert.equal(msgs[2].selector, 'u');
+    sockets[1].push(S.ack(msgs[3].corr, 1));
+    assert.equal(await waiting, 1);
+    assert.deepEqual(states, ['connected', 'reconnecting', 'connected']);
+    client.close();
+});
+
+test('the state event carries the fatal error and close code', async () => {
+    const events = [];
+    const { client, ws } = await connected({ onStateChange: (e) => events.push(e) });
+    ws().push(S.error(10, 0, 'the server is stopping'));
+    ws().drop(1001);
+    const e = events.at(-1);
+    assert.equal(e.state, 'reconnecting');
+    assert.equal(e.closeCode, 1001);
+    assert.match(e.reason, /SERVER_SHUTDOWN: the server is stopping/);
+    client.close();
+});
+
+test('refusals: a subscription, a publish; local checks', async () => {
+    const { client, ws } = await connected({}, S.welcome('s-1', 100));
+    const errors = [];
+    const sub = client.subscribe('a/+', () => {}, { onError: (e) => errors.push(e) });
+    const pub = client.publish('a/b', 'v');
+    await tick();
+    const [s, p] = ws().received().slice(1);
+    ws().push(S.error(24, s.id, 'too many'), S.error(20, p.corr, 'no'));
+    await assert.rejects(sub.confirmed, (e) => e.code === 'TOO_MANY_SUBSCRIPTIONS');
+    await assert.rejects(pub, (e) => e.code === 'INVALID_PATH' && /no/.test(e.message));
+    assert.equal(errors.length, 1);
+    await assert.rejects(client.publish('a/+', 'v'), (e) => e instanceof RingcastError && e.code === 'INVALID_PATH');
+    await assert.rejects(client.publish('a/b', new Uint8Array(100)), (e) => e.code === 'VALUE_TOO_LARGE');
+    assert.throws(() => client.subscribe('a/#/b', () => {}), TypeError);
+    client.close();
+});
+
+test('close rejects everything pending and is idempotent', async () => {
+    const { client, ws } = await connected();
+    const sub = client.subscribe('a', () => { throw new Error('never called'); });
+    const pub = client.publish('a', 'v');
+    await tick();
+    client.close();
+    client.close();
+    assert.equal(client.state, 'closed');
+    assert.equal(ws().closedWith.code, 1000);
+    await assert.rejects(sub.confirmed, /client closed/);
+    await assert.rejects(pub, /client closed/);
+    await assert.rejects(client.publish('a', 'v'), /client closed/);
+});
+
+test('connect rejects when nothing answers within connectTimeoutMs', async () => {
+    const { FakeWebSocket } = fakeWebSocketClass();
+    await assert.rejects(connect(['ws://a/ws', 'ws://b/ws'], { WebSocket: FakeWebSocket, connectTimeoutMs: 100 }),
+        (e) => e instanceof RingcastError && /could not connect to ws:\/\/a\/ws, ws:\/\/b\/ws within 100 ms/.test(e.message));
+});
+
+test('liveness: PING after silence; no answer ends the connection', async () => {
+    const { client, ws, sockets } = await connected({ pongTimeoutMs: 150 }, S.welcome('s-1', 1 << 20, 180));
+    await until(() => ws().received().some((m) => m.type === 'PING')); // after 60 ms of silence
+    await until(() => client.state === 'reconnecting', 1000);
+    assert.equal(sockets[0].closedWith.code, 4000);
+    client.close();
+});
+
+test('liveness: a PONG keeps the connection', async () => {
+    const { client, ws } = await connected({ pongTimeoutMs: 100 }, S.welcome('s-1', 1 << 20, 150));
+    const answer = setInterval(() => { if (ws().received().some((m) => m.type === 'PING')) ws().push(S.pong()); }, 5);
+    await tick(500);
+    clearInterval(answer);
+    assert.equal(client.state, 'connected');
+    client.close();
+});
+
+test('liveness: a check that runs late (throttled tab) pings again instead of judging', async () => {
+    const realPerformance = globalThis.performance;
+    let skewMs = 0;
+    const fakePerformance = { now: () => realPerformance.now() + skewMs };
+    Object.defineProperty(globalThis, 'performance', { value: fakePerformance, configurable: true, writable: true });
+    try {
+        const { client, ws } = await connected({ pongTimeoutMs: 300, maxPingIntervalMs: 50 }, S.welcome('s-1', 1 << 20, 600));
+        const pings = () => ws().received().filter((m) => m.type === 'PING').length;
+        await until(() => pings() === 1);
+        skewMs = 10000; // the check, due 300 ms after this PING, will look 10 s late
+        await tick(450);
+        assert.equal(client.state, 'connected', 'a late check does not judge');
+        assert.ok(pings() >= 2, 'it pinged again');
+        await until(() => client.state === 'reconnecting', 2000); // the next check is on time
+        client.close();
+    } finally {
+        Object.defineProperty(globalThis, 'performance', { value: realPerformance, configurable: true, writable: true });
+    }
+});
