@@ -2,6 +2,7 @@ package io.ringcast.it;
 
 import io.ringcast.client.RingcastClient;
 import io.ringcast.client.UpdateKind;
+import io.ringcast.protocol.ErrorCode;
 import io.ringcast.server.RingcastServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -303,6 +304,50 @@ class BrowserClientTest {
         } finally {
             server.close();
         }
+    }
+
+    /**
+     * A frozen tab (what a browser may do to a background tab) runs no timer, so its clients send
+     * no PING; the browser still answers the server's WebSocket pings, so the server keeps its
+     * sessions for several idle timeouts. Chromium drops a frozen page's WebSockets when it thaws it
+     * (close code 1006, seen with and without traffic while frozen): the client reconnects at once
+     * and resumes, so what was published meanwhile arrives without a gap.
+     */
+    @Test
+    void frozenTabKeepsItsSessionsOnTheServerAndResumesWithoutGapWhenThawed() throws Exception {
+        chromium.inNewTab(() -> {
+            try (RingcastServer server = TestServers.start("session:\n  idleTimeoutMs: 1000\n");
+                 RingcastClient publisher = javaClient(server.webSocketUrl())) {
+                chromium.open(page(server));
+                chromium.run(SUBSCRIBE_IN_PAGE, server.webSocketUrl(), "frozen/#");
+                publishFromJava(publisher, "frozen/a", 1, 3);
+                chromium.waitFor("window.got.length === 3", "the first updates");
+                int sessions = server.stats().sessions(); // the Java publisher, the demo page's and the test's clients
+                chromium.frozen(true);
+                try {
+                    for (int period = 1; period <= 3; period++) {
+                        // marks one idle timeout gone by: a peer that answers nothing is closed meanwhile
+                        try (WireSocket silent = new WireSocket(server.webSocketUrl(), null, 0)) {
+                            silent.answerPings = false;
+                            silent.hello();
+                            assertThat(ErrorCode.of(silent.awaitMessage("ERROR").a())).as("idle period %d", period)
+                                    .isEqualTo(ErrorCode.IDLE_TIMEOUT);
+                        }
+                    }
+                    Await.until(() -> server.stats().sessions() <= sessions, "the silent peers' sessions to end");
+                    assertThat(server.stats().sessions()).as("the frozen page's sessions, kept by its pongs")
+                            .isEqualTo(sessions);
+                    publishFromJava(publisher, "frozen/a", 4, 8); // for the frozen page
+                } finally {
+                    chromium.frozen(false);
+                }
+                chromium.waitFor("window.got.length === 8", "the updates published while the tab was frozen");
+                List<List<Object>> got = got();
+                assertThat(sequencesByTopic(got).get("frozen/a")).isEqualTo(range(1, 8));
+                assertThat(got).allSatisfy(u -> assertThat(u.get(2)).isEqualTo("update"));
+                chromium.run("window.client.close();");
+            }
+        });
     }
 
     @Test

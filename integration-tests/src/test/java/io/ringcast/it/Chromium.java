@@ -2,6 +2,7 @@ package io.ringcast.it;
 
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WindowType;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -61,6 +62,25 @@ final class Chromium implements AutoCloseable {
     }
 
     /**
+     * Runs {@code body} in a tab of its own, closed afterwards: for what leaves a tab changed, such
+     * as freezing it (after a thaw, the demo board of that tab painted no more frames here).
+     */
+    void inNewTab(ThrowingRunnable body) throws Exception {
+        String original = driver.getWindowHandle();
+        driver.switchTo().newWindow(WindowType.TAB);
+        try {
+            body.run();
+        } finally {
+            driver.close();
+            driver.switchTo().window(original);
+        }
+    }
+
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    /**
      * Runs {@code body} as the body of an async function in the page ({@code args} are its
      * arguments, {@code await} allowed) and returns what it returns, as WebDriver converts it
      * (numbers as Long or Double, arrays as lists, objects as maps).
@@ -100,6 +120,14 @@ final class Chromium implements AutoCloseable {
 
     void waitFor(String condition, String what) {
         waitFor(condition, Duration.ofSeconds(25), what);
+    }
+
+    /**
+     * Freezes the page as a browser freezes a background tab (Page Lifecycle: no timers, no
+     * events, no script; WebDriver calls into the page wait), or makes it active again.
+     */
+    void frozen(boolean frozen) {
+        driver.executeCdpCommand("Page.setWebLifecycleState", Map.of("state", frozen ? "frozen" : "active"));
     }
 
     /** A synchronous expression evaluated in the page. */
