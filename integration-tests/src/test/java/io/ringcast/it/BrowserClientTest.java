@@ -327,12 +327,8 @@ class BrowserClientTest {
                 try {
                     for (int period = 1; period <= 3; period++) {
                         // marks one idle timeout gone by: a peer that answers nothing is closed meanwhile
-                        try (WireSocket silent = new WireSocket(server.webSocketUrl(), null, 0)) {
-                            silent.answerPings = false;
-                            silent.hello();
-                            assertThat(ErrorCode.of(silent.awaitMessage("ERROR").a())).as("idle period %d", period)
-                                    .isEqualTo(ErrorCode.IDLE_TIMEOUT);
-                        }
+                        assertThat(ErrorCode.of(WireSocket.awaitIdleTimeoutOfASilentPeer(server.webSocketUrl()).a()))
+                                .as("idle period %d", period).isEqualTo(ErrorCode.IDLE_TIMEOUT);
                     }
                     Await.until(() -> server.stats().sessions() <= sessions, "the silent peers' sessions to end");
                     assertThat(server.stats().sessions()).as("the frozen page's sessions, kept by its pongs")

@@ -80,6 +80,19 @@ final class WireSocket implements AutoCloseable {
         }
     }
 
+    /**
+     * Marks one idle timeout of {@code wsUrl}'s server gone by, for tests about what does not
+     * happen in that time: a session that answers nothing, not even pings, is closed with
+     * {@code IDLE_TIMEOUT}. Returns that error message.
+     */
+    static RawWebSocket.Msg awaitIdleTimeoutOfASilentPeer(String wsUrl) throws IOException {
+        try (WireSocket silent = new WireSocket(wsUrl, null, 0)) {
+            silent.answerPings = false;
+            silent.hello();
+            return silent.awaitMessage("ERROR");
+        }
+    }
+
     /** The upgrade response's {@code Sec-WebSocket-Extensions}, or null when none was negotiated. */
     String negotiatedExtensions() {
         return responseHeaders.get("Sec-WebSocket-Extensions");

@@ -10,6 +10,8 @@ package io.ringcast.server;
  * @param deliveredBytes          bytes of those frames as written (WebSocket headers included)
  * @param slowConsumerDisconnects sessions closed with {@code SLOW_CONSUMER}
  * @param protocolErrors          {@code ERROR}s sent to clients, fatal or not
+ * @param clientPings             {@code PING}s received from clients
+ * @param idlePings               WebSocket pings sent to sessions silent for half the idle timeout
  * @param valuesCached            topics whose newest value is cached
  * @param deltasSent              updates sent as deltas (each counted once, however many receive it)
  * @param deltaBytesSaved         bytes deltas kept off the wire, over every delivery
@@ -22,7 +24,7 @@ package io.ringcast.server;
  */
 public record ServerStats(int sessions, int topics, long publishes, long deliveries, long deliveredBytes,
                           long slowConsumerDisconnects,
-                          long protocolErrors, int valuesCached, long deltasSent, long deltaBytesSaved,
+                          long protocolErrors, long clientPings, long idlePings, int valuesCached, long deltasSent, long deltaBytesSaved,
                           long compressedFrames, long compressionBytesIn, long compressionBytesOut,
                           long conflatedUpdates, long configReloads, long configReloadsRefused) {
 }

@@ -78,6 +78,8 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                 .put("deliveries", c.deliveries())
                 .put("deliveredBytes", c.deliveredBytes())
                 .put("slowConsumerDisconnects", c.slowConsumerDisconnects())
+                .put("clientPings", c.clientPings())
+                .put("idlePings", c.idlePings())
                 .put("valuesCached", c.valuesCached())
                 .put("deltasSent", c.deltasSent())
                 .put("deltaBytesSaved", c.deltaBytesSaved())

@@ -16,6 +16,10 @@ public final class ServerCounters {
     final LongAdder deliveredBytes = new LongAdder();
     final LongAdder slowConsumerDisconnects = new LongAdder();
     final LongAdder protocolErrors = new LongAdder();
+    /** {@code PING}s received from clients. */
+    final LongAdder clientPings = new LongAdder();
+    /** WebSocket pings the server sent to sessions silent for half the idle timeout. */
+    final LongAdder idlePings = new LongAdder();
     /** Updates a session did not receive because a newer value of the topic replaced them (conflation). */
     final LongAdder conflatedUpdates = new LongAdder();
     /** {@code features} changes applied from the config file while running. */
@@ -95,6 +99,14 @@ public final class ServerCounters {
 
     public long protocolErrors() {
         return protocolErrors.sum();
+    }
+
+    public long clientPings() {
+        return clientPings.sum();
+    }
+
+    public long idlePings() {
+        return idlePings.sum();
     }
 
     /** Topics whose newest value is cached (last-value cache on and a value published). */

@@ -35,6 +35,9 @@ final class ServerMetrics {
         counter("ringcast_slow_consumer_disconnects", "Sessions closed with SLOW_CONSUMER.", null,
                 c::slowConsumerDisconnects);
         counter("ringcast_protocol_errors", "ERROR messages sent to clients, fatal or not.", null, c::protocolErrors);
+        counter("ringcast_client_pings", "PING messages received from clients.", null, c::clientPings);
+        counter("ringcast_idle_pings", "WebSocket pings sent to sessions silent for half the idle timeout.", null,
+                c::idlePings);
         counter("ringcast_deltas_sent", "Updates sent as deltas (each once, however many sessions receive it).", null,
                 c::deltasSent);
         counter("ringcast_delta_saved_bytes", "Bytes deltas kept off the wire, over every delivery.", Unit.BYTES,

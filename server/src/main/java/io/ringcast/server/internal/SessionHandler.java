@@ -80,6 +80,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             if (((IdleStateEvent) evt).isFirst()) {
                 // half the timeout without a byte: ask for a pong, which every WebSocket stack sends by
                 // itself, even in a browser tab whose timers (and so its PINGs) are throttled
+                server.counters.idlePings.increment();
                 ctx.writeAndFlush(new PingWebSocketFrame());
             } else {
                 fatal(ErrorCode.IDLE_TIMEOUT, "nothing received for session.idleTimeoutMs = "
@@ -396,6 +397,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     @Override
     public void onPing(long nonce) throws ProtocolException {
         requireWelcome(MessageType.PING);
+        server.counters.clientPings.increment();
         ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), WireCodec.HEADER_BYTES + 8);
         WireCodec.writePong(out, nonce);
         writeControl(OutboundFrame.finish(out));
