@@ -24,7 +24,7 @@ export declare const UpdateKind: Readonly<{
     GAP_WITHOUT_VALUE: 'gap-without-value';
 }>;
 
-/** Protocol error names and their wire codes (docs/protocol.md, "Errors"). Codes 1..11 are fatal. Frozen. */
+/** Protocol error names and their wire codes (docs/protocol.md, "Errors"). Codes 1..12 are fatal. Frozen. */
 export declare const ErrorCode: Readonly<{
     MALFORMED_FRAME: 1;
     UNKNOWN_MESSAGE_TYPE: 2;
@@ -37,11 +37,14 @@ export declare const ErrorCode: Readonly<{
     IDLE_TIMEOUT: 9;
     SERVER_SHUTDOWN: 10;
     INTERNAL_ERROR: 11;
+    TOO_MANY_CONNECTIONS: 12;
     INVALID_PATH: 20;
     INVALID_SELECTOR: 21;
     VALUE_TOO_LARGE: 22;
     DUPLICATE_SUBSCRIPTION_ID: 23;
     TOO_MANY_SUBSCRIPTIONS: 24;
+    TOO_MANY_TOPICS: 25;
+    PUBLISH_RATE_EXCEEDED: 26;
 }>;
 
 /** A protocol error name, such as `'SLOW_CONSUMER'`. */

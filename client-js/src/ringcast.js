@@ -58,19 +58,22 @@ export const ErrorCode = Object.freeze({
     IDLE_TIMEOUT: 9,
     SERVER_SHUTDOWN: 10,
     INTERNAL_ERROR: 11,
+    TOO_MANY_CONNECTIONS: 12,
     INVALID_PATH: 20,
     INVALID_SELECTOR: 21,
     VALUE_TOO_LARGE: 22,
     DUPLICATE_SUBSCRIPTION_ID: 23,
     TOO_MANY_SUBSCRIPTIONS: 24,
+    TOO_MANY_TOPICS: 25,
+    PUBLISH_RATE_EXCEEDED: 26,
 });
 
 const ERROR_NAMES = new Map(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
 /** The WebSocket close code the server uses after each fatal error, for when the close event has none. */
 const FATAL_CLOSE_CODES = new Map([[1, 1002], [2, 1002], [3, 1003], [4, 1009], [5, 1008], [6, 1002],
-    [7, 1008], [8, 1008], [9, 1001], [10, 1001], [11, 1011]]);
+    [7, 1008], [8, 1008], [9, 1001], [10, 1001], [11, 1011], [12, 1013]]);
 
-const isFatalCode = (code) => code >= 1 && code <= 11;
+const isFatalCode = (code) => FATAL_CLOSE_CODES.has(code);
 
 /** How an update came; `Update.kind` is one of these. */
 export const UpdateKind = Object.freeze({

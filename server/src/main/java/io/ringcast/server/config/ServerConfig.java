@@ -95,9 +95,14 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param slowConsumerCloseGraceMs   how long a slow consumer's connection stays open after its
      *                                   {@code SLOW_CONSUMER} error is queued
      * @param handshakeTimeoutMs         time allowed between connect and {@code HELLO}
+     * @param maxValueBytes              largest value a publish may carry
+     * @param maxTopics                  topics the node holds at most; a publish that would create one more is refused
+     * @param maxConnections             sessions at once; one more is refused before {@code WELCOME}
+     * @param publishRatePerSession      publishes per second per session, with one second of burst; 0 for no limit
      */
     public record Limits(int maxFrameBytes, int maxPathBytes, int maxPathDepth, int maxSubscriptionsPerSession,
-                         long outboundQueueBytes, long slowConsumerCloseGraceMs, long handshakeTimeoutMs) {
+                         long outboundQueueBytes, long slowConsumerCloseGraceMs, long handshakeTimeoutMs,
+                         int maxValueBytes, int maxTopics, int maxConnections, int publishRatePerSession) {
 
         /** The path limits for the protocol's path and selector parsers. */
         public PathLimits pathLimits() {
@@ -112,6 +117,10 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             atLeast("limits.outboundQueueBytes", outboundQueueBytes, 65536);
             between("limits.slowConsumerCloseGraceMs", slowConsumerCloseGraceMs, 0, 60000);
             between("limits.handshakeTimeoutMs", handshakeTimeoutMs, 100, 600000);
+            between("limits.maxValueBytes", maxValueBytes, 1, 67108864);
+            between("limits.maxTopics", maxTopics, 1, 1_000_000_000);
+            between("limits.maxConnections", maxConnections, 1, 10_000_000);
+            between("limits.publishRatePerSession", publishRatePerSession, 0, 100_000_000);
         }
     }
 

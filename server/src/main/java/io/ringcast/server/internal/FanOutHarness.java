@@ -77,7 +77,7 @@ public final class FanOutHarness implements AutoCloseable {
         for (int i = 0; i < readerThreads; i++) {
             pollers[i] = new FanOutPoller(i, loops[i], ring, Long.MAX_VALUE, 0, FlushPolicy.END_OF_BATCH, 0, counters);
         }
-        sequencer = new TopicSequencer(ring, pollers, PooledByteBufAllocator.DEFAULT, 8,
+        sequencer = new TopicSequencer(ring, pollers, PooledByteBufAllocator.DEFAULT, 8, Integer.MAX_VALUE,
                 new FeatureResolver(features, PathLimits.DEFAULT), counters);
         sequencer.onStart();
 

@@ -97,7 +97,7 @@ public final class NodeRuntime implements AutoCloseable {
 
         inbound = RingBuffer.createMultiProducer(InboundEvent::new, pc.inboundRingSize(),
                 waitStrategy(pc));
-        sequencer = new TopicSequencer(fanOut, pollers, alloc, config.history().length(),
+        sequencer = new TopicSequencer(fanOut, pollers, alloc, config.history().length(), config.limits().maxTopics(),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters);
         if (config.state().enabled()) {
             try {

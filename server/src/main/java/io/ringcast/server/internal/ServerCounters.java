@@ -1,5 +1,7 @@
 package io.ringcast.server.internal;
 
+import io.ringcast.protocol.ErrorCode;
+
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -16,6 +18,14 @@ public final class ServerCounters {
     final LongAdder deliveredBytes = new LongAdder();
     final LongAdder slowConsumerDisconnects = new LongAdder();
     final LongAdder protocolErrors = new LongAdder();
+    /** {@code ERROR}s sent, by code: each limit has its own code, so this counts refusals per limit. */
+    private final LongAdder[] errors = new LongAdder[ErrorCode.values().length];
+
+    {
+        for (int i = 0; i < errors.length; i++) {
+            errors[i] = new LongAdder();
+        }
+    }
     /** {@code PING}s received from clients. */
     final LongAdder clientPings = new LongAdder();
     /** WebSocket pings the server sent to sessions silent for half the idle timeout. */
@@ -99,6 +109,17 @@ public final class ServerCounters {
 
     public long protocolErrors() {
         return protocolErrors.sum();
+    }
+
+    /** Counts an {@code ERROR} sent to a client. Any thread. */
+    void error(ErrorCode code) {
+        protocolErrors.increment();
+        errors[code.ordinal()].increment();
+    }
+
+    /** {@code ERROR}s sent with {@code code}. */
+    public long errors(ErrorCode code) {
+        return errors[code.ordinal()].sum();
     }
 
     public long clientPings() {

@@ -1,6 +1,7 @@
 package io.ringcast.server.internal;
 
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.ringcast.protocol.ErrorCode;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -35,6 +36,16 @@ final class ServerMetrics {
         counter("ringcast_slow_consumer_disconnects", "Sessions closed with SLOW_CONSUMER.", null,
                 c::slowConsumerDisconnects);
         counter("ringcast_protocol_errors", "ERROR messages sent to clients, fatal or not.", null, c::protocolErrors);
+        CounterWithCallback.builder()
+                .name("ringcast_errors")
+                .help("ERROR messages sent to clients, by code; each limit refuses with a code of its own.")
+                .labelNames("code")
+                .callback(cb -> {
+                    for (ErrorCode code : ErrorCode.values()) {
+                        cb.call(c.errors(code), code.name());
+                    }
+                })
+                .register(registry);
         counter("ringcast_client_pings", "PING messages received from clients.", null, c::clientPings);
         counter("ringcast_idle_pings", "WebSocket pings sent to sessions silent for half the idle timeout.", null,
                 c::idlePings);

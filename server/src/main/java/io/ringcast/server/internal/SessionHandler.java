@@ -62,12 +62,16 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     /** The inbound slot claimed for the message being decoded, or -1. */
     private long claimed = -1;
     private boolean closeCommandSent;
+    /** {@code limits.publishRatePerSession}, or null when there is none. */
+    private final PublishRateLimit publishRate;
 
     SessionHandler(ServerContext server) {
         super(false); // frames are released here, after the pause logic decided
         this.server = server;
         this.inbound = server.inbound;
         this.pathLimits = server.config.limits().pathLimits();
+        int rate = server.config.limits().publishRatePerSession();
+        this.publishRate = rate > 0 ? new PublishRateLimit(rate, System.nanoTime()) : null;
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -102,9 +106,15 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         }
         session = new Session(server.nextSessionId(), ctx, server.loopIndexOf(ctx.channel().eventLoop()),
                 deflateNegotiated(ctx.pipeline()));
-        server.counters.sessions.incrementAndGet();
+        int sessions = server.counters.sessions.incrementAndGet();
         server.channels.add(ctx.channel());
         log.info("session {} opened from {}", session, ctx.channel().remoteAddress());
+        int maxConnections = server.config.limits().maxConnections();
+        if (sessions > maxConnections) {
+            fatal(ErrorCode.TOO_MANY_CONNECTIONS, "the server has limits.maxConnections = " + maxConnections
+                    + " sessions; try another address or later");
+            return;
+        }
         handshakeTimer = ctx.executor().schedule(() -> {
             if (!session.welcomed) {
                 fatal(ErrorCode.HANDSHAKE_TIMEOUT, "no HELLO within limits.handshakeTimeoutMs = "
@@ -380,6 +390,17 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             refuse(e.code(), correlationId, e.reason());
             return;
         }
+        if (publishRate != null && !publishRate.tryAcquire(System.nanoTime())) {
+            refuse(ErrorCode.PUBLISH_RATE_EXCEEDED, correlationId, "publish to '" + topicPath + "' refused: over "
+                    + "limits.publishRatePerSession = " + server.config.limits().publishRatePerSession() + " per second");
+            return;
+        }
+        int maxValueBytes = server.config.limits().maxValueBytes();
+        if (valueLength > maxValueBytes) {
+            refuse(ErrorCode.VALUE_TOO_LARGE, correlationId, "value of " + valueLength + " bytes for '" + topicPath
+                    + "' is over limits.maxValueBytes = " + maxValueBytes);
+            return;
+        }
         // the update, with a TOPIC message in front, must fit in one frame for every subscriber
         int outBytes = valueLength + WireCodec.SNAPSHOT_OVERHEAD_BYTES + WireCodec.HEADER_BYTES + 6
                 + topicPath.length() * 3;
@@ -422,7 +443,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
 
     /** A non-fatal error for one request; the session stays open. */
     private void refuse(ErrorCode code, int correlationId, String reason) {
-        server.counters.protocolErrors.increment();
+        server.counters.error(code);
         ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), 64 + reason.length() * 3);
         WireCodec.writeError(out, code, correlationId, reason);
         writeControl(OutboundFrame.finish(out));
@@ -434,7 +455,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     }
 
     private void fatal(ErrorCode code, String reason) {
-        server.counters.protocolErrors.increment();
+        server.counters.error(code);
         closeWithError(session, code, reason, FATAL_CLOSE_GRACE_MS);
     }
 

@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.ringcast.protocol.Delta;
+import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
@@ -50,6 +51,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private final FanOutPoller[] pollers;
     private final ByteBufAllocator alloc;
     private final int historyLength;
+    /** {@code limits.maxTopics}: a publish that would create one more is refused. */
+    private final int maxTopics;
     private final TopicTree tree = new TopicTree();
     private final SelectorIndex index = new SelectorIndex();
     private final ServerCounters counters;
@@ -77,8 +80,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private Session directedTarget;
 
     TopicSequencer(RingBuffer<FanOutEvent> fanOut, FanOutPoller[] pollers, ByteBufAllocator alloc, int historyLength,
-                   FeatureResolver features, ServerCounters counters) {
+                   int maxTopics, FeatureResolver features, ServerCounters counters) {
         this.fanOut = fanOut;
+        this.maxTopics = maxTopics;
         this.pollers = pollers;
         this.alloc = alloc;
         this.historyLength = historyLength;
@@ -137,6 +141,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         Topic topic = tree.get(e.path);
         boolean created = topic == null;
         if (created) {
+            if (tree.size() >= maxTopics) {
+                refuse(e.session, ErrorCode.TOO_MANY_TOPICS, e.id, "publish to '" + e.path
+                        + "' refused: it would create a topic beyond limits.maxTopics = " + maxTopics);
+                return;
+            }
             topic = createTopic(e.path, e.segments);
         }
         long seq = ++topic.sequence;
@@ -218,6 +227,15 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                 topic.subscribers = topic.subscribers.with(s);
             }
             resettingSessions.clear();
+        }
+    }
+
+    /** A refused publish: the ERROR goes to the publisher in order with its acks. The value is released by the caller. */
+    private void refuse(Session publisher, ErrorCode code, int correlationId, String reason) {
+        counters.error(code);
+        if (publisher != null) {
+            WireCodec.writeError(directedRoom(publisher, 64 + reason.length() * 3), code, correlationId, reason);
+            directedFlush();
         }
     }
 
