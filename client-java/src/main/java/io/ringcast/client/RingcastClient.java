@@ -1,6 +1,8 @@
 package io.ringcast.client;
 
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.ringcast.client.internal.ClientConfig;
 import io.ringcast.client.internal.NettyRingcastClient;
 import io.ringcast.protocol.WireCodec;
@@ -8,11 +10,13 @@ import io.ringcast.protocol.WireCodec;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import javax.net.ssl.SSLException;
 
 /**
  * A connection to a Ringcast server (or a list of them, tried in turn): subscribe to topics with
@@ -112,13 +116,15 @@ public interface RingcastClient extends AutoCloseable {
         private int maxInFlightPublishes = DEFAULT_MAX_IN_FLIGHT_PUBLISHES;
         private ConnectionListener connectionListener = new ConnectionListener() { };
         private boolean compression = true;
+        private Path trustedCertificates;
 
         Builder() {
         }
 
         /**
          * Required. The servers' WebSocket URLs, e.g. {@code ws://127.0.0.1:8080/ws}; tried in this
-         * order, round robin, one per attempt. A URL without a port uses 80. Replaces earlier calls.
+         * order, round robin, one per attempt. A URL without a port uses 80 ({@code wss://}: 443).
+         * Replaces earlier calls.
          */
         public Builder addresses(String... wsUrls) {
             Objects.requireNonNull(wsUrls, "addresses");
@@ -229,6 +235,16 @@ public interface RingcastClient extends AutoCloseable {
             return this;
         }
 
+        /**
+         * For {@code wss://} addresses: trust the CA or server certificates in this PEM file instead
+         * of the JDK's default trust store (a private CA, a self-signed test server). The server's
+         * host name is checked against its certificate either way.
+         */
+        public Builder trustedCertificates(Path pemFile) {
+            this.trustedCertificates = Objects.requireNonNull(pemFile, "trustedCertificates");
+            return this;
+        }
+
         /** Told of every session start and end. Default: none. */
         public Builder connectionListener(ConnectionListener listener) {
             this.connectionListener = Objects.requireNonNull(listener, "connectionListener");
@@ -246,7 +262,24 @@ public interface RingcastClient extends AutoCloseable {
             }
             return new NettyRingcastClient(new ClientConfig(List.copyOf(addresses), clientName, eventLoopGroup,
                     reconnectDelayInitial.toMillis(), reconnectDelayMax.toMillis(), connectTimeout.toMillis(),
-                    maxFrameBytes, maxInFlightPublishes, connectionListener, compression));
+                    maxFrameBytes, maxInFlightPublishes, connectionListener, compression, tlsContext()));
+        }
+
+        /** TLS for {@code wss://} addresses, or null when every address is {@code ws://}. */
+        private SslContext tlsContext() {
+            if (addresses.stream().noneMatch(a -> "wss".equalsIgnoreCase(a.getScheme()))) {
+                return null;
+            }
+            try {
+                SslContextBuilder tls = SslContextBuilder.forClient();
+                if (trustedCertificates != null) {
+                    tls.trustManager(trustedCertificates.toFile());
+                }
+                return tls.build();
+            } catch (SSLException | IllegalArgumentException e) {
+                throw new IllegalArgumentException("trustedCertificates: cannot use " + trustedCertificates + ": "
+                        + e.getMessage(), e);
+            }
         }
 
         private static URI parseAddress(String url) {
@@ -257,9 +290,8 @@ public interface RingcastClient extends AutoCloseable {
             } catch (URISyntaxException e) {
                 throw new IllegalArgumentException("addresses: '" + url + "' is not a URL: " + e.getMessage(), e);
             }
-            if (!"ws".equalsIgnoreCase(uri.getScheme())) {
-                throw new IllegalArgumentException("addresses: '" + url + "' must start with ws:// (the client "
-                        + "speaks plain WebSocket)");
+            if (!"ws".equalsIgnoreCase(uri.getScheme()) && !"wss".equalsIgnoreCase(uri.getScheme())) {
+                throw new IllegalArgumentException("addresses: '" + url + "' must start with ws:// or wss://");
             }
             if (uri.getHost() == null || uri.getHost().isEmpty()) {
                 throw new IllegalArgumentException("addresses: '" + url + "' names no host");

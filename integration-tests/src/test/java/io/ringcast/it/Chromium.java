@@ -38,7 +38,8 @@ final class Chromium implements AutoCloseable {
 
     final ChromeDriver driver;
 
-    Chromium() {
+    /** @param extraArguments more command-line switches, e.g. {@code --ignore-certificate-errors} */
+    Chromium(String... extraArguments) {
         for (String path : List.of(BROWSER, DRIVER)) {
             if (!Files.isExecutable(Path.of(path))) {
                 throw new IllegalStateException(path + " is missing: the browser tests need Debian's chromium and "
@@ -49,6 +50,7 @@ final class Chromium implements AutoCloseable {
         options.setBinary(BROWSER);
         options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                 "--disable-dev-shm-usage", "--window-size=1400,1000");
+        options.addArguments(extraArguments);
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File(DRIVER))
                 .usingAnyFreePort()

@@ -53,6 +53,11 @@ final class WireSocket implements AutoCloseable {
      * @param receiveBufferBytes the socket's receive buffer (small, to play a slow subscriber), or 0 for the default
      */
     WireSocket(String wsUrl, String extensions, int receiveBufferBytes) throws IOException {
+        this(wsUrl, extensions, receiveBufferBytes, Map.of());
+    }
+
+    /** The same, with more upgrade request headers, such as a browser's {@code Origin}. */
+    WireSocket(String wsUrl, String extensions, int receiveBufferBytes, Map<String, String> headers) throws IOException {
         URI uri = URI.create(wsUrl);
         socket = new Socket();
         if (receiveBufferBytes > 0) {
@@ -67,7 +72,9 @@ final class WireSocket implements AutoCloseable {
         String request = "GET " + uri.getPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
                 + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "
                 + Base64.getEncoder().encodeToString(nonce) + "\r\n"
-                + (extensions == null ? "" : "Sec-WebSocket-Extensions: " + extensions + "\r\n") + "\r\n";
+                + (extensions == null ? "" : "Sec-WebSocket-Extensions: " + extensions + "\r\n")
+                + headers.entrySet().stream().map(h -> h.getKey() + ": " + h.getValue() + "\r\n")
+                        .collect(java.util.stream.Collectors.joining()) + "\r\n";
         out.write(request.getBytes(StandardCharsets.US_ASCII));
         out.flush();
         String status = readLine(in);

@@ -78,7 +78,7 @@ public final class Main implements Callable<Integer> {
         boolean everyInterface = host.equals("0.0.0.0") || host.equals("::");
         String url = everyInterface ? server.webSocketUrl().replace("127.0.0.1", "localhost") : server.webSocketUrl();
         System.out.println("Ringcast listening on " + url + " (health: "
-                + url.replace("ws://", "http://").replace("/ws", "/health") + ")");
+                + url.replaceFirst("^ws", "http").replace("/ws", "/health") + ")");
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();

@@ -61,7 +61,7 @@ public final class RingcastServer implements AutoCloseable {
         ServerCounters c = runtime.counters();
         return new ServerStats(c.sessions(), c.topics(), c.publishes(), c.deliveries(), c.deliveredBytes(),
                 c.slowConsumerDisconnects(),
-                c.protocolErrors(), c.clientPings(), c.idlePings(), c.valuesCached(), c.deltasSent(), c.deltaBytesSaved(), c.compressedFrames(),
+                c.protocolErrors(), c.clientPings(), c.idlePings(), c.originRefusals(), c.valuesCached(), c.deltasSent(), c.deltaBytesSaved(), c.compressedFrames(),
                 c.compressionBytesIn(), c.compressionBytesOut(), c.conflatedUpdates(), c.configReloads(),
                 c.configReloadsRefused());
     }

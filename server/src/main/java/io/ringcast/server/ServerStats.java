@@ -12,6 +12,7 @@ package io.ringcast.server;
  * @param protocolErrors          {@code ERROR}s sent to clients, fatal or not
  * @param clientPings             {@code PING}s received from clients
  * @param idlePings               WebSocket pings sent to sessions silent for half the idle timeout
+ * @param originRefusals          WebSocket upgrades refused: the page's origin is not in {@code security.allowedOrigins}
  * @param valuesCached            topics whose newest value is cached
  * @param deltasSent              updates sent as deltas (each counted once, however many receive it)
  * @param deltaBytesSaved         bytes deltas kept off the wire, over every delivery
@@ -24,7 +25,8 @@ package io.ringcast.server;
  */
 public record ServerStats(int sessions, int topics, long publishes, long deliveries, long deliveredBytes,
                           long slowConsumerDisconnects,
-                          long protocolErrors, long clientPings, long idlePings, int valuesCached, long deltasSent, long deltaBytesSaved,
+                          long protocolErrors, long clientPings, long idlePings, long originRefusals,
+                          int valuesCached, long deltasSent, long deltaBytesSaved,
                           long compressedFrames, long compressionBytesIn, long compressionBytesOut,
                           long conflatedUpdates, long configReloads, long configReloadsRefused) {
 }

@@ -246,7 +246,7 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         ServerConfig base = ConfigLoader.load(embeddedConfig);
         return new ServerConfig(new ServerConfig.Server("127.0.0.1", 0, base.server().ioThreads()), base.limits(),
-                base.history(), base.pipeline(), base.session(), base.features(), base.state(), base.demo());
+                base.history(), base.pipeline(), base.session(), base.features(), base.state(), base.security(), base.demo());
     }
 
     private static void quietLogger(String name) {

@@ -11,8 +11,11 @@ import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketVersion;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketClientExtensionHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 
 import java.net.URI;
+import javax.net.ssl.SSLParameters;
 
 /**
  * The whole pipeline of one client connection, in order:
@@ -41,14 +44,21 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final long handshakeTimeoutMs;
     private final boolean compression;
     private final ConnectionHandler connection;
+    private final SslContext tls;
 
     ClientChannelInitializer(URI address, int maxInboundFrameBytes, long handshakeTimeoutMs, boolean compression,
-                             ConnectionHandler connection) {
+                             SslContext tls, ConnectionHandler connection) {
+        this.tls = tls;
         this.address = address;
         this.maxInboundFrameBytes = maxInboundFrameBytes;
         this.handshakeTimeoutMs = handshakeTimeoutMs;
         this.compression = compression;
         this.connection = connection;
+    }
+
+    /** The address's port, or the scheme's default. */
+    static int port(URI address) {
+        return address.getPort() > 0 ? address.getPort() : "wss".equalsIgnoreCase(address.getScheme()) ? 443 : 80;
     }
 
     @Override
@@ -63,8 +73,16 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
                 .forceCloseTimeoutMillis(CLOSE_FRAME_TIMEOUT_MS)
                 .handshakeTimeoutMillis(handshakeTimeoutMs)
                 .withUTF8Validator(false) // binary frames only; a text frame ends the connection anyway
+                .generateOriginHeader(false) // a program, not a page: security.allowedOrigins is for browsers
                 .build();
         ChannelPipeline p = ch.pipeline();
+        if ("wss".equalsIgnoreCase(address.getScheme())) {
+            SslHandler handler = tls.newHandler(ch.alloc(), address.getHost(), port(address));
+            SSLParameters params = handler.engine().getSSLParameters();
+            params.setEndpointIdentificationAlgorithm("HTTPS"); // the certificate must name the host we dialled
+            handler.engine().setSSLParameters(params);
+            p.addLast("tls", handler);
+        }
         p.addLast("http-codec", new HttpClientCodec());
         p.addLast("http-aggregator", new HttpObjectAggregator(HANDSHAKE_RESPONSE_BYTES));
         if (compression) {

@@ -1,6 +1,7 @@
 package io.ringcast.client.internal;
 
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
 import io.ringcast.client.ConnectionListener;
 
 import java.net.URI;
@@ -19,9 +20,10 @@ import java.util.List;
  * @param maxInFlightPublishes    most publishes queued or unacked at once
  * @param connectionListener      told of session starts and ends
  * @param compression             offer permessage-deflate
+ * @param tls                     TLS for {@code wss://} addresses; null when there are none
  */
 public record ClientConfig(List<URI> addresses, String clientName, EventLoopGroup eventLoopGroup,
                            long reconnectDelayInitialMs, long reconnectDelayMaxMs, long connectTimeoutMs,
                            int maxFrameBytes, int maxInFlightPublishes, ConnectionListener connectionListener,
-                           boolean compression) {
+                           boolean compression, SslContext tls) {
 }

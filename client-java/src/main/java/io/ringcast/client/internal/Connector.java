@@ -148,8 +148,9 @@ final class Connector implements ConnectionObserver {
         current = h;
         ChannelFuture f = bootstrap.clone()
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) timeoutMs)
-                .handler(new ClientChannelInitializer(address, config.maxFrameBytes(), timeoutMs, config.compression(), h))
-                .connect(address.getHost(), address.getPort() > 0 ? address.getPort() : 80);
+                .handler(new ClientChannelInitializer(address, config.maxFrameBytes(), timeoutMs, config.compression(),
+                        config.tls(), h))
+                .connect(address.getHost(), ClientChannelInitializer.port(address));
         h.connectFuture = f;
         // A failed connect closes the channel too; the connect future may complete after the close
         // (failed name resolution), and its cause is the reason, so wait for both.

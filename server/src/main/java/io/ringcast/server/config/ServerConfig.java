@@ -7,6 +7,9 @@ import static io.ringcast.server.config.ConfigRules.powerOfTwoBetween;
 import static io.ringcast.server.config.ConfigRules.zeroOrBetween;
 
 import io.ringcast.protocol.PathLimits;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -24,7 +27,7 @@ import java.util.Objects;
  * <p>Thread safety: immutable; share freely.
  */
 public record ServerConfig(Server server, Limits limits, History history, Pipeline pipeline, Session session,
-                           Features features, State state, Demo demo) {
+                           Features features, State state, Security security, Demo demo) {
 
     public ServerConfig {
         Objects.requireNonNull(server, "server");
@@ -34,6 +37,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         Objects.requireNonNull(session, "session");
         Objects.requireNonNull(features, "features");
         Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(security, "security");
         Objects.requireNonNull(demo, "demo");
     }
 
@@ -51,12 +55,13 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         session.validate();
         features.validate(limits.pathLimits());
         state.validate();
+        security.validate();
         demo.validate();
     }
 
     /** This config with its {@code features} section replaced: what a hot reload applies. */
     public ServerConfig withFeatures(Features newFeatures) {
-        return new ServerConfig(server, limits, history, pipeline, session, newFeatures, state, demo);
+        return new ServerConfig(server, limits, history, pipeline, session, newFeatures, state, security, demo);
     }
 
     /**
@@ -193,6 +198,53 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             if (file.isBlank() && !file.isEmpty()) {
                 throw new ConfigException("state.file", "key 'state.file' must be a file path, or empty for none, got "
                         + ConfigLoader.quote(file));
+            }
+        }
+    }
+
+    /**
+     * Section {@code security}: TLS and which web pages may connect.
+     *
+     * @param tlsCertificateFile PEM certificate chain for {@code wss://} and {@code https://}; empty for plain TCP
+     * @param tlsPrivateKeyFile  its PEM private key (PKCS#8, unencrypted); set together with the certificate
+     * @param allowedOrigins     the {@code Origin}s whose pages may open a WebSocket (e.g.
+     *                           {@code https://app.example.com}); empty for any. Clients that send no
+     *                           {@code Origin} (programs, not pages) are not concerned.
+     */
+    public record Security(String tlsCertificateFile, String tlsPrivateKeyFile, List<String> allowedOrigins) {
+
+        public Security {
+            Objects.requireNonNull(tlsCertificateFile, "tlsCertificateFile");
+            Objects.requireNonNull(tlsPrivateKeyFile, "tlsPrivateKeyFile");
+            allowedOrigins = List.copyOf(Objects.requireNonNull(allowedOrigins, "allowedOrigins"));
+        }
+
+        /** Whether connections are TLS. */
+        public boolean tls() {
+            return !tlsCertificateFile.isEmpty();
+        }
+
+        void validate() {
+            if (tlsCertificateFile.isEmpty() != tlsPrivateKeyFile.isEmpty()) {
+                String missing = tlsCertificateFile.isEmpty() ? "security.tlsCertificateFile" : "security.tlsPrivateKeyFile";
+                throw new ConfigException(missing, "key '" + missing + "' must be set too: TLS needs both "
+                        + "security.tlsCertificateFile and security.tlsPrivateKeyFile, or neither");
+            }
+            readable("security.tlsCertificateFile", tlsCertificateFile);
+            readable("security.tlsPrivateKeyFile", tlsPrivateKeyFile);
+            for (int i = 0; i < allowedOrigins.size(); i++) {
+                String origin = allowedOrigins.get(i);
+                String key = "security.allowedOrigins[" + i + "]";
+                if (origin == null || !origin.matches("https?://[^/\\s]+")) {
+                    throw new ConfigException(key, "key '" + key + "' must be an origin like https://app.example.com "
+                            + "(scheme and host, optional port, no path), got " + ConfigLoader.quote(String.valueOf(origin)));
+                }
+            }
+        }
+
+        private static void readable(String key, String file) {
+            if (!file.isEmpty() && !Files.isReadable(Path.of(file))) {
+                throw new ConfigException(key, "key '" + key + "': cannot read file " + ConfigLoader.quote(file));
             }
         }
     }

@@ -80,6 +80,7 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                 .put("slowConsumerDisconnects", c.slowConsumerDisconnects())
                 .put("clientPings", c.clientPings())
                 .put("idlePings", c.idlePings())
+                .put("originRefusals", c.originRefusals())
                 .put("valuesCached", c.valuesCached())
                 .put("deltasSent", c.deltasSent())
                 .put("deltaBytesSaved", c.deltaBytesSaved())

@@ -19,6 +19,8 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -26,12 +28,14 @@ import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import javax.net.ssl.SSLException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -115,7 +119,16 @@ public final class NodeRuntime implements AutoCloseable {
         sequencerThread = new Thread(sequencerProcessor, "ringcast-sequencer");
         sequencerThread.start();
 
-        context = new ServerContext(config, inbound, counters, channels, pollers, loopArray);
+        SslContext tls;
+        try {
+            tls = tlsContext(config.security());
+        } catch (SSLException | IllegalArgumentException e) {
+            close();
+            throw new IllegalStateException("cannot set up TLS from security.tlsCertificateFile "
+                    + config.security().tlsCertificateFile() + " and security.tlsPrivateKeyFile "
+                    + config.security().tlsPrivateKeyFile() + ": " + e.getMessage(), e);
+        }
+        context = new ServerContext(config, inbound, counters, channels, pollers, loopArray, tls);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(NioServerSocketChannel.class)
@@ -135,8 +148,9 @@ public final class NodeRuntime implements AutoCloseable {
             demo = new DemoPublisher(config.demo(), inbound, alloc);
             demo.start();
         }
-        log.info("Ringcast node listening on {}:{} (WebSocket ws://{}:{}{}), {} I/O threads, history {} per topic, "
-                + "flush {}", config.server().host(), boundAddress.getPort(), displayHost(), boundAddress.getPort(),
+        log.info("Ringcast node listening on {}:{} (WebSocket {}://{}:{}{}), {} I/O threads, history {} per topic, "
+                + "flush {}", config.server().host(), boundAddress.getPort(), config.security().tls() ? "wss" : "ws",
+                displayHost(), boundAddress.getPort(),
                 ServerChannelInitializer.WEBSOCKET_PATH, loops, config.history().length(),
                 pc.flushPolicy().yamlName());
     }
@@ -165,6 +179,14 @@ public final class NodeRuntime implements AutoCloseable {
         }
     }
 
+    private static SslContext tlsContext(ServerConfig.Security security) throws SSLException {
+        if (!security.tls()) {
+            return null;
+        }
+        return SslContextBuilder.forServer(new File(security.tlsCertificateFile()), new File(security.tlsPrivateKeyFile()))
+                .build();
+    }
+
     private String displayHost() {
         String h = config.server().host();
         return h.equals("0.0.0.0") || h.equals("::") ? "localhost" : h;
@@ -187,7 +209,8 @@ public final class NodeRuntime implements AutoCloseable {
 
     /** The WebSocket URL clients on this machine use. */
     public String webSocketUrl() {
-        return "ws://" + (displayHost().equals("localhost") ? "127.0.0.1" : displayHost()) + ":" + port()
+        return (config.security().tls() ? "wss://" : "ws://")
+                + (displayHost().equals("localhost") ? "127.0.0.1" : displayHost()) + ":" + port()
                 + ServerChannelInitializer.WEBSOCKET_PATH;
     }
 

@@ -17,7 +17,8 @@ import io.ringcast.server.config.ServerConfig;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The whole per-connection pipeline, in order. Inbound: HTTP, the permessage-deflate negotiation
+ * The whole per-connection pipeline, in order. Inbound: TLS (when configured), HTTP, the origin
+ * check (when origins are listed), the permessage-deflate negotiation
  * (when compression is on), the WebSocket upgrade at {@code /ws}, frame reassembly, idle detection, plain HTTP endpoints, then the Ringcast session.
  * Outbound, shared update frames are already complete WebSocket frames and pass the WebSocket
  * encoder untouched (see {@link OutboundFrame}).
@@ -62,8 +63,14 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         long backlog = server.features.effectiveConflationBacklogBytes(server.config.limits().outboundQueueBytes());
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark((int) (backlog / 2), (int) backlog));
         ChannelPipeline p = ch.pipeline();
+        if (server.tls != null) {
+            p.addLast("tls", server.tls.newHandler(ch.alloc()));
+        }
         p.addLast("http", new HttpServerCodec());
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_HTTP_REQUEST_BYTES));
+        if (server.originCheck != null) {
+            p.addLast("origin", server.originCheck);
+        }
         // compression is offered to connections made while it is on somewhere (features reload live)
         boolean compression = server.features.compressionAnywhere();
         if (compression) {

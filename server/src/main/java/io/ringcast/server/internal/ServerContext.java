@@ -3,10 +3,12 @@ package io.ringcast.server.internal;
 import com.lmax.disruptor.RingBuffer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.ssl.SslContext;
 import io.ringcast.server.config.Features;
 import io.ringcast.server.config.ServerConfig;
 
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -29,11 +31,15 @@ final class ServerContext {
     volatile Features features;
     /** {@code /metrics}: reads {@link #counters} when scraped. */
     final ServerMetrics metrics;
+    /** TLS for every connection ({@code security.tlsCertificateFile}), or null for plain TCP. */
+    final SslContext tls;
+    /** {@code security.allowedOrigins}, or null when any origin may connect. */
+    final OriginCheck originCheck;
     private final Map<EventLoop, Integer> loopIndexes;
     private final AtomicLong sessionIds = new AtomicLong();
 
     ServerContext(ServerConfig config, RingBuffer<InboundEvent> inbound, ServerCounters counters,
-                  ChannelGroup channels, FanOutPoller[] pollers, EventLoop[] loops) {
+                  ChannelGroup channels, FanOutPoller[] pollers, EventLoop[] loops, SslContext tls) {
         this.config = config;
         this.inbound = inbound;
         this.counters = counters;
@@ -41,6 +47,9 @@ final class ServerContext {
         this.pollers = pollers;
         this.features = config.features();
         this.metrics = new ServerMetrics(this);
+        this.tls = tls;
+        List<String> origins = config.security().allowedOrigins();
+        this.originCheck = origins.isEmpty() ? null : new OriginCheck(origins, counters);
         this.loopIndexes = new IdentityHashMap<>();
         for (int i = 0; i < loops.length; i++) {
             loopIndexes.put(loops[i], pollers[i].loopIndex);

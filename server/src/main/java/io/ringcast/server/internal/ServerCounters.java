@@ -26,6 +26,8 @@ public final class ServerCounters {
             errors[i] = new LongAdder();
         }
     }
+    /** WebSocket upgrades refused because the page's origin is not in {@code security.allowedOrigins}. */
+    final LongAdder originRefusals = new LongAdder();
     /** {@code PING}s received from clients. */
     final LongAdder clientPings = new LongAdder();
     /** WebSocket pings the server sent to sessions silent for half the idle timeout. */
@@ -120,6 +122,10 @@ public final class ServerCounters {
     /** {@code ERROR}s sent with {@code code}. */
     public long errors(ErrorCode code) {
         return errors[code.ordinal()].sum();
+    }
+
+    public long originRefusals() {
+        return originRefusals.sum();
     }
 
     public long clientPings() {

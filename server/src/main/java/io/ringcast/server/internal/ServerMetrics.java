@@ -46,6 +46,8 @@ final class ServerMetrics {
                     }
                 })
                 .register(registry);
+        counter("ringcast_origin_refusals", "WebSocket upgrades refused: the page's origin is not allowed.", null,
+                c::originRefusals);
         counter("ringcast_client_pings", "PING messages received from clients.", null, c::clientPings);
         counter("ringcast_idle_pings", "WebSocket pings sent to sessions silent for half the idle timeout.", null,
                 c::idlePings);

@@ -26,6 +26,7 @@ class ConfigLoaderTest {
             new ServerConfig.Session(120000L),
             new Features(true, false, false, Conflation.OFF, 256, 262144L, List.of()),
             new ServerConfig.State(""),
+            new ServerConfig.Security("", "", List.of()),
             new ServerConfig.Demo(false, 500, 2000));
 
     @TempDir
@@ -73,6 +74,7 @@ class ConfigLoaderTest {
                 SPEC_DEFAULTS.session(),
                 SPEC_DEFAULTS.features(),
                 SPEC_DEFAULTS.state(),
+                SPEC_DEFAULTS.security(),
                 SPEC_DEFAULTS.demo()));
     }
 
@@ -93,7 +95,7 @@ class ConfigLoaderTest {
                 defaults.demo().updatesPerSecond());
         assertThat(ConfigLoader.load(Path.of("..", "config", "server.yaml"))).isEqualTo(new ServerConfig(
                 defaults.server(), defaults.limits(), defaults.history(), defaults.pipeline(), defaults.session(),
-                defaults.features(), defaults.state(), demoOn));
+                defaults.features(), defaults.state(), defaults.security(), demoOn));
     }
 
     // --- where the config comes from --------------------------------------------------------------
@@ -132,12 +134,12 @@ class ConfigLoaderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"cluster", "metrics", "security", "Server"})
+    @ValueSource(strings = {"cluster", "metrics", "auth", "Server"})
     void unknownSectionIsNamed(String section) {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(section + ":\n  enabled: true\n"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("unknown section '" + section
-                        + "' (known sections: server, limits, history, pipeline, session, features, state, demo)");
+                        + "' (known sections: server, limits, history, pipeline, session, features, state, security, demo)");
     }
 
     // --- wrong types and shapes -------------------------------------------------------------------
@@ -156,7 +158,7 @@ class ConfigLoaderTest {
             session:\\n  idleTimeoutMs: 1e3       | key 'session.idleTimeoutMs' expects an integer, got 1000.0
             server: 8080                          | section 'server' must be a mapping of keys (host, port, ioThreads), got 8080
             limits: [1, 2]                        | section 'limits' must be a mapping of keys (maxFrameBytes, maxPathBytes, maxPathDepth, maxSubscriptionsPerSession, outboundQueueBytes, slowConsumerCloseGraceMs, handshakeTimeoutMs, maxValueBytes, maxTopics, maxConnections, publishRatePerSession), got a list
-            just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session, features, state, demo), got "just text"
+            just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session, features, state, security, demo), got "just text"
             """)
     void wrongTypeNamesTheKeyAndTheExpectedType(String yaml, String message) {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(yaml.replace("\\n", "\n")))
