@@ -66,7 +66,8 @@ trap cleanup EXIT
 # start_server NAME YAML: a fresh server with that config (host and port added); waits until it listens
 start_server() {
   local policy=$1
-  printf 'server:\n  host: 127.0.0.1\n  port: %s\n%s' "$port" "$2" > "$work/$policy.yaml"
+  # the generator's clients are anonymous: let them use every topic
+  printf 'server:\n  host: 127.0.0.1\n  port: %s\nsecurity:\n  anonymousRoles: ["everything"]\n  roles:\n    - name: "everything"\n      subscribe: ["#"]\n      publish: ["#"]\n%s' "$port" "$2" > "$work/$policy.yaml"
   java -jar "$server_jar" --config "$work/$policy.yaml" > "$out/$policy/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 300); do

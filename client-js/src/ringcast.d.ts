@@ -24,7 +24,7 @@ export declare const UpdateKind: Readonly<{
     GAP_WITHOUT_VALUE: 'gap-without-value';
 }>;
 
-/** Protocol error names and their wire codes (docs/protocol.md, "Errors"). Codes 1..12 are fatal. Frozen. */
+/** Protocol error names and their wire codes (docs/protocol.md, "Errors"). Codes 1..13 are fatal. Frozen. */
 export declare const ErrorCode: Readonly<{
     MALFORMED_FRAME: 1;
     UNKNOWN_MESSAGE_TYPE: 2;
@@ -38,6 +38,7 @@ export declare const ErrorCode: Readonly<{
     SERVER_SHUTDOWN: 10;
     INTERNAL_ERROR: 11;
     TOO_MANY_CONNECTIONS: 12;
+    AUTHENTICATION_FAILED: 13;
     INVALID_PATH: 20;
     INVALID_SELECTOR: 21;
     VALUE_TOO_LARGE: 22;
@@ -45,6 +46,7 @@ export declare const ErrorCode: Readonly<{
     TOO_MANY_SUBSCRIPTIONS: 24;
     TOO_MANY_TOPICS: 25;
     PUBLISH_RATE_EXCEEDED: 26;
+    PERMISSION_DENIED: 27;
 }>;
 
 /** A protocol error name, such as `'SLOW_CONSUMER'`. */
@@ -163,6 +165,12 @@ export interface ConnectOptions {
     /** The WebSocket constructor. Default `globalThis.WebSocket` (browsers, Node 22+; Node 20 with
      *  `--experimental-websocket`). `connect()` rejects with an Error when there is none. */
     WebSocket?: WebSocketConstructor;
+    /**
+     * Who the client is, sent in HELLO: a signed token (JWT) the server verifies, or a principal's
+     * name and password (use wss:// beyond a trusted network). Default: anonymous. A refused login
+     * is a fatal `AUTHENTICATION_FAILED` error naming the reason's class.
+     */
+    credentials?: { token: string } | { principal: string; password: string };
     /** Same as `client.on('state', listener)`, registered before the first attempt. */
     onStateChange?: (event: StateEvent) => void;
 }

@@ -59,6 +59,7 @@ export const ErrorCode = Object.freeze({
     SERVER_SHUTDOWN: 10,
     INTERNAL_ERROR: 11,
     TOO_MANY_CONNECTIONS: 12,
+    AUTHENTICATION_FAILED: 13,
     INVALID_PATH: 20,
     INVALID_SELECTOR: 21,
     VALUE_TOO_LARGE: 22,
@@ -66,12 +67,13 @@ export const ErrorCode = Object.freeze({
     TOO_MANY_SUBSCRIPTIONS: 24,
     TOO_MANY_TOPICS: 25,
     PUBLISH_RATE_EXCEEDED: 26,
+    PERMISSION_DENIED: 27,
 });
 
 const ERROR_NAMES = new Map(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
 /** The WebSocket close code the server uses after each fatal error, for when the close event has none. */
 const FATAL_CLOSE_CODES = new Map([[1, 1002], [2, 1002], [3, 1003], [4, 1009], [5, 1008], [6, 1002],
-    [7, 1008], [8, 1008], [9, 1001], [10, 1001], [11, 1011], [12, 1013]]);
+    [7, 1008], [8, 1008], [9, 1001], [10, 1001], [11, 1011], [12, 1013], [13, 1008]]);
 
 const isFatalCode = (code) => FATAL_CLOSE_CODES.has(code);
 
@@ -138,6 +140,7 @@ class MessageWriter {
         this.view.setUint32(1, bodyBytes);
         this.pos = HEADER_BYTES;
     }
+    u8(v) { this.view.setUint8(this.pos, v); this.pos += 1; return this; }
     u16(v) { this.view.setUint16(this.pos, v); this.pos += 2; return this; }
     u32(v) { this.view.setUint32(this.pos, v); this.pos += 4; return this; }
     u64(v) { this.view.setBigUint64(this.pos, BigInt(v)); this.pos += 8; return this; }
@@ -157,9 +160,25 @@ function checkStringField(utf8, what) {
     return utf8;
 }
 
-function encodeHello(clientName, version = PROTOCOL_VERSION) {
+/** Credentials kinds at the end of HELLO (docs/protocol.md, "Authentication"). */
+const CREDENTIALS_PASSWORD = 1;
+const CREDENTIALS_TOKEN = 2;
+
+/** @param credentials undefined (anonymous), { principal, password } or { token } */
+function encodeHello(clientName, version = PROTOCOL_VERSION, credentials = undefined) {
     const name = checkStringField(utf8Of(clientName), 'clientName');
-    return new MessageWriter(MessageType.HELLO, 2 + 2 + name.length).u16(version).str(name).bytes;
+    if (!credentials) {
+        return new MessageWriter(MessageType.HELLO, 2 + 2 + name.length).u16(version).str(name).bytes;
+    }
+    if (credentials.token !== undefined) {
+        const token = checkStringField(utf8Of(credentials.token), 'token');
+        return new MessageWriter(MessageType.HELLO, 2 + 2 + name.length + 1 + 2 + token.length)
+            .u16(version).str(name).u8(CREDENTIALS_TOKEN).str(token).bytes;
+    }
+    const principal = checkStringField(utf8Of(credentials.principal), 'principal');
+    const password = checkStringField(utf8Of(credentials.password), 'password');
+    return new MessageWriter(MessageType.HELLO, 2 + 2 + name.length + 1 + 2 + principal.length + 2 + password.length)
+        .u16(version).str(name).u8(CREDENTIALS_PASSWORD).str(principal).str(password).bytes;
 }
 
 /** @param resume array of [pathUtf8OrString, lastSequence] */
@@ -676,6 +695,16 @@ class RingcastClient {
                 + '(Node 20: node --experimental-websocket)');
         }
         if (typeof options.onStateChange === 'function') this.on('state', options.onStateChange);
+        const credentials = options.credentials;
+        if (credentials !== undefined && credentials !== null) {
+            const isToken = typeof credentials.token === 'string';
+            const isPassword = typeof credentials.principal === 'string' && typeof credentials.password === 'string';
+            if (isToken === isPassword) {
+                throw new TypeError('option credentials must be { token } or { principal, password }');
+            }
+            this.#options.credentials = isToken ? { token: credentials.token }
+                : { principal: credentials.principal, password: credentials.password };
+        }
     }
 
     /** 'connecting' | 'connected' | 'reconnecting' | 'closed'. */
@@ -821,7 +850,8 @@ class RingcastClient {
         ws.binaryType = 'arraybuffer';
         ws.onopen = () => {
             if (c.ended) return;
-            this.#send(c, encodeHello(this.#options.clientName)); // HELLO alone; nothing else until WELCOME
+            // HELLO alone; nothing else until WELCOME
+            this.#send(c, encodeHello(this.#options.clientName, PROTOCOL_VERSION, this.#options.credentials));
         };
         ws.onmessage = (event) => this.#onFrame(c, event.data);
         ws.onerror = (event) => {

@@ -5,6 +5,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.ringcast.client.internal.ClientConfig;
 import io.ringcast.client.internal.NettyRingcastClient;
+import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.WireCodec;
 
 import java.net.URI;
@@ -117,6 +118,7 @@ public interface RingcastClient extends AutoCloseable {
         private ConnectionListener connectionListener = new ConnectionListener() { };
         private boolean compression = true;
         private Path trustedCertificates;
+        private Credentials credentials = Credentials.ANONYMOUS;
 
         Builder() {
         }
@@ -245,6 +247,22 @@ public interface RingcastClient extends AutoCloseable {
             return this;
         }
 
+        /**
+         * Log in as a principal of the server's {@code security.principals}. The password travels in
+         * {@code HELLO}: use {@code wss://} beyond a trusted network. Default: anonymous.
+         */
+        public Builder password(String principal, String password) {
+            this.credentials = Credentials.password(Objects.requireNonNull(principal, "principal"),
+                    Objects.requireNonNull(password, "password"));
+            return this;
+        }
+
+        /** Log in with a signed token (JWT, HS256 or RS256) the server is configured to verify. Default: anonymous. */
+        public Builder token(String jwt) {
+            this.credentials = Credentials.token(Objects.requireNonNull(jwt, "token"));
+            return this;
+        }
+
         /** Told of every session start and end. Default: none. */
         public Builder connectionListener(ConnectionListener listener) {
             this.connectionListener = Objects.requireNonNull(listener, "connectionListener");
@@ -262,7 +280,7 @@ public interface RingcastClient extends AutoCloseable {
             }
             return new NettyRingcastClient(new ClientConfig(List.copyOf(addresses), clientName, eventLoopGroup,
                     reconnectDelayInitial.toMillis(), reconnectDelayMax.toMillis(), connectTimeout.toMillis(),
-                    maxFrameBytes, maxInFlightPublishes, connectionListener, compression, tlsContext()));
+                    maxFrameBytes, maxInFlightPublishes, connectionListener, compression, tlsContext(), credentials));
         }
 
         /** TLS for {@code wss://} addresses, or null when every address is {@code ws://}. */

@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(60)
 class HotReloadTest {
-    private static final String HEAD = "server:\n  host: 127.0.0.1\n  port: 0\n  ioThreads: 2\n";
+    private static final String HEAD = "server:\n  host: 127.0.0.1\n  port: 0\n  ioThreads: 2\nsecurity:\n"
+            + TestServers.OPEN_TO_ANONYMOUS;
 
     @Test
     void flippingDeltasInTheFileChangesTheWireWithoutARestart(@TempDir Path dir) throws Exception {

@@ -3,8 +3,17 @@ package io.ringcast.it;
 import io.ringcast.server.RingcastServer;
 import io.ringcast.server.config.ConfigLoader;
 
-/** Real servers on a free loopback port, configured from YAML as an operator would. */
+/**
+ * Real servers on a free loopback port, configured from YAML as an operator would. Unless a test
+ * writes its own {@code security} section, anonymous sessions may read and publish everything
+ * (the shipped default allows only the demo subtree); a test with its own section adds
+ * {@link #OPEN_TO_ANONYMOUS} to it where it needs that.
+ */
 final class TestServers {
+    /** Keys of the {@code security} section granting anonymous sessions every topic. */
+    static final String OPEN_TO_ANONYMOUS = "  anonymousRoles: [\"everything\"]\n  roles:\n    - name: \"everything\"\n"
+            + "      subscribe: [\"#\"]\n      publish: [\"#\"]\n";
+
     private TestServers() {
     }
 
@@ -23,6 +32,6 @@ final class TestServers {
      */
     static RingcastServer startOnPort(int port, String yaml) throws InterruptedException {
         return RingcastServer.start(ConfigLoader.fromYaml("server:\n  host: 127.0.0.1\n  port: " + port
-                + "\n  ioThreads: 2\n" + yaml));
+                + "\n  ioThreads: 2\n" + yaml + (yaml.contains("security:") ? "" : "security:\n" + OPEN_TO_ANONYMOUS)));
     }
 }

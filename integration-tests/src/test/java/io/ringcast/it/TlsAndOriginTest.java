@@ -37,7 +37,7 @@ class TlsAndOriginTest {
     static final Path CERTIFICATE = Path.of("src/test/resources/tls/server.crt").toAbsolutePath();
     static final Path KEY = Path.of("src/test/resources/tls/server.key").toAbsolutePath();
     static final String TLS = "security:\n  tlsCertificateFile: \"" + CERTIFICATE + "\"\n  tlsPrivateKeyFile: \""
-            + KEY + "\"\n";
+            + KEY + "\"\n" + TestServers.OPEN_TO_ANONYMOUS;
 
     private static RingcastClient.Builder client(String url) {
         return RingcastClient.builder().addresses(url).connectTimeout(Duration.ofSeconds(3));
@@ -99,7 +99,7 @@ class TlsAndOriginTest {
 
     @Test
     void pageOfAnotherOriginIsRefusedAtTheUpgradeAndOthersCarryOn() throws Exception {
-        String config = "security:\n  allowedOrigins: [\"https://app.example.com\"]\n";
+        String config = "security:\n  allowedOrigins: [\"https://app.example.com\"]\n" + TestServers.OPEN_TO_ANONYMOUS;
         try (RingcastServer server = TestServers.start(config);
              RingcastClient program = client(server.webSocketUrl()).build()) { // sends no Origin: not concerned
             program.connect().get(10, TimeUnit.SECONDS);
@@ -132,10 +132,11 @@ class TlsAndOriginTest {
 
     @Test
     void incompleteTlsSettingsStopTheStartNamingTheKey() {
-        assertThatThrownBy(() -> TestServers.start("security:\n  tlsCertificateFile: \"" + CERTIFICATE + "\"\n"))
+        assertThatThrownBy(() -> TestServers.start("security:\n  tlsCertificateFile: \"" + CERTIFICATE + "\"\n"
+                + TestServers.OPEN_TO_ANONYMOUS))
                 .hasMessageContaining("security.tlsPrivateKeyFile");
         assertThatThrownBy(() -> TestServers.start("security:\n  tlsCertificateFile: \"/nonexistent/cert.pem\"\n"
-                + "  tlsPrivateKeyFile: \"" + KEY + "\"\n"))
+                + "  tlsPrivateKeyFile: \"" + KEY + "\"\n" + TestServers.OPEN_TO_ANONYMOUS))
                 .hasMessageContaining("security.tlsCertificateFile").hasMessageContaining("/nonexistent/cert.pem");
     }
 

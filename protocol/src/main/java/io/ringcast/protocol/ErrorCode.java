@@ -18,13 +18,15 @@ public enum ErrorCode {
     SERVER_SHUTDOWN(10, true, 1001),
     INTERNAL_ERROR(11, true, 1011),
     TOO_MANY_CONNECTIONS(12, true, 1013),
+    AUTHENTICATION_FAILED(13, true, 1008),
     INVALID_PATH(20, false, 0),
     INVALID_SELECTOR(21, false, 0),
     VALUE_TOO_LARGE(22, false, 0),
     DUPLICATE_SUBSCRIPTION_ID(23, false, 0),
     TOO_MANY_SUBSCRIPTIONS(24, false, 0),
     TOO_MANY_TOPICS(25, false, 0),
-    PUBLISH_RATE_EXCEEDED(26, false, 0);
+    PUBLISH_RATE_EXCEEDED(26, false, 0),
+    PERMISSION_DENIED(27, false, 0);
 
     private static final ErrorCode[] BY_CODE = new ErrorCode[32];
 

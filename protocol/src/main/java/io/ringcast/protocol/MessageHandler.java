@@ -20,6 +20,11 @@ public interface MessageHandler {
         throw unexpected(MessageType.HELLO);
     }
 
+    /** {@code HELLO} with what the client proves itself with ({@link Credentials#ANONYMOUS} when it sent none). */
+    default void onHello(int version, String clientName, Credentials credentials) throws ProtocolException {
+        onHello(version, clientName);
+    }
+
     /** @param resume the client's last sequence per topic path, empty when it has none */
     default void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume)
             throws ProtocolException {

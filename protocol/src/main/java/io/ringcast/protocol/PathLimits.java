@@ -9,6 +9,8 @@ package io.ringcast.protocol;
 public record PathLimits(int maxPathBytes, int maxPathDepth) {
     /** The server's defaults: 256 bytes, 16 segments. */
     public static final PathLimits DEFAULT = new PathLimits(256, 16);
+    /** What the wire can carry: a {@code u16} length. For checking syntax where a server's own limits do not apply. */
+    public static final PathLimits WIDEST = new PathLimits(65535, 1024);
 
     public PathLimits {
         if (maxPathBytes < 1 || maxPathBytes > 65535) {

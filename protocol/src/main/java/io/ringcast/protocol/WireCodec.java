@@ -37,6 +37,23 @@ public final class WireCodec {
         end(out, start);
     }
 
+    /** {@code HELLO} with credentials; {@link Credentials#ANONYMOUS} writes the plain form. */
+    public static void writeHello(ByteBuf out, int version, String clientName, Credentials credentials) {
+        if (credentials.kind() == Credentials.NONE) {
+            writeHello(out, version, clientName);
+            return;
+        }
+        int start = begin(out, MessageType.HELLO, clientName, credentials.principal(), credentials.secret());
+        out.writeShort(version);
+        writeString(out, clientName);
+        out.writeByte(credentials.kind());
+        if (credentials.kind() == Credentials.PASSWORD) {
+            writeString(out, credentials.principal());
+        }
+        writeString(out, credentials.secret());
+        end(out, start);
+    }
+
     /** @param resume last sequence per topic path to resume from; may be empty */
     public static void writeSubscribe(ByteBuf out, int subscriptionId, String selector, Map<String, Long> resume) {
         for (String path : resume.keySet()) {
@@ -241,7 +258,8 @@ public final class WireCodec {
         switch (type) {
             case MessageType.HELLO: {
                 int version = u16(in, end, type, "version");
-                h.onHello(version, string(in, end, type, "clientName"));
+                String clientName = string(in, end, type, "clientName");
+                h.onHello(version, clientName, in.readerIndex() < end ? credentials(in, end, type) : Credentials.ANONYMOUS);
                 return;
             }
             case MessageType.SUBSCRIBE: {
@@ -370,6 +388,21 @@ public final class WireCodec {
     private static long nonce(ByteBuf in, int end, byte type) throws ProtocolException {
         need(in, end, 8, type, "nonce");
         return in.readLong();
+    }
+
+    /** The optional tail of {@code HELLO}: {@code u8 kind}, then the kind's strings. */
+    private static Credentials credentials(ByteBuf in, int end, byte type) throws ProtocolException {
+        int kind = u8(in, end, type, "credentials kind");
+        switch (kind) {
+            case Credentials.NONE:
+                return Credentials.ANONYMOUS;
+            case Credentials.PASSWORD:
+                return Credentials.password(string(in, end, type, "principal"), string(in, end, type, "password"));
+            case Credentials.TOKEN:
+                return Credentials.token(string(in, end, type, "token"));
+            default:
+                throw malformed(type, "unknown credentials kind " + kind + " (0 none, 1 password, 2 token)");
+        }
     }
 
     private static String string(ByteBuf in, int end, byte type, String field) throws ProtocolException {

@@ -265,13 +265,46 @@ class WireCodecTest {
     @MethodSource("samplesWithoutRestValue")
     void unknownTrailingBodyBytesAreSkipped(Sample sample) throws ProtocolException {
         ByteBuf frame = encode(sample);
-        frame.writeBytes(new byte[]{(byte) 0xca, (byte) 0xfe, 0x00}); // fields a newer revision appended
-        frame.setInt(1, frame.getInt(1) + 3);
+        // HELLO's own optional tail (credentials) comes first: kind 0, anonymous
+        byte[] appended = sample.type() == MessageType.HELLO
+                ? new byte[]{0x00, (byte) 0xca, (byte) 0xfe, 0x00} : new byte[]{(byte) 0xca, (byte) 0xfe, 0x00};
+        frame.writeBytes(appended); // fields a newer revision appended
+        frame.setInt(1, frame.getInt(1) + appended.length);
         WireCodec.writePing(frame, 5);
 
         WireCodec.decode(frame, recorder.bothSides());
 
         assertThat(recorder.events).containsExactly(sample.event(), event("PING", 5));
+    }
+
+    @Test
+    void helloCarriesPasswordOrTokenCredentialsAndNoneMeansAnonymous() throws ProtocolException {
+        for (Credentials sent : List.of(Credentials.ANONYMOUS, Credentials.password("alice", "pässword"),
+                Credentials.token("eyJhbGciOiJIUzI1NiJ9.e30.sig"))) {
+            ByteBuf frame = buffers.allocate();
+            WireCodec.writeHello(frame, WireCodec.VERSION, "app", sent);
+            Credentials[] got = new Credentials[1];
+            WireCodec.decode(frame, new MessageHandler() {
+                @Override
+                public void onHello(int version, String clientName, Credentials credentials) {
+                    got[0] = credentials;
+                }
+            });
+            assertThat(got[0]).isEqualTo(sent);
+            assertThat(got[0].toString()).doesNotContain("pässword", "sig");
+        }
+    }
+
+    @Test
+    void helloWithAnUnknownCredentialsKindIsMalformed() {
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writeHello(frame, WireCodec.VERSION, "app", Credentials.token("t"));
+        frame.setByte(WireCodec.HEADER_BYTES + 2 + 2 + 3, 9);
+        assertThatThrownBy(() -> WireCodec.decode(frame, new MessageHandler() {
+            @Override
+            public void onHello(int version, String clientName, Credentials credentials) {
+            }
+        })).isInstanceOf(ProtocolException.class).hasMessageContaining("unknown credentials kind 9");
     }
 
     @Test

@@ -43,6 +43,28 @@ public final class Main implements Callable<Integer> {
         System.exit(run(args, new PrintWriter(System.err, true)));
     }
 
+    /**
+     * {@code hash-password}: reads a password from standard input (first line) and prints its bcrypt
+     * hash for {@code security.principals[].passwordHash}; the password itself is never stored.
+     */
+    @Command(name = "hash-password", description = "Reads a password from standard input and prints its bcrypt "
+            + "hash, for security.principals[].passwordHash.")
+    int hashPassword(@Option(names = "--cost", defaultValue = "12", description = "bcrypt cost, 10..14 "
+            + "(each step doubles the time a login takes; default ${DEFAULT-VALUE})") int cost) throws IOException {
+        if (cost < 10 || cost > 14) {
+            err.println("ringcast: --cost must be between 10 and 14, got " + cost);
+            return 2;
+        }
+        String password = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                java.nio.charset.StandardCharsets.UTF_8)).readLine();
+        if (password == null || password.isEmpty()) {
+            err.println("ringcast: no password on standard input");
+            return 2;
+        }
+        System.out.println(at.favre.lib.crypto.bcrypt.BCrypt.withDefaults().hashToString(cost, password.toCharArray()));
+        return 0;
+    }
+
     /** Runs the command line and returns its exit code: what {@link #main} does, minus the exit. */
     static int run(String[] args, PrintWriter err) {
         CommandLine cl = new CommandLine(new Main(err));

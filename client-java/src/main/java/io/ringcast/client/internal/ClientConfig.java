@@ -2,6 +2,7 @@ package io.ringcast.client.internal;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
+import io.ringcast.protocol.Credentials;
 import io.ringcast.client.ConnectionListener;
 
 import java.net.URI;
@@ -21,9 +22,10 @@ import java.util.List;
  * @param connectionListener      told of session starts and ends
  * @param compression             offer permessage-deflate
  * @param tls                     TLS for {@code wss://} addresses; null when there are none
+ * @param credentials             sent in {@code HELLO}
  */
 public record ClientConfig(List<URI> addresses, String clientName, EventLoopGroup eventLoopGroup,
                            long reconnectDelayInitialMs, long reconnectDelayMaxMs, long connectTimeoutMs,
                            int maxFrameBytes, int maxInFlightPublishes, ConnectionListener connectionListener,
-                           boolean compression, SslContext tls) {
+                           boolean compression, SslContext tls, Credentials credentials) {
 }

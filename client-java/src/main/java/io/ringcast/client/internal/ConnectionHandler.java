@@ -17,6 +17,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
 import io.ringcast.client.RingcastException;
+import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.ProtocolException;
@@ -45,6 +46,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     private final ClientSession session;
     private final ConnectionObserver observer;
     private final String clientName;
+    /** Sent at the end of HELLO; never logged. */
+    private final Credentials credentials;
     /** alias -> topic, for this connection only. */
     private final IntObjectHashMap<TopicState> aliases = new IntObjectHashMap<>();
     /** Set by the {@link Connector} when it connects; null in tests that drive the handler directly. */
@@ -67,6 +70,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     private long readerIdleMs;
 
     ConnectionHandler(ClientSession session, ConnectionObserver observer, String address, String clientName) {
+        this(session, observer, address, clientName, Credentials.ANONYMOUS);
+    }
+
+    ConnectionHandler(ClientSession session, ConnectionObserver observer, String address, String clientName,
+                      Credentials credentials) {
+        this.credentials = credentials;
         this.session = session;
         this.observer = observer;
         this.address = address;
@@ -210,8 +219,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     }
 
     private void sendHello(ChannelHandlerContext ctx) {
-        ByteBuf buf = ctx.alloc().ioBuffer(WireCodec.HEADER_BYTES + 2 + 2 + ByteBufUtil.utf8Bytes(clientName));
-        WireCodec.writeHello(buf, WireCodec.VERSION, clientName);
+        ByteBuf buf = ctx.alloc().ioBuffer(WireCodec.HEADER_BYTES + 2 + 2 + ByteBufUtil.utf8Bytes(clientName) + 5
+                + ByteBufUtil.utf8Bytes(credentials.principal()) + ByteBufUtil.utf8Bytes(credentials.secret()));
+        WireCodec.writeHello(buf, WireCodec.VERSION, clientName, credentials);
         ctx.writeAndFlush(new BinaryWebSocketFrame(buf), ctx.voidPromise());
     }
 

@@ -9,6 +9,7 @@ import io.ringcast.client.ConnectionListener;
 import io.ringcast.client.ConnectionState;
 import io.ringcast.client.RingcastClient;
 import io.ringcast.client.RingcastException;
+import io.ringcast.protocol.ErrorCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -144,7 +145,8 @@ final class Connector implements ConnectionObserver {
         }
         URI address = addresses.get(nextAddress);
         nextAddress = (nextAddress + 1) % addresses.size();
-        ConnectionHandler h = new ConnectionHandler(session, this, address.toString(), config.clientName());
+        ConnectionHandler h = new ConnectionHandler(session, this, address.toString(), config.clientName(),
+                config.credentials());
         current = h;
         ChannelFuture f = bootstrap.clone()
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) timeoutMs)
@@ -195,6 +197,10 @@ final class Connector implements ConnectionObserver {
         if (shutDown) {
             return;
         }
+        if (state == ConnectionState.CONNECTING && reason != null && reason.code() == ErrorCode.AUTHENTICATION_FAILED) {
+            giveUp(); // the same credentials would be refused again: connect() fails now, with the reason
+            return;
+        }
         if (state == ConnectionState.CONNECTED) {
             state = ConnectionState.RECONNECTING;
         }
@@ -209,7 +215,9 @@ final class Connector implements ConnectionObserver {
 
     private void giveUp() {
         RingcastException last = lastFailure;
-        RingcastException error = new RingcastException("could not connect to " + addresses + " within "
+        boolean refused = last != null && last.code() == ErrorCode.AUTHENTICATION_FAILED;
+        RingcastException error = new RingcastException(refused ? "could not connect to " + addresses + ": "
+                + last.getMessage() : "could not connect to " + addresses + " within "
                 + config.connectTimeoutMs() + " ms" + (last == null ? "" : "; last failure: " + last.getMessage()),
                 last == null ? null : last.code(), last == null ? 0 : last.closeCode(), last);
         LOG.warn("{}", error.getMessage());

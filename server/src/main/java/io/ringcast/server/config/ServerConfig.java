@@ -7,10 +7,15 @@ import static io.ringcast.server.config.ConfigRules.powerOfTwoBetween;
 import static io.ringcast.server.config.ConfigRules.zeroOrBetween;
 
 import io.ringcast.protocol.PathLimits;
+import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.Selector;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The server's whole configuration: immutable, one record per YAML section.
@@ -203,25 +208,42 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
     }
 
     /**
-     * Section {@code security}: TLS and which web pages may connect.
+     * Section {@code security}: TLS, which web pages may connect, who a client is and what it may do.
      *
-     * @param tlsCertificateFile PEM certificate chain for {@code wss://} and {@code https://}; empty for plain TCP
-     * @param tlsPrivateKeyFile  its PEM private key (PKCS#8, unencrypted); set together with the certificate
-     * @param allowedOrigins     the {@code Origin}s whose pages may open a WebSocket (e.g.
-     *                           {@code https://app.example.com}); empty for any. Clients that send no
-     *                           {@code Origin} (programs, not pages) are not concerned.
+     * @param tlsCertificateFile    PEM certificate chain for {@code wss://} and {@code https://}; empty for plain TCP
+     * @param tlsPrivateKeyFile     its PEM private key (PKCS#8, unencrypted); set together with the certificate
+     * @param allowedOrigins        the {@code Origin}s whose pages may open a WebSocket (e.g.
+     *                              {@code https://app.example.com}); empty for any. Clients that send no
+     *                              {@code Origin} (programs, not pages) are not concerned.
+     * @param anonymousRoles        the roles of a session that sends no credentials; empty: such sessions are refused
+     * @param roles                 named grants of {@code subscribe} and {@code publish} selectors
+     * @param principals            who may log in with a password, and their roles
+     * @param jwtHs256Secret        the shared secret tokens signed with HS256 verify against; empty for none
+     * @param jwtRs256PublicKeyFile PEM public key tokens signed with RS256 verify against; empty for none
      */
-    public record Security(String tlsCertificateFile, String tlsPrivateKeyFile, List<String> allowedOrigins) {
+    public record Security(String tlsCertificateFile, String tlsPrivateKeyFile, List<String> allowedOrigins,
+                           List<String> anonymousRoles, List<Role> roles, List<Principal> principals,
+                           String jwtHs256Secret, String jwtRs256PublicKeyFile) {
 
         public Security {
             Objects.requireNonNull(tlsCertificateFile, "tlsCertificateFile");
             Objects.requireNonNull(tlsPrivateKeyFile, "tlsPrivateKeyFile");
             allowedOrigins = List.copyOf(Objects.requireNonNull(allowedOrigins, "allowedOrigins"));
+            anonymousRoles = List.copyOf(Objects.requireNonNull(anonymousRoles, "anonymousRoles"));
+            roles = List.copyOf(Objects.requireNonNull(roles, "roles"));
+            principals = List.copyOf(Objects.requireNonNull(principals, "principals"));
+            Objects.requireNonNull(jwtHs256Secret, "jwtHs256Secret");
+            Objects.requireNonNull(jwtRs256PublicKeyFile, "jwtRs256PublicKeyFile");
         }
 
         /** Whether connections are TLS. */
         public boolean tls() {
             return !tlsCertificateFile.isEmpty();
+        }
+
+        /** The role of that name, or null. */
+        public Role role(String name) {
+            return roles.stream().filter(r -> r.name().equals(name)).findFirst().orElse(null);
         }
 
         void validate() {
@@ -232,6 +254,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             }
             readable("security.tlsCertificateFile", tlsCertificateFile);
             readable("security.tlsPrivateKeyFile", tlsPrivateKeyFile);
+            readable("security.jwtRs256PublicKeyFile", jwtRs256PublicKeyFile);
             for (int i = 0; i < allowedOrigins.size(); i++) {
                 String origin = allowedOrigins.get(i);
                 String key = "security.allowedOrigins[" + i + "]";
@@ -240,12 +263,92 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
                             + "(scheme and host, optional port, no path), got " + ConfigLoader.quote(String.valueOf(origin)));
                 }
             }
+            if (!jwtHs256Secret.isEmpty() && jwtHs256Secret.getBytes(StandardCharsets.UTF_8).length < 32) {
+                throw new ConfigException("security.jwtHs256Secret", "key 'security.jwtHs256Secret' must be at least "
+                        + "32 bytes (HS256 needs a 256-bit secret), got " + jwtHs256Secret.length() + " characters");
+            }
+            Set<String> roleNames = new HashSet<>();
+            for (int i = 0; i < roles.size(); i++) {
+                Role r = roles.get(i);
+                String key = "security.roles[" + i + "]";
+                if (r.name() == null || r.name().isBlank()) {
+                    throw new ConfigException(key + ".name", "key '" + key + ".name' must name the role");
+                }
+                if (!roleNames.add(r.name())) {
+                    throw new ConfigException(key + ".name", "key '" + key + ".name': role '" + r.name()
+                            + "' is defined twice");
+                }
+                selectors(key + ".subscribe", r.subscribe());
+                selectors(key + ".publish", r.publish());
+            }
+            knownRoles("security.anonymousRoles", anonymousRoles, roleNames);
+            Set<String> principalNames = new HashSet<>();
+            for (int i = 0; i < principals.size(); i++) {
+                Principal p = principals.get(i);
+                String key = "security.principals[" + i + "]";
+                if (p.name() == null || p.name().isBlank() || !principalNames.add(p.name())) {
+                    throw new ConfigException(key + ".name", "key '" + key + ".name' must be a name no other "
+                            + "principal has, got " + ConfigLoader.quote(String.valueOf(p.name())));
+                }
+                if (p.passwordHash() == null || !p.passwordHash().matches("\\$2[aby]\\$\\d\\d\\$[./A-Za-z0-9]{53}")) {
+                    throw new ConfigException(key + ".passwordHash", "key '" + key + ".passwordHash' must be a bcrypt "
+                            + "hash ($2a$, $2b$ or $2y$, 60 characters; make one with scripts/hash-password.sh), "
+                            + "not the password itself");
+                }
+                knownRoles(key + ".roles", p.roles(), roleNames);
+            }
+        }
+
+        /** Syntax only: a grant longer than limits.maxPathBytes allows is harmless (it matches nothing). */
+        private static void selectors(String key, List<String> selectors) {
+            if (selectors == null) {
+                throw new ConfigException(key, "key '" + key + "' must be a list of selectors (may be empty)");
+            }
+            for (int i = 0; i < selectors.size(); i++) {
+                try {
+                    Selector.parse(selectors.get(i), PathLimits.WIDEST);
+                } catch (ProtocolException e) {
+                    throw new ConfigException(key + "[" + i + "]", "key '" + key + "[" + i + "]': " + e.reason());
+                }
+            }
+        }
+
+        private static void knownRoles(String key, List<String> names, Set<String> roleNames) {
+            if (names == null) {
+                throw new ConfigException(key, "key '" + key + "' must be a list of role names (may be empty)");
+            }
+            for (String name : names) {
+                if (!roleNames.contains(name)) {
+                    throw new ConfigException(key, "key '" + key + "' names role '" + name
+                            + "', which security.roles does not define (defined: " + roleNames + ")");
+                }
+            }
         }
 
         private static void readable(String key, String file) {
             if (!file.isEmpty() && !Files.isReadable(Path.of(file))) {
                 throw new ConfigException(key, "key '" + key + "': cannot read file " + ConfigLoader.quote(file));
             }
+        }
+
+        /**
+         * A named grant.
+         *
+         * @param name      how principals, tokens and {@code anonymousRoles} refer to it
+         * @param subscribe selectors of the topics a holder may receive
+         * @param publish   selectors of the topics a holder may publish to
+         */
+        public record Role(String name, List<String> subscribe, List<String> publish) {
+        }
+
+        /**
+         * Someone who logs in with a password.
+         *
+         * @param name         the principal's name, sent in {@code HELLO}
+         * @param passwordHash bcrypt hash of the password
+         * @param roles        the roles the principal holds
+         */
+        public record Principal(String name, String passwordHash, List<String> roles) {
         }
     }
 

@@ -91,6 +91,7 @@ public final class FanOutHarness implements AutoCloseable {
             EmbeddedChannel ch = new EmbeddedChannel(new Discard(), new ChannelInboundHandlerAdapter());
             channels.add(ch);
             Session s = new Session(i + 1, ch.pipeline().lastContext(), i % readerThreads, compressedSessions);
+            s.permissions = Permissions.ALL;
             event.clear();
             event.kind = InboundEvent.SUBSCRIBE;
             event.session = s;

@@ -30,11 +30,15 @@ import org.slf4j.LoggerFactory;
 
 import java.io.File;
 import java.io.IOException;
+import java.security.GeneralSecurityException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import javax.net.ssl.SSLException;
 import java.util.concurrent.TimeUnit;
 
@@ -67,6 +71,7 @@ public final class NodeRuntime implements AutoCloseable {
     private RingBuffer<InboundEvent> inbound;
     private ConfigFileWatcher watcher;
     private DemoPublisher demo;
+    private ExecutorService authExecutor;
     private boolean closed;
 
     public NodeRuntime(ServerConfig config) {
@@ -128,7 +133,19 @@ public final class NodeRuntime implements AutoCloseable {
                     + config.security().tlsCertificateFile() + " and security.tlsPrivateKeyFile "
                     + config.security().tlsPrivateKeyFile() + ": " + e.getMessage(), e);
         }
-        context = new ServerContext(config, inbound, counters, channels, pollers, loopArray, tls);
+        Authenticator authenticator;
+        try {
+            authenticator = new Authenticator(config.security());
+        } catch (IOException | GeneralSecurityException e) {
+            close();
+            throw new IllegalStateException("cannot read security.jwtRs256PublicKeyFile "
+                    + config.security().jwtRs256PublicKeyFile() + ": " + e.getMessage(), e);
+        }
+        // bcrypt is slow by design: two threads, and a bounded queue so a login storm is refused, not queued forever
+        authExecutor = new ThreadPoolExecutor(1, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
+                new DefaultThreadFactory("ringcast-auth", true));
+        context = new ServerContext(config, inbound, counters, channels, pollers, loopArray, tls, authenticator,
+                authExecutor);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(NioServerSocketChannel.class)
@@ -285,6 +302,9 @@ public final class NodeRuntime implements AutoCloseable {
         }
         if (ioGroup != null) {
             ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        }
+        if (authExecutor != null) {
+            authExecutor.shutdownNow();
         }
         if (sequencer != null && !sequencerThread.isAlive()) {
             if (config.state().enabled()) {

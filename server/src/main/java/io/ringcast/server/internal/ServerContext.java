@@ -9,6 +9,7 @@ import io.ringcast.server.config.ServerConfig;
 
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -33,13 +34,20 @@ final class ServerContext {
     final ServerMetrics metrics;
     /** TLS for every connection ({@code security.tlsCertificateFile}), or null for plain TCP. */
     final SslContext tls;
+    /** Who a client is and what it may do, from its {@code HELLO}. */
+    final Authenticator authenticator;
+    /** Where password hashes are checked, off the event loops. */
+    final Executor authExecutor;
     /** {@code security.allowedOrigins}, or null when any origin may connect. */
     final OriginCheck originCheck;
     private final Map<EventLoop, Integer> loopIndexes;
     private final AtomicLong sessionIds = new AtomicLong();
 
     ServerContext(ServerConfig config, RingBuffer<InboundEvent> inbound, ServerCounters counters,
-                  ChannelGroup channels, FanOutPoller[] pollers, EventLoop[] loops, SslContext tls) {
+                  ChannelGroup channels, FanOutPoller[] pollers, EventLoop[] loops, SslContext tls,
+                  Authenticator authenticator, Executor authExecutor) {
+        this.authenticator = authenticator;
+        this.authExecutor = authExecutor;
         this.config = config;
         this.inbound = inbound;
         this.counters = counters;

@@ -42,6 +42,11 @@ public final class Session {
     /** Written to during the current fan-out batch and not flushed yet. */
     boolean dirty;
     String clientName = "";
+    /**
+     * What the session may receive and publish; set on its event loop when it is welcomed, before
+     * any of its commands, so the sequencer reads it after the inbound ring's hand-over.
+     */
+    Permissions permissions;
     final Set<Integer> openSubscriptionIds = new HashSet<>();
     String closeReason;
     /** Updates held back by conflation; null until the session first falls behind on a conflated topic. */

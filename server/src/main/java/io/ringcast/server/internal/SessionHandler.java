@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionEncoder;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.MessageType;
@@ -35,6 +36,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -62,6 +64,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     /** The inbound slot claimed for the message being decoded, or -1. */
     private long claimed = -1;
     private boolean closeCommandSent;
+    /** A password is being checked off the event loop; the session is not welcomed yet. */
+    private boolean authenticating;
     /** {@code limits.publishRatePerSession}, or null when there is none. */
     private final PublishRateLimit publishRate;
 
@@ -325,22 +329,70 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     // ------------------------------------------------------------------ messages (MessageHandler)
 
     @Override
-    public void onHello(int version, String clientName) throws ProtocolException {
-        if (session.welcomed) {
+    public void onHello(int version, String clientName, Credentials credentials) throws ProtocolException {
+        if (session.welcomed || authenticating) {
             throw new ProtocolException(ErrorCode.HANDSHAKE_REQUIRED, "second HELLO on session " + session);
         }
         if (version != WireCodec.VERSION) {
             throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, "client speaks protocol version " + version
                     + "; this server speaks version " + WireCodec.VERSION);
         }
-        session.welcomed = true;
         session.clientName = clientName;
+        if (!Authenticator.slow(credentials)) {
+            authenticated(credentials);
+            return;
+        }
+        // a password hash takes tens of milliseconds: never on an event loop
+        authenticating = true;
+        ChannelHandlerContext ctx = session.ctx;
+        try {
+            server.authExecutor.execute(() -> {
+                Permissions granted;
+                try {
+                    granted = server.authenticator.authenticate(credentials);
+                } catch (Authenticator.Refused refused) {
+                    ctx.executor().execute(() -> refuseLogin(credentials, refused.getMessage()));
+                    return;
+                }
+                ctx.executor().execute(() -> welcome(granted));
+            });
+        } catch (RejectedExecutionException busy) {
+            refuseLogin(credentials, "the server is busy checking other logins; try again");
+        }
+    }
+
+    /** Quick credentials (anonymous, token): checked here, on the event loop. */
+    private void authenticated(Credentials credentials) {
+        try {
+            welcome(server.authenticator.authenticate(credentials));
+        } catch (Authenticator.Refused refused) {
+            refuseLogin(credentials, refused.getMessage());
+        }
+    }
+
+    private void refuseLogin(Credentials credentials, String reason) {
+        authenticating = false;
+        if (session.closing) {
+            return;
+        }
+        log.info("session {} (client '{}'): login with {} refused: {}", session, session.clientName, credentials, reason);
+        fatal(ErrorCode.AUTHENTICATION_FAILED, "authentication failed: " + reason);
+    }
+
+    private void welcome(Permissions granted) {
+        authenticating = false;
+        if (session.closing) {
+            return;
+        }
+        session.permissions = granted;
+        session.welcomed = true;
         handshakeTimer.cancel(false);
         ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), 64);
         WireCodec.writeWelcome(out, WireCodec.VERSION, session.name, server.config.limits().maxFrameBytes(),
                 (int) server.config.session().idleTimeoutMs());
         writeControl(OutboundFrame.finish(out));
-        log.debug("session {} welcomed client '{}'", session, clientName);
+        session.ctx.flush(); // the answer may come from the login executor, outside a read
+        log.debug("session {} welcomed client '{}' as {}", session, session.clientName, granted.who());
     }
 
     @Override
@@ -352,6 +404,11 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             selector = Selector.parse(selectorText, pathLimits);
         } catch (ProtocolException e) {
             refuse(e.code(), subscriptionId, e.reason());
+            return;
+        }
+        if (!session.permissions.mayEverRead(selector)) {
+            refuse(ErrorCode.PERMISSION_DENIED, subscriptionId, "subscription to '" + selectorText + "' refused: "
+                    + session.permissions.who() + " may read no topic it could match");
             return;
         }
         if (subscriptionId == 0 || session.openSubscriptionIds.contains(subscriptionId)) {
@@ -388,6 +445,11 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             segments = TopicPath.validate(topicPath, pathLimits);
         } catch (ProtocolException e) {
             refuse(e.code(), correlationId, e.reason());
+            return;
+        }
+        if (!session.permissions.mayPublish(segments)) {
+            refuse(ErrorCode.PERMISSION_DENIED, correlationId, "publish to '" + topicPath + "' refused: "
+                    + session.permissions.who() + " may not publish there");
             return;
         }
         if (publishRate != null && !publishRate.tryAcquire(System.nanoTime())) {

@@ -259,6 +259,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         index.forEachMatch(segments, (session, subscriptionId) -> {
             if (session.visitMark != mark) { // a session with several matching subscriptions joins once
                 session.visitMark = mark;
+                if (!session.permissions.mayRead(segments)) {
+                    return;
+                }
                 session.topics.add(topic);
                 if (!session.resumeForMissingTopics.isEmpty() && session.resumeForMissingTopics.remove(path) != null) {
                     resettingSessions.add(session);
@@ -302,6 +305,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         }
         int[] matched = {0};
         tree.forEachMatch(selector, topic -> {
+            if (!session.permissions.mayRead(topic.segments)) {
+                return; // a subscription to # sees only what the session may read
+            }
             matched[0]++;
             Long resumeFrom = resume.get(topic.path);
             if (topic.subscribers.contains(session)) {

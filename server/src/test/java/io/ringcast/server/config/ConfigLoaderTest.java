@@ -26,7 +26,8 @@ class ConfigLoaderTest {
             new ServerConfig.Session(120000L),
             new Features(true, false, false, Conflation.OFF, 256, 262144L, List.of()),
             new ServerConfig.State(""),
-            new ServerConfig.Security("", "", List.of()),
+            new ServerConfig.Security("", "", List.of(), List.of("demo"),
+                    List.of(new ServerConfig.Security.Role("demo", List.of("demo/#"), List.of("demo/#"))), List.of(), "", ""),
             new ServerConfig.Demo(false, 500, 2000));
 
     @TempDir
