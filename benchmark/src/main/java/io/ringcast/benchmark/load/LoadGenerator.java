@@ -116,6 +116,12 @@ public final class LoadGenerator implements Callable<Integer> {
             description = "Directory for the JSON, .hgrm and PNG files (default ${DEFAULT-VALUE})")
     Path out;
 
+    @Option(names = "--report-interval", converter = DurationConverter.class, paramLabel = "DURATION",
+            description = "Also report every interval of the measured time on its own (deliveries/s, p50, p99, "
+                    + "max): a line on stdout and a row of NAME-intervals.csv in --out, e.g. 10s; for long runs "
+                    + "(scripts/soak.sh). Single runs only (default: off)")
+    Duration reportInterval;
+
     @Option(names = "--sweep", description = "Raise the rate step by step until a step is not clean; report the "
             + "max clean rate (p99 < 10 ms, achieved >= 95%% of offered, nothing lost, duplicated or reordered)")
     boolean sweep;
@@ -172,6 +178,11 @@ public final class LoadGenerator implements Callable<Integer> {
         if (embeddedConfig != null && !embedded) {
             throw new CommandLine.ParameterException(commandSpec.commandLine(), "--embedded-config needs --embedded");
         }
+        if (reportInterval != null && (reportInterval.toMillis() < 100 || sweep)) {
+            throw new CommandLine.ParameterException(commandSpec.commandLine(), sweep
+                    ? "--report-interval applies to single runs, not to --sweep"
+                    : "--report-interval: must be at least 100ms, was " + reportInterval.toMillis() + "ms");
+        }
         if (!verbose) {
             quietLogger("io.ringcast.client");
             quietLogger("io.ringcast.server");
@@ -218,8 +229,12 @@ public final class LoadGenerator implements Callable<Integer> {
 
     private int runOnce(LoadSpec spec, EventLoopGroup group) throws Exception {
         stdout.println("run " + spec.scenario());
-        LoadRun.Outcome run = new LoadRun(spec, group, stdout).execute();
-        List<Path> files = ResultFiles.writeRun(out, run);
+        LoadRun.Outcome run = new LoadRun(spec, group, stdout, reportInterval == null ? 0 : reportInterval.toMillis(),
+                out).execute();
+        List<Path> files = new java.util.ArrayList<>(ResultFiles.writeRun(out, run));
+        if (reportInterval != null) {
+            files.add(LoadRun.intervalsFile(out, spec));
+        }
         Summary.print(stdout, run.result());
         printWritten(files);
         return run.result().correctness().clean() ? 0 : EXIT_NOT_CLEAN;
@@ -239,8 +254,13 @@ public final class LoadGenerator implements Callable<Integer> {
         stdout.println("  wrote        " + String.join(", ", files.stream().map(Path::toString).toList()));
     }
 
+    /** A {@code security} section letting anonymous sessions read and publish every topic: for benchmark servers. */
+    public static final String OPEN_TO_ANONYMOUS = "security:\n  anonymousRoles: [\"everything\"]\n  roles:\n"
+            + "    - name: \"everything\"\n      subscribe: [\"#\"]\n      publish: [\"#\"]\n";
+
     private ServerConfig embeddedServerConfig() {
-        String local = "server:\n  host: 127.0.0.1\n  port: 0\n";
+        // the generator's anonymous clients publish and subscribe its own topics
+        String local = "server:\n  host: 127.0.0.1\n  port: 0\n" + OPEN_TO_ANONYMOUS;
         if (embeddedConfig == null) {
             return ConfigLoader.fromYaml(local);
         }

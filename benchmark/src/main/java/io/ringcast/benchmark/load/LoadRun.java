@@ -8,6 +8,7 @@ import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -54,11 +55,30 @@ final class LoadRun {
     private final LatencyRecorders latencies = new LatencyRecorders();
     private final AtomicLong disconnects = new AtomicLong();
     private final List<RingcastClient> clients = new ArrayList<>();
+    /** {@code --report-interval} in ms, 0 for none. */
+    private final long reportIntervalMs;
+    /** Where {@code NAME-intervals.csv} goes when {@link #reportIntervalMs} is set. */
+    private final Path reportDir;
 
     LoadRun(LoadSpec spec, EventLoopGroup group, PrintWriter log) {
+        this(spec, group, log, 0, null);
+    }
+
+    /**
+     * A run that also reports every {@code reportIntervalMs} of its measured window (0: never) into
+     * {@code reportDir/NAME-intervals.csv} and the log: see {@link IntervalReporter}.
+     */
+    LoadRun(LoadSpec spec, EventLoopGroup group, PrintWriter log, long reportIntervalMs, Path reportDir) {
         this.spec = spec;
         this.group = group;
         this.log = log;
+        this.reportIntervalMs = reportIntervalMs;
+        this.reportDir = reportDir;
+    }
+
+    /** The file {@code --report-interval} writes for this spec in {@code dir}. */
+    static Path intervalsFile(Path dir, LoadSpec spec) {
+        return dir.resolve(spec.scenario() + "-intervals.csv");
     }
 
     Outcome execute() throws LoadException, InterruptedException {
@@ -71,6 +91,7 @@ final class LoadRun {
             paths[t] = spec.topicPath(t);
             matched[t] = selector.matches(paths[t]);
         }
+        IntervalReporter reporter = null;
         try {
             List<SubscriberTally> tallies = connectSubscribers();
             List<PacedPublisher> publishers = connectPublishers(paths);
@@ -92,6 +113,10 @@ final class LoadRun {
             log.printf("  publishing %,d/s: %s warm-up, %s measured%n", spec.rate(), seconds(spec.warmupMs()),
                     seconds(spec.durationMs()));
             log.flush();
+            if (reportIntervalMs > 0) {
+                reporter = new IntervalReporter(latencies, reportIntervalMs, intervalsFile(reportDir, spec), log);
+                reporter.start(window);
+            }
             sleepUntil(fromNs);
             ServerProbe.Totals serverBefore = probe.read();
             long cpuStartNs = ProcessCpu.cpuTimeNs();
@@ -109,12 +134,16 @@ final class LoadRun {
             long wallEndNs = System.nanoTime();
             ServerProbe.Totals serverAfter = probe.read();
             closeClients(); // orders every listener write before the reads below
-            Histogram histogram = latencies.drain();
+            // with a reporter, it alone drains the recorders and keeps the whole run's histogram
+            Histogram histogram = reporter == null ? latencies.drain() : reporter.finish();
             return new Outcome(summarize(startedAt, machine, publishers, tallies, finalCounters, matched, histogram,
                     cpuStartNs < 0 ? -1 : cpuEndNs - cpuStartNs, wallEndNs - wallStartNs,
                     LoadResult.Wire.between(serverBefore, serverAfter)), histogram);
         } finally {
             closeClients();
+            if (reporter != null) {
+                reporter.stop(); // a run that failed half-way: its thread must not outlive it
+            }
         }
     }
 

@@ -53,7 +53,7 @@ class LoadGeneratorTest {
     @Timeout(60)
     void aShortRunDeliversEverythingOnceInOrderAndWritesItsFiles(@TempDir Path out) throws Exception {
         try (RingcastServer server = RingcastServer.start(
-                ConfigLoader.fromYaml("server:\n  host: 127.0.0.1\n  port: 0\n"))) {
+                ConfigLoader.fromYaml("server:\n  host: 127.0.0.1\n  port: 0\n" + LoadGenerator.OPEN_TO_ANONYMOUS))) {
             // Leak detection samples here (advanced: 1 buffer in 128, with access records): paranoid
             // tracking of 80,000 deliveries makes this test several times slower on 2 cores, and the
             // sweep test below runs the same path under paranoid.
