@@ -120,6 +120,7 @@ final class DemoPublisher implements AutoCloseable {
             mids[instrument] = mid;
             e.value = quote(mid);
             e.kind = InboundEvent.PUBLISH;
+            e.receivedNanos = System.nanoTime();
             e.path = paths[instrument];
             e.segments = segments[instrument];
         } finally {

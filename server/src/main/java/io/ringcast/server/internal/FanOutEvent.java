@@ -36,6 +36,8 @@ final class FanOutEvent {
     /** {@link #UPDATE}: the publisher to ack, or null. */
     Session publisher;
     int correlationId;
+    /** When the publish was read ({@link System#nanoTime()}); 0 when unknown. */
+    long receivedNanos;
     long sequence;
 
     /** Releases the frame of the previous use of this slot. Sequencer thread. */
@@ -52,6 +54,7 @@ final class FanOutEvent {
             value.release();
             value = null;
         }
+        receivedNanos = 0;
         topic = null;
         conflation = null;
         subscribers = null;

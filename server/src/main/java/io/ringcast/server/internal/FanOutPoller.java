@@ -134,6 +134,9 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
                     deliverOrHold(s, ev);
                 }
             }
+            if (sessions.length > 0 && ev.receivedNanos != 0) {
+                counters.publishToWrite.observe((System.nanoTime() - ev.receivedNanos) / 1e9);
+            }
             Session publisher = ev.publisher;
             if (publisher != null && publisher.loopIndex == loopIndex && publisher.acceptsWrites()) {
                 ack(publisher, ev.correlationId, ev.sequence);

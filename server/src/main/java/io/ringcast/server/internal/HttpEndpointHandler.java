@@ -39,6 +39,9 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) throws Exception {
         String path = new QueryStringDecoder(request.uri()).path();
+        if (path.equals("/status")) {
+            path = "/status.html"; // the live charts of /metrics
+        }
         FullHttpResponse response;
         StaticContent.File file;
         if (!request.decoderResult().isSuccess()) {
@@ -74,9 +77,11 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                 .put("uptimeMs", System.currentTimeMillis() - server.startedAtMs)
                 .put("sessions", c.sessions())
                 .put("topics", c.topics())
+                .put("subscriptions", c.subscriptions())
                 .put("publishes", c.publishes())
                 .put("deliveries", c.deliveries())
                 .put("deliveredBytes", c.deliveredBytes())
+                .put("receivedBytes", c.receivedBytes())
                 .put("slowConsumerDisconnects", c.slowConsumerDisconnects())
                 .put("clientPings", c.clientPings())
                 .put("idlePings", c.idlePings())

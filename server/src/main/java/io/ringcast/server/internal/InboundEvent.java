@@ -22,6 +22,8 @@ final class InboundEvent {
     Session session;
     /** Publish correlation id, or subscription id. */
     int id;
+    /** {@link System#nanoTime()} when a publish was read, for the latency histogram; 0 when unknown. */
+    long receivedNanos;
     String path;
     String[] segments;
     /** A retained slice of the publisher's frame; the sequencer releases it. */
@@ -32,6 +34,7 @@ final class InboundEvent {
 
     void clear() {
         kind = NOOP;
+        receivedNanos = 0;
         session = null;
         path = null;
         segments = null;

@@ -25,6 +25,10 @@ final class ServerMetrics {
         ServerCounters c = server.counters;
         gauge("ringcast_sessions", "Open WebSocket sessions.", null, c::sessions);
         gauge("ringcast_topics", "Topics in the topic tree.", null, c::topics);
+        gauge("ringcast_subscriptions", "Open subscriptions over all sessions.", null, c::subscriptions);
+        counter("ringcast_received_bytes", "Payload bytes of the binary frames clients sent.", Unit.BYTES,
+                c::receivedBytes);
+        registry.register(c.publishToWrite);
         gauge("ringcast_values_cached", "Topics whose newest value is kept (last-value cache on).", null,
                 c::valuesCached);
         gauge("ringcast_inbound_ring_remaining", "Free slots of the inbound (sequencer) ring.", null,

@@ -157,6 +157,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         if (session != null) {
             session.releaseConflated();
             server.counters.sessions.decrementAndGet();
+            server.counters.subscriptions.addAndGet(-session.openSubscriptionIds.size());
             log.info("session {} (client '{}') closed: {}", session, session.clientName,
                     session.closeReason != null ? session.closeReason : "connection closed by the client");
             sendSessionClosed();
@@ -239,6 +240,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             return;
         }
         ByteBuf content = frame.content();
+        server.counters.receivedBytes.add(content.readableBytes());
         if (paused) {
             pending.addLast(content);
             return;
@@ -423,6 +425,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             return;
         }
         session.openSubscriptionIds.add(subscriptionId);
+        server.counters.subscriptions.incrementAndGet();
         InboundEvent e = claimedEvent(InboundEvent.SUBSCRIBE, subscriptionId);
         e.selector = selector;
         e.resume = resume;
@@ -432,6 +435,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     public void onUnsubscribe(int subscriptionId) throws ProtocolException {
         requireWelcome(MessageType.UNSUBSCRIBE);
         if (session.openSubscriptionIds.remove(subscriptionId)) {
+            server.counters.subscriptions.decrementAndGet();
             claimedEvent(InboundEvent.UNSUBSCRIBE, subscriptionId);
         }
     }
@@ -472,6 +476,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             return;
         }
         InboundEvent e = claimedEvent(InboundEvent.PUBLISH, correlationId);
+        e.receivedNanos = System.nanoTime();
         e.path = topicPath;
         e.segments = segments;
         e.value = frame.retainedSlice(valueIndex, valueLength);

@@ -202,6 +202,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         ev.subscribers = topic.subscribers;
         ev.publisher = e.session;
         ev.correlationId = e.id;
+        ev.receivedNanos = e.receivedNanos;
         ev.sequence = seq;
         ev.topic = topic;
         ev.conflation = toggles.conflation();
