@@ -64,7 +64,10 @@ public final class Delta {
         pos += varintLength(v);
         int targetLength = (int) v;
         int targetStart = out.writerIndex();
-        out.ensureWritable(targetLength);
+        // Reserve no more than the delta can produce before trusting its announced length: a
+        // 6-byte delta may announce 2 GiB. An INSERT costs a delta byte per byte; a target longer
+        // than this (repeated COPYs) grows the buffer as it is written.
+        out.ensureWritable(Math.min(targetLength, baseLength + (end - pos)));
         int produced = 0;
         while (produced < targetLength) {
             long header = readVarint(delta, pos, end, "instruction at byte " + (pos - delta.readerIndex()));
