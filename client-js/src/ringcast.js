@@ -909,7 +909,8 @@ class RingcastClient {
     #attemptFailed(error) {
         this.#lastFailure = error;
         if (this.#closedError) return;
-        if (!this.#everConnected && now() >= this.#connectDeadline) {
+        // the same credentials would be refused again: connect() rejects now, with the reason
+        if (!this.#everConnected && (now() >= this.#connectDeadline || error.code === 'AUTHENTICATION_FAILED')) {
             this.#giveUp();
             return;
         }
@@ -925,7 +926,9 @@ class RingcastClient {
     /** connect() found no address within connectTimeoutMs: it rejects and the client closes. */
     #giveUp() {
         const last = this.#lastFailure;
-        const error = new RingcastError(`could not connect to ${this.#urls.join(', ')} within `
+        const refused = last?.code === 'AUTHENTICATION_FAILED';
+        const error = new RingcastError(refused ? `could not connect to ${this.#urls.join(', ')}: ${last.message}`
+            : `could not connect to ${this.#urls.join(', ')} within `
             + `${this.#options.connectTimeoutMs} ms${last ? '; last failure: ' + last.message : ''}`,
             last?.code ?? null, last?.closeCode ?? 0, { cause: last ?? undefined });
         this.#connectPromise.reject(error);

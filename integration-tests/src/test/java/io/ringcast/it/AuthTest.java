@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -218,6 +219,39 @@ class AuthTest {
             assertThat(got.topics()).isNotEmpty().allMatch(t -> t.startsWith("demo/"));
         }
         assertThat(server.stats().protocolErrors()).isPositive();
+    }
+
+    @Test
+    void browserLogsInWithATokenAndSeesOnlyWhatItsRolesGrant() throws Exception {
+        bystander.publish("secret/browser", "classified".getBytes(StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
+        bystander.publish("fx/rates/browser", "1.10".getBytes(StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
+        String valid = token(rs256(rsa), Instant.now().plusSeconds(600), "trader");
+        String expired = token(rs256(rsa), Instant.now().minusSeconds(5), "trader");
+        try (Chromium chromium = new Chromium()) {
+            chromium.open("http://127.0.0.1:" + server.port() + "/");
+            Object refused = chromium.run("""
+                    const rc = await import('/js/ringcast.js');
+                    try { await rc.connect(args[0], { credentials: { token: args[1] } }); return 'connected'; }
+                    catch (e) { return e.code + ': ' + e.message; }
+                    """, server.webSocketUrl(), expired);
+            assertThat(refused).asString().startsWith("AUTHENTICATION_FAILED").contains("token expired")
+                    .doesNotContain(expired);
+            Object topics = chromium.run("""
+                    const rc = await import('/js/ringcast.js');
+                    const client = await rc.connect(args[0], { credentials: { token: args[1] } });
+                    const seen = new Set();
+                    await client.subscribe('#', u => seen.add(u.topic)).confirmed;
+                    let denied;
+                    try { await client.publish('fx/prices/EURUSD', 'x'); } catch (e) { denied = e.code; }
+                    client.close();
+                    return { topics: [...seen], denied };
+                    """, server.webSocketUrl(), valid);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> r = (Map<String, Object>) topics;
+            assertThat((List<String>) r.get("topics")).contains("fx/rates/browser").allMatch(t -> t.startsWith("fx/"));
+            assertThat(r.get("denied")).isEqualTo("PERMISSION_DENIED");
+        }
+        othersCarryOn();
     }
 
     @Test
