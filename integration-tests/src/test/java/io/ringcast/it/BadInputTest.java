@@ -33,7 +33,8 @@ class BadInputTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = TestServers.start("limits:\n  maxFrameBytes: " + MAX_FRAME_BYTES + "\n  handshakeTimeoutMs: 500\n");
+        server = TestServers.start("limits:\n  maxFrameBytes: " + MAX_FRAME_BYTES + "\n  handshakeTimeoutMs: 500\n"
+                + "  maxPathBytes: 128\n  maxPathDepth: 4\n  maxSubscriptionsPerSession: 3\n");
     }
 
     @AfterAll
@@ -158,6 +159,42 @@ class BadInputTest {
             peer.publish(12, "fx/EURUSD/ok", "y");
             assertThat(peer.await("PUBLISH_ACK").a()).isEqualTo(12);
             assertThat(peer.closeCode).isNotDone();
+        }
+    }
+
+    @Test
+    void pathOverTheLengthOrDepthLimitIsRefusedNamingTheLimit() throws Exception {
+        String tooLong = "long/" + "x".repeat(124);
+        try (RawWebSocket peer = badPeer(b -> {
+            b.publish(21, tooLong, "x");
+            b.publish(22, "a/b/c/d/e", "x");
+        })) {
+            Await.until(() -> peer.all("ERROR").size() == 2, "two refusals");
+            RawWebSocket.Msg length = peer.all("ERROR").stream().filter(m -> m.b() == 21).findFirst().orElseThrow();
+            assertThat(ErrorCode.of(length.a())).isEqualTo(ErrorCode.INVALID_PATH);
+            assertThat(length.text()).contains("129 bytes, more than the limit of 128");
+            RawWebSocket.Msg depth = peer.all("ERROR").stream().filter(m -> m.b() == 22).findFirst().orElseThrow();
+            assertThat(depth.text()).contains("5 segments, more than the limit of 4");
+            peer.publish(23, "a/b/c/d", "ok");
+            Await.until(() -> peer.all("PUBLISH_ACK").stream().anyMatch(m -> m.a() == 23), "a path within the limits");
+        }
+    }
+
+    @Test
+    void subscriptionBeyondTheSessionLimitIsRefusedAndTheOthersStay() throws Exception {
+        try (RawWebSocket peer = badPeer(b -> {
+            for (int id = 1; id <= 4; id++) {
+                b.subscribe(id, "many/s" + id);
+            }
+        })) {
+            RawWebSocket.Msg error = peer.await("ERROR");
+            assertThat(ErrorCode.of(error.a())).isEqualTo(ErrorCode.TOO_MANY_SUBSCRIPTIONS);
+            assertThat(error.b()).as("subscription id").isEqualTo(4);
+            assertThat(error.text()).contains("limits.maxSubscriptionsPerSession");
+            Await.until(() -> peer.all("SUBSCRIBED").size() == 3, "the three within the limit");
+            peer.send(out -> WireCodec.writeUnsubscribe(out, 1));
+            peer.subscribe(5, "many/s5"); // room again after an unsubscribe
+            Await.until(() -> peer.all("SUBSCRIBED").size() == 4, "the subscription after the unsubscribe");
         }
     }
 
