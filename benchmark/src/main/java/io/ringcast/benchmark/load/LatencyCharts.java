@@ -99,16 +99,19 @@ final class LatencyCharts {
     }
 
     /**
-     * {@code log10(1 / (1 - q))} back to a percentile label, on whole numbers only: 0 -> 0%, 1 -> 90%,
-     * 2 -> 99%, 3 -> 99.9%; other ticks stay unlabelled.
+     * {@code log10(1 / (1 - q))} back to a percentile label: 0 -> 0%, 1 -> 90%, 2 -> 99%, 3 -> 99.9%;
+     * between them with as many decimals as the nines before (0.5 -> 68%, 2.5 -> 99.68%). Every tick
+     * gets its own label: XChart keeps looking for distinct labels when two ticks share one, which
+     * hung the 30-minute soak's chart (ticks every 0.5 on an axis to 9, the blank labels all equal).
      */
     static String percentileLabel(double x) {
-        if (Math.abs(x - Math.rint(x)) > 1e-9) {
-            return " ";
+        double percent = 100.0 * (1.0 - Math.pow(10, -x));
+        if (Math.abs(x - Math.rint(x)) < 1e-9) {
+            String text = String.format(Locale.ROOT, "%.6f", 100.0 * (1.0 - Math.pow(10, -Math.rint(x))));
+            return text.replaceAll("0+$", "").replaceAll("\\.$", "") + "%";
         }
-        double percent = 100.0 * (1.0 - Math.pow(10, -Math.rint(x)));
-        String text = String.format(Locale.ROOT, "%.6f", percent).replaceAll("0+$", "").replaceAll("\\.$", "");
-        return text + "%";
+        int decimals = (int) Math.max(0, Math.floor(x));
+        return String.format(Locale.ROOT, "%." + decimals + "f%%", percent);
     }
 
     private static Path save(XYChart chart, Path file) throws IOException {

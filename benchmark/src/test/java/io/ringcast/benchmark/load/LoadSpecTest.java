@@ -64,6 +64,8 @@ class LoadSpecTest {
         assertThat(LatencyCharts.percentileLabel(0)).isEqualTo("0%");
         assertThat(LatencyCharts.percentileLabel(1)).isEqualTo("90%");
         assertThat(LatencyCharts.percentileLabel(3)).isEqualTo("99.9%");
-        assertThat(LatencyCharts.percentileLabel(1.5)).isBlank();
+        assertThat(LatencyCharts.percentileLabel(0.5)).isEqualTo("68%");
+        assertThat(LatencyCharts.percentileLabel(1.5)).isEqualTo("96.8%");
+        assertThat(LatencyCharts.percentileLabel(2.5)).isEqualTo("99.68%");
     }
 }
