@@ -47,6 +47,8 @@ export declare const ErrorCode: Readonly<{
     TOO_MANY_TOPICS: 25;
     PUBLISH_RATE_EXCEEDED: 26;
     PERMISSION_DENIED: 27;
+    NO_MAJORITY: 28;
+    REPLICATION_TIMEOUT: 29;
 }>;
 
 /** A protocol error name, such as `'SLOW_CONSUMER'`. */

@@ -68,6 +68,8 @@ export const ErrorCode = Object.freeze({
     TOO_MANY_TOPICS: 25,
     PUBLISH_RATE_EXCEEDED: 26,
     PERMISSION_DENIED: 27,
+    NO_MAJORITY: 28,
+    REPLICATION_TIMEOUT: 29,
 });
 
 const ERROR_NAMES = new Map(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
@@ -981,6 +983,7 @@ class RingcastClient {
                     this.#unacked.delete(m.correlationId);
                     request.resolve(m.sequence);
                 }
+                this.#leaveMinorityNodeOnceAnswered(c);
                 return;
             }
             case 'SUBSCRIBED': {
@@ -1032,6 +1035,13 @@ class RingcastClient {
         }
     }
 
+    /** After a NO_MAJORITY: once the node has answered every publish sent to it, move to the next address. */
+    #leaveMinorityNodeOnceAnswered(c) {
+        if (c.leavingMinority && this.#unacked.size === 0) {
+            this.#fail(c, 'the node is on the minority side of a split', CLOSE_NORMAL, 'minority node');
+        }
+    }
+
     #onError(c, m) {
         const name = ERROR_NAMES.get(m.code) ?? null;
         if (isFatalCode(m.code)) {
@@ -1046,7 +1056,17 @@ class RingcastClient {
             const request = this.#unacked.get(m.correlationId);
             if (request) {
                 this.#unacked.delete(m.correlationId);
+                request.minorityRefusals = (request.minorityRefusals ?? 0) + (name === 'NO_MAJORITY' ? 1 : 0);
+                if (name === 'NO_MAJORITY' && request.minorityRefusals < this.#urls.length) {
+                    // a cluster node on the minority side of a split applied nothing: send it again
+                    // through the next address, once this node has answered the others
+                    this.#outbox.unshift({ kind: 'publish', request });
+                    c.leavingMinority = true;
+                    this.#leaveMinorityNodeOnceAnswered(c);
+                    return;
+                }
                 request.reject(error);
+                this.#leaveMinorityNodeOnceAnswered(c);
                 return;
             }
         } else if (m.correlationId !== 0) {
@@ -1161,7 +1181,7 @@ class RingcastClient {
     /** Encodes what waits into as few frames as maxFrameBytes allows and sends them. */
     #flush() {
         const c = this.#connection;
-        while (c?.welcomed && !c.ended && c.retryFlushTimer === null && this.#outbox.length > 0) {
+        while (c?.welcomed && !c.ended && !c.leavingMinority && c.retryFlushTimer === null && this.#outbox.length > 0) {
             if (c.ws.bufferedAmount > MAX_BUFFERED_FRAMES * c.maxFrameBytes) {
                 // a WebSocket has no drain event: poll until the socket has room again
                 c.retryFlushTimer = setTimeout(() => { c.retryFlushTimer = null; this.#flush(); }, BACKPRESSURE_RETRY_MS);

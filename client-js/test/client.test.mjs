@@ -238,6 +238,37 @@ test('reconnect: unacked publishes fail, waiting ones go out next session, confi
     client.close();
 });
 
+test('a publish a cluster node refuses with NO_MAJORITY goes again through the next address', async () => {
+    const { FakeWebSocket, sockets } = fakeWebSocketClass();
+    const pending = connect(['ws://a/ws', 'ws://b/ws'], { WebSocket: FakeWebSocket, minReconnectDelayMs: 1, maxReconnectDelayMs: 2 });
+    await until(() => sockets[0]?.frames.length === 1);
+    sockets[0].push(S.welcome('s-1'));
+    const client = await pending;
+    clients.push(client);
+    const refused = client.publish('t/a', 'one');
+    const acked = client.publish('t/b', 'two');
+    await tick();
+    const [p1, p2] = sockets[0].received().slice(1);
+    sockets[0].push(S.error(28, p1.corr, 'node-5 is on the minority side of a split'));
+    const later = client.publish('t/c', 'three'); // held: this node is being left
+    await tick();
+    assert.equal(sockets[0].closedWith, null, 'the node still owes an answer');
+    assert.deepEqual(sockets[0].received().filter((m) => m.type === 'PUBLISH').map((m) => m.topic), ['t/a', 't/b']);
+    sockets[0].push(S.ack(p2.corr, 5));
+    assert.equal(await acked, 5);
+    await until(() => sockets[0].closedWith !== null);
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    assert.equal(sockets[1].url, 'ws://b/ws');
+    sockets[1].push(S.welcome('s-2'));
+    await until(() => sockets[1].received().filter((m) => m.type === 'PUBLISH').length === 2);
+    const again = sockets[1].received().filter((m) => m.type === 'PUBLISH');
+    assert.deepEqual(again.map((m) => m.topic), ['t/a', 't/c'], 'the refused one first, then the held one');
+    sockets[1].push(S.ack(again[0].corr, 7), S.ack(again[1].corr, 1));
+    assert.equal(await refused, 7);
+    assert.equal(await later, 1);
+    client.close();
+});
+
 test('the state event carries the fatal error and close code', async () => {
     const events = [];
     const { client, ws } = await connected({ onStateChange: (e) => events.push(e) });

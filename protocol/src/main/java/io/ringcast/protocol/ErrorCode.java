@@ -26,9 +26,13 @@ public enum ErrorCode {
     TOO_MANY_SUBSCRIPTIONS(24, false, 0),
     TOO_MANY_TOPICS(25, false, 0),
     PUBLISH_RATE_EXCEEDED(26, false, 0),
-    PERMISSION_DENIED(27, false, 0);
+    PERMISSION_DENIED(27, false, 0),
+    /** Cluster: this node is on the minority side of a split and may not sequence; publish to another node. */
+    NO_MAJORITY(28, false, 0),
+    /** Cluster: the partition's owner and backup did not take the publish in time; it may or may not be applied. */
+    REPLICATION_TIMEOUT(29, false, 0);
 
-    private static final ErrorCode[] BY_CODE = new ErrorCode[32];
+    private static final ErrorCode[] BY_CODE = new ErrorCode[64];
 
     static {
         for (ErrorCode c : values()) {

@@ -266,7 +266,8 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         ServerConfig base = ConfigLoader.load(embeddedConfig);
         return new ServerConfig(new ServerConfig.Server("127.0.0.1", 0, base.server().ioThreads()), base.limits(),
-                base.history(), base.pipeline(), base.session(), base.features(), base.state(), base.security(), base.demo());
+                base.history(), base.pipeline(), base.session(), base.features(), base.state(), base.security(), base.demo(),
+                base.cluster());
     }
 
     private static void quietLogger(String name) {

@@ -80,9 +80,19 @@ final class ClientSession {
     private int connection;
     private RingcastException closedError;
     private long duplicatesDropped;
+    /**
+     * How many server addresses the client has: a publish a cluster node refuses because it is on
+     * the minority side of a split is retried through the others, up to once each.
+     */
+    private final int addressCount;
+    /** Publishes a minority node refused, to send again through the next node, oldest first. */
+    private final ArrayDeque<PublishRequest> retryElsewhere = new ArrayDeque<>();
+    /** This session's node is on the minority side: new publishes wait, and the session ends once nothing is unacked. */
+    private boolean leavingMinorityNode;
 
-    ClientSession(EventLoop eventLoop) {
+    ClientSession(EventLoop eventLoop, int addressCount) {
         this.eventLoop = eventLoop;
+        this.addressCount = addressCount;
     }
 
     // ------------------------------------------------------------------ commands (CommandProxy)
@@ -124,7 +134,7 @@ final class ClientSession {
         assert eventLoop.inEventLoop();
         if (closedError != null) {
             p.fail(closedError);
-        } else if (channel != null) {
+        } else if (channel != null && !leavingMinorityNode) {
             sendPublish(p);
         } else {
             waitingPublishes.add(p);
@@ -176,6 +186,7 @@ final class ClientSession {
         }
         channel = ch;
         connection++;
+        leavingMinorityNode = false;
         frames.start(ch, serverMaxFrameBytes);
         ClientSubscription[] open = subscriptions.values().toArray(NO_SUBSCRIPTIONS);
         Arrays.sort(open, Comparator.comparingInt(s -> s.id)); // in the order they were made
@@ -183,6 +194,9 @@ final class ClientSession {
             sendSubscribe(s);
         }
         PublishRequest p;
+        while ((p = retryElsewhere.poll()) != null) {
+            sendPublish(p);
+        }
         while ((p = waitingPublishes.poll()) != null) {
             sendPublish(p);
         }
@@ -220,6 +234,9 @@ final class ClientSession {
         frames.stop();
         failUnacked(error);
         PublishRequest p;
+        while ((p = retryElsewhere.poll()) != null) {
+            p.fail(error);
+        }
         while ((p = waitingPublishes.poll()) != null) {
             p.fail(error);
         }
@@ -339,6 +356,14 @@ final class ClientSession {
         if (p != null) {
             p.acked(sequence);
         }
+        leaveMinorityNodeOnceAnswered();
+    }
+
+    /** After a {@code NO_MAJORITY}: once every publish sent to this node is answered, move to the next address. */
+    private void leaveMinorityNodeOnceAnswered() {
+        if (leavingMinorityNode && unacked.isEmpty() && channel != null) {
+            channel.close();
+        }
     }
 
     void onSubscribed(int subscriptionId) {
@@ -363,11 +388,20 @@ final class ClientSession {
                 + reason, code, 0);
         if (correlationId >= FIRST_PUBLISH_CORRELATION_ID) {
             PublishRequest p = unacked.remove(unackedKey(correlationId));
-            if (p != null) {
-                p.fail(error);
-                return true;
+            if (p == null) {
+                return false;
             }
-            return false;
+            if (code == ErrorCode.NO_MAJORITY && ++p.minorityRefusals < addressCount) {
+                // nothing was applied: send it again through another node, once the others are answered
+                retryElsewhere.add(p);
+                leavingMinorityNode = true;
+                LOG.info("publish to '{}' refused by a node on the minority side of a split; trying another address",
+                        p.topic);
+            } else {
+                p.fail(error);
+            }
+            leaveMinorityNodeOnceAnswered();
+            return true;
         }
         ClientSubscription s = subscriptions.remove(correlationId);
         if (s == null) {

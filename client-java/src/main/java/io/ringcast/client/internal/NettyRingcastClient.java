@@ -61,7 +61,7 @@ public final class NettyRingcastClient implements RingcastClient {
             ownedGroup = null;
         }
         this.eventLoop = group.next();
-        this.session = new ClientSession(eventLoop);
+        this.session = new ClientSession(eventLoop, config.addresses().size());
         this.commands = new CommandProxy(eventLoop, session);
         Bootstrap bootstrap = new Bootstrap()
                 .group(eventLoop) // every connection on the same loop: the session's state never changes threads

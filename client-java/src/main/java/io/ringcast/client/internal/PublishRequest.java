@@ -22,6 +22,8 @@ final class PublishRequest implements ClientCommand {
     int correlationId;
     /** Send order on the event loop, to fail lost publishes in the order they were made. */
     long sendOrder;
+    /** Cluster nodes that refused it as being on the minority side of a split. */
+    int minorityRefusals;
 
     PublishRequest(String topic, int topicBytes, byte[] value, AtomicInteger inFlight) {
         this.topic = topic;

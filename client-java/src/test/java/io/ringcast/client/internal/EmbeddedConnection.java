@@ -38,7 +38,7 @@ final class EmbeddedConnection implements AutoCloseable {
 
     EmbeddedConnection() {
         channel = new EmbeddedChannel();
-        session = new ClientSession(loop.eventLoop());
+        session = new ClientSession(loop.eventLoop(), 1);
         commands = new CommandProxy(loop.eventLoop(), session);
         addHandler();
     }

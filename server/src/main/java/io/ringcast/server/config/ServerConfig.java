@@ -32,7 +32,8 @@ import java.util.Set;
  * <p>Thread safety: immutable; share freely.
  */
 public record ServerConfig(Server server, Limits limits, History history, Pipeline pipeline, Session session,
-                           Features features, State state, Security security, Demo demo) {
+                           Features features, State state, Security security, Demo demo,
+                           Cluster cluster) {
 
     public ServerConfig {
         Objects.requireNonNull(server, "server");
@@ -44,6 +45,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         Objects.requireNonNull(state, "state");
         Objects.requireNonNull(security, "security");
         Objects.requireNonNull(demo, "demo");
+        Objects.requireNonNull(cluster, "cluster");
     }
 
     /** The embedded defaults, as loaded from {@code defaults.yaml}. */
@@ -62,11 +64,12 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         state.validate();
         security.validate();
         demo.validate();
+        cluster.validate();
     }
 
     /** This config with its {@code features} section replaced: what a hot reload applies. */
     public ServerConfig withFeatures(Features newFeatures) {
-        return new ServerConfig(server, limits, history, pipeline, session, newFeatures, state, security, demo);
+        return new ServerConfig(server, limits, history, pipeline, session, newFeatures, state, security, demo, cluster);
     }
 
     /**
@@ -367,6 +370,77 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         void validate() {
             between("demo.instruments", instruments, 1, MAX_INSTRUMENTS);
             between("demo.updatesPerSecond", updatesPerSecond, 1, 100000);
+        }
+    }
+
+    /**
+     * Section {@code cluster}: this node as one of a static set of members that partition the topics,
+     * replicate every update to every node and take over from each other (docs/clustering.md).
+     *
+     * @param enabled              join the cluster; off: a single node
+     * @param nodeName             this node's name, one of {@code members}
+     * @param partitions           fixed partition count, the same on every node
+     * @param logLength            updates kept per partition so peers that fall behind can catch up
+     * @param replicationTimeoutMs how long a publish may wait for its partition's owner and backup
+     *                             before the publisher gets {@code REPLICATION_TIMEOUT}
+     * @param members              every node of the cluster, this one included; a majority of them must
+     *                             be in the view for publishes to be sequenced
+     */
+    public record Cluster(boolean enabled, String nodeName, int partitions, int logLength, long replicationTimeoutMs,
+                          List<Member> members) {
+
+        public Cluster {
+            Objects.requireNonNull(nodeName, "nodeName");
+            members = List.copyOf(members);
+        }
+
+        void validate() {
+            if (!enabled) {
+                return;
+            }
+            between("cluster.partitions", partitions, 1, 65536);
+            between("cluster.logLength", logLength, 16, 1 << 20);
+            between("cluster.replicationTimeoutMs", replicationTimeoutMs, 100, 600_000);
+            if (members.isEmpty()) {
+                throw new ConfigException("cluster.members", "key 'cluster.members' must list every node of the "
+                        + "cluster (name, host, membershipPort, peerPort), this one included");
+            }
+            Set<String> names = new HashSet<>();
+            Set<String> endpoints = new HashSet<>();
+            for (int i = 0; i < members.size(); i++) {
+                Member m = members.get(i);
+                String key = "cluster.members[" + i + "]";
+                if (m.name() == null || m.name().isBlank()) {
+                    throw new ConfigException(key + ".name", "key '" + key + ".name' must be a node name, got "
+                            + ConfigLoader.quote(String.valueOf(m.name())));
+                }
+                hostName(key + ".host", m.host() == null ? "" : m.host());
+                between(key + ".membershipPort", m.membershipPort(), 1, 65535);
+                between(key + ".peerPort", m.peerPort(), 1, 65535);
+                if (!names.add(m.name())) {
+                    throw new ConfigException(key + ".name", "key '" + key + ".name': node name '" + m.name()
+                            + "' is listed twice");
+                }
+                if (!endpoints.add(m.host() + ":" + m.membershipPort()) || !endpoints.add(m.host() + ":" + m.peerPort())) {
+                    throw new ConfigException(key, "key '" + key + "': a port of " + m.host()
+                            + " is used twice among the members");
+                }
+            }
+            if (!names.contains(nodeName)) {
+                throw new ConfigException("cluster.nodeName", "key 'cluster.nodeName' must name one of cluster.members "
+                        + names + ", got " + ConfigLoader.quote(nodeName));
+            }
+        }
+
+        /**
+         * One member.
+         *
+         * @param name           unique node name
+         * @param host           the address it binds and peers reach it on
+         * @param membershipPort its JGroups TCP port
+         * @param peerPort       its peer link port (forwarded publishes, replication, catching up)
+         */
+        public record Member(String name, String host, int membershipPort, int peerPort) {
         }
     }
 }

@@ -7,6 +7,7 @@ import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
+import io.ringcast.cluster.ClusterNode;
 import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,8 +42,12 @@ final class DemoPublisher implements AutoCloseable {
             0.0000637, 0.0281, 0.0312, 0.2703, 0.2723, 0.2666, 0.00106, 0.000256, 0.01779};
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final JsonFactory JSON = new JsonFactory();
+    /** The demo does not retry: a quote refused during a failover is followed by the next. */
+    private static final ClusterNode.PublishCallback IGNORE_OUTCOME = (outcome, sequence) -> { };
 
     private final RingBuffer<InboundEvent> inbound;
+    /** In a cluster the quotes go through their partitions' owners like any publish; else null. */
+    private final ClusterNode cluster;
     private final ByteBufAllocator alloc;
     private final String[] paths;
     private final String[][] segments;
@@ -53,8 +58,10 @@ final class DemoPublisher implements AutoCloseable {
     private volatile boolean running = true;
     private long skipped;
 
-    DemoPublisher(ServerConfig.Demo config, RingBuffer<InboundEvent> inbound, ByteBufAllocator alloc) {
+    DemoPublisher(ServerConfig.Demo config, RingBuffer<InboundEvent> inbound, ByteBufAllocator alloc,
+                  ClusterNode cluster) {
         this.inbound = inbound;
+        this.cluster = cluster;
         this.alloc = alloc;
         this.updatesPerSecond = config.updatesPerSecond();
         int n = config.instruments();
@@ -107,6 +114,14 @@ final class DemoPublisher implements AutoCloseable {
 
     /** One quote to the inbound ring; false when the ring is full. */
     private boolean publish(int instrument) {
+        if (cluster != null) {
+            ByteBuf value = nextQuote(instrument);
+            byte[] bytes = new byte[value.readableBytes()];
+            value.readBytes(bytes);
+            value.release();
+            cluster.publish(paths[instrument], bytes, IGNORE_OUTCOME);
+            return true;
+        }
         long seq;
         try {
             seq = inbound.tryNext();
@@ -116,9 +131,7 @@ final class DemoPublisher implements AutoCloseable {
         InboundEvent e = inbound.get(seq);
         e.clear();
         try {
-            double mid = mids[instrument] * (1 + random.nextGaussian() * 0.00005);
-            mids[instrument] = mid;
-            e.value = quote(mid);
+            e.value = nextQuote(instrument);
             e.kind = InboundEvent.PUBLISH;
             e.receivedNanos = System.nanoTime();
             e.path = paths[instrument];
@@ -127,6 +140,13 @@ final class DemoPublisher implements AutoCloseable {
             inbound.publish(seq); // a claimed slot is always published, as NOOP if the value failed
         }
         return true;
+    }
+
+    /** The instrument's next quote: its mid moves a little, at random. */
+    private ByteBuf nextQuote(int instrument) {
+        double mid = mids[instrument] * (1 + random.nextGaussian() * 0.00005);
+        mids[instrument] = mid;
+        return quote(mid);
     }
 
     private ByteBuf quote(double mid) {

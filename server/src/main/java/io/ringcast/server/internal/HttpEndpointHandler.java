@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 
+import io.ringcast.cluster.ClusterStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
@@ -97,6 +98,20 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                 .put("configReloadsRefused", c.configReloadsRefused())
                 .put("demo", server.config.demo().enabled())
                 .put("inboundRingRemaining", server.inbound.remainingCapacity());
+        if (server.cluster != null) {
+            ClusterStatus cs = server.cluster.status();
+            ObjectNode cluster = body.putObject("cluster")
+                    .put("node", cs.node())
+                    .put("majority", cs.majority())
+                    .put("ready", cs.ready())
+                    .put("ownedPartitions", cs.ownedPartitions())
+                    .put("backupPartitions", cs.backupPartitions())
+                    .put("updatesBehind", cs.updatesBehind())
+                    .put("awaitingBackup", cs.awaitingBackup())
+                    .put("pendingPublishes", cs.pendingPublishes())
+                    .put("viewChanges", cs.viewChanges());
+            cs.view().forEach(cluster.putArray("view")::add);
+        }
         ByteBuf content = Unpooled.wrappedBuffer(JSON.writeValueAsBytes(body));
         FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, content);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);

@@ -24,6 +24,11 @@ final class InboundEvent {
     int id;
     /** {@link System#nanoTime()} when a publish was read, for the latency histogram; 0 when unknown. */
     long receivedNanos;
+    /**
+     * Cluster: the sequence the partition's owner gave this update, which every node applies as
+     * it is; 0 for a publish this node sequences itself.
+     */
+    long fixedSequence;
     String path;
     String[] segments;
     /** A retained slice of the publisher's frame; the sequencer releases it. */
@@ -35,6 +40,7 @@ final class InboundEvent {
     void clear() {
         kind = NOOP;
         receivedNanos = 0;
+        fixedSequence = 0;
         session = null;
         path = null;
         segments = null;

@@ -24,6 +24,11 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.buffer.Unpooled;
+import io.ringcast.cluster.ClusterNode;
+import io.ringcast.cluster.ClusterSettings;
+import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.TopicPath;
 import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +39,10 @@ import java.security.GeneralSecurityException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -47,6 +55,9 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  *   I/O threads "ringcast-io-N"   SessionHandler ──► inbound ring (multi-producer, preallocated)
  *   thread "ringcast-demo"        DemoPublisher (demo.enabled) ──► the same inbound ring
+ *   thread "ringcast-cluster"     (cluster.enabled) sessions' publishes go to ClusterNode instead, to their
+ *                                 partition's owner; the updates every node applies come back from it,
+ *                                 in partition order with the owner's sequence, into the same inbound ring
  *   thread "ringcast-sequencer"   TopicSequencer (single writer of the topic tree, encodes once)
  *                                   ──► fan-out ring (single producer)
  *   I/O threads "ringcast-io-N"   FanOutPoller per loop ──► sessions of that loop, one flush per batch
@@ -72,6 +83,8 @@ public final class NodeRuntime implements AutoCloseable {
     private ConfigFileWatcher watcher;
     private DemoPublisher demo;
     private ExecutorService authExecutor;
+    /** This node's part in the cluster ({@code cluster.enabled}), else null. */
+    private ClusterNode cluster;
     private boolean closed;
 
     public NodeRuntime(ServerConfig config) {
@@ -107,8 +120,9 @@ public final class NodeRuntime implements AutoCloseable {
         inbound = RingBuffer.createMultiProducer(InboundEvent::new, pc.inboundRingSize(),
                 waitStrategy(pc));
         sequencer = new TopicSequencer(fanOut, pollers, alloc, config.history().length(), config.limits().maxTopics(),
-                new FeatureResolver(config.features(), config.limits().pathLimits()), counters);
-        if (config.state().enabled()) {
+                new FeatureResolver(config.features(), config.limits().pathLimits()), counters,
+                config.cluster().enabled());
+        if (config.state().enabled() && !config.cluster().enabled()) {
             try {
                 restoreTopics(Path.of(config.state().file()));
             } catch (IOException e) {
@@ -123,6 +137,13 @@ public final class NodeRuntime implements AutoCloseable {
         inbound.addGatingSequences(sequencerProcessor.getSequence());
         sequencerThread = new Thread(sequencerProcessor, "ringcast-sequencer");
         sequencerThread.start();
+
+        if (config.cluster().enabled()) {
+            if (config.state().enabled()) {
+                log.warn("state.file is ignored in a cluster: a node that starts takes its state from its peers");
+            }
+            startCluster();
+        }
 
         SslContext tls;
         try {
@@ -145,7 +166,7 @@ public final class NodeRuntime implements AutoCloseable {
         authExecutor = new ThreadPoolExecutor(1, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
                 new DefaultThreadFactory("ringcast-auth", true));
         context = new ServerContext(config, inbound, counters, channels, pollers, loopArray, tls, authenticator,
-                authExecutor);
+                authExecutor, cluster);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(NioServerSocketChannel.class)
@@ -162,7 +183,7 @@ public final class NodeRuntime implements AutoCloseable {
         }
         boundAddress = (InetSocketAddress) serverChannel.localAddress();
         if (config.demo().enabled()) {
-            demo = new DemoPublisher(config.demo(), inbound, alloc);
+            demo = new DemoPublisher(config.demo(), inbound, alloc, cluster);
             demo.start();
         }
         log.info("Ringcast node listening on {}:{} (WebSocket {}://{}:{}{}), {} I/O threads, history {} per topic, "
@@ -170,6 +191,75 @@ public final class NodeRuntime implements AutoCloseable {
                 displayHost(), boundAddress.getPort(),
                 ServerChannelInitializer.WEBSOCKET_PATH, loops, config.history().length(),
                 pc.flushPolicy().yamlName());
+    }
+
+    /**
+     * Joins the cluster and waits until this node has caught up with every partition's owner: only
+     * then does it bind its port, so no client sees a node that is still filling up.
+     */
+    private void startCluster() throws InterruptedException {
+        ServerConfig.Cluster c = config.cluster();
+        List<ClusterSettings.Member> members = new ArrayList<>();
+        for (ServerConfig.Cluster.Member m : c.members()) {
+            members.add(new ClusterSettings.Member(m.name(), m.host(), m.membershipPort(), m.peerPort()));
+        }
+        ClusterSettings settings = new ClusterSettings(c.nodeName(), members, c.partitions(), c.logLength(),
+                c.replicationTimeoutMs());
+        cluster = new ClusterNode(settings, this::applyFromCluster);
+        try {
+            cluster.start();
+        } catch (InterruptedException e) {
+            close();
+            throw e;
+        } catch (Exception e) {
+            close();
+            throw new IllegalStateException("cannot join the cluster as '" + c.nodeName() + "' (membership port "
+                    + settings.self().membershipPort() + ", peer port " + settings.self().peerPort() + "): "
+                    + e.getMessage(), e);
+        }
+        log.info("cluster: joined as '{}', catching up before accepting clients", c.nodeName());
+        while (true) {
+            try {
+                cluster.ready().get(10, TimeUnit.SECONDS);
+                break;
+            } catch (TimeoutException e) {
+                log.info("cluster: still catching up: {}", cluster.status());
+            } catch (ExecutionException e) {
+                close();
+                throw new IllegalStateException("cluster: could not catch up", e.getCause());
+            }
+        }
+    }
+
+    /**
+     * An update the cluster delivers, in each partition's order, with the sequence its owner gave:
+     * into the inbound ring like a publish. Waits for room, which stops the cluster thread reading
+     * its peers until the sequencer catches up. Cluster thread.
+     */
+    private void applyFromCluster(String path, long topicSequence, byte[] value) {
+        String[] segments;
+        try {
+            segments = TopicPath.validate(path, config.limits().pathLimits());
+        } catch (ProtocolException e) {
+            log.error("cluster: update of '{}' not applied here ({}): are limits.maxPathBytes and maxPathDepth the "
+                    + "same on every node?", path, e.reason());
+            return;
+        }
+        long seq = inbound.next();
+        InboundEvent e = inbound.get(seq);
+        e.clear();
+        e.kind = InboundEvent.PUBLISH;
+        e.path = path;
+        e.segments = segments;
+        e.fixedSequence = topicSequence;
+        e.receivedNanos = System.nanoTime(); // clocks of other nodes do not compare: latency from here
+        e.value = Unpooled.wrappedBuffer(value);
+        inbound.publish(seq);
+    }
+
+    /** This node's part in the cluster, or null for a single node. */
+    public ClusterNode cluster() {
+        return cluster;
     }
 
     /**
@@ -272,6 +362,9 @@ public final class NodeRuntime implements AutoCloseable {
         if (demo != null) {
             demo.close();
         }
+        if (cluster != null) {
+            cluster.close(); // leave first: peers take over this node's partitions
+        }
         if (watcher != null) {
             watcher.close();
         }
@@ -307,7 +400,7 @@ public final class NodeRuntime implements AutoCloseable {
             authExecutor.shutdownNow();
         }
         if (sequencer != null && !sequencerThread.isAlive()) {
-            if (config.state().enabled()) {
+            if (config.state().enabled() && !config.cluster().enabled()) {
                 saveTopics(Path.of(config.state().file()));
             }
             sequencer.releaseAll();

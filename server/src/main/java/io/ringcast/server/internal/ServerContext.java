@@ -4,6 +4,7 @@ import com.lmax.disruptor.RingBuffer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.handler.ssl.SslContext;
+import io.ringcast.cluster.ClusterNode;
 import io.ringcast.server.config.Features;
 import io.ringcast.server.config.ServerConfig;
 
@@ -38,6 +39,8 @@ final class ServerContext {
     final Authenticator authenticator;
     /** Where password hashes are checked, off the event loops. */
     final Executor authExecutor;
+    /** This node's part in the cluster, or null for a single node. */
+    final ClusterNode cluster;
     /** {@code security.allowedOrigins}, or null when any origin may connect. */
     final OriginCheck originCheck;
     private final Map<EventLoop, Integer> loopIndexes;
@@ -45,7 +48,8 @@ final class ServerContext {
 
     ServerContext(ServerConfig config, RingBuffer<InboundEvent> inbound, ServerCounters counters,
                   ChannelGroup channels, FanOutPoller[] pollers, EventLoop[] loops, SslContext tls,
-                  Authenticator authenticator, Executor authExecutor) {
+                  Authenticator authenticator, Executor authExecutor, ClusterNode cluster) {
+        this.cluster = cluster;
         this.authenticator = authenticator;
         this.authExecutor = authExecutor;
         this.config = config;

@@ -1,6 +1,7 @@
 package io.ringcast.server.internal;
 
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.ringcast.cluster.ClusterNode;
 import io.ringcast.protocol.ErrorCode;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -29,6 +30,25 @@ final class ServerMetrics {
         counter("ringcast_received_bytes", "Payload bytes of the binary frames clients sent.", Unit.BYTES,
                 c::receivedBytes);
         registry.register(c.publishToWrite);
+        if (server.cluster != null) {
+            ClusterNode cluster = server.cluster;
+            gauge("ringcast_cluster_view_size", "Members in this node's current cluster view.", null,
+                    () -> cluster.status().view().size());
+            gauge("ringcast_cluster_majority", "1 when the view holds a majority of the configured members (publishes "
+                    + "are sequenced), else 0.", null, () -> cluster.status().majority() ? 1 : 0);
+            gauge("ringcast_cluster_owned_partitions", "Partitions this node sequences by the partition table.", null,
+                    () -> cluster.status().ownedPartitions());
+            gauge("ringcast_cluster_backup_partitions", "Partitions this node is the backup of.", null,
+                    () -> cluster.status().backupPartitions());
+            gauge("ringcast_cluster_replication_lag_updates", "Updates of other owners' partitions known to exist "
+                    + "and not applied here yet.", null, () -> cluster.status().updatesBehind());
+            gauge("ringcast_cluster_awaiting_backup", "Updates this node sequenced that their backup has not "
+                    + "confirmed yet.", null, () -> cluster.status().awaitingBackup());
+            gauge("ringcast_cluster_pending_publishes", "Publishes received here that their partition's owner has "
+                    + "not answered yet.", null, () -> cluster.status().pendingPublishes());
+            counter("ringcast_cluster_view_changes", "Cluster views this node has seen.", null,
+                    () -> cluster.status().viewChanges());
+        }
         gauge("ringcast_values_cached", "Topics whose newest value is kept (last-value cache on).", null,
                 c::valuesCached);
         gauge("ringcast_inbound_ring_remaining", "Free slots of the inbound (sequencer) ring.", null,

@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionEncoder;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.ringcast.cluster.PublishOutcome;
 import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.MessageHandler;
@@ -475,6 +476,14 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
                     + "' would not fit in a frame of limits.maxFrameBytes = " + server.config.limits().maxFrameBytes());
             return;
         }
+        if (server.cluster != null) {
+            // the partition's owner sequences it, on whichever node; the claimed slot stays a NOOP
+            byte[] value = new byte[valueLength];
+            frame.getBytes(valueIndex, value);
+            server.cluster.publish(topicPath, value, (outcome, sequence) -> session.ctx.executor().execute(
+                    () -> answerClusterPublish(correlationId, topicPath, outcome, sequence)));
+            return;
+        }
         InboundEvent e = claimedEvent(InboundEvent.PUBLISH, correlationId);
         e.receivedNanos = System.nanoTime();
         e.path = topicPath;
@@ -509,6 +518,34 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     }
 
     /** A non-fatal error for one request; the session stays open. */
+    /** The cluster's answer to a publish of this session. Event loop. */
+    private void answerClusterPublish(int correlationId, String topicPath, PublishOutcome outcome, long sequence) {
+        if (session.closing || !session.channel.isActive()) {
+            return;
+        }
+        switch (outcome) {
+            case ACKED: {
+                ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), WireCodec.HEADER_BYTES + 12);
+                WireCodec.writePublishAck(out, correlationId, sequence);
+                session.ctx.writeAndFlush(OutboundFrame.finish(out), session.ctx.voidPromise());
+                return;
+            }
+            case NO_MAJORITY:
+                refuse(ErrorCode.NO_MAJORITY, correlationId, "publish to '" + topicPath + "' refused: node '"
+                        + server.cluster.settings().nodeName() + "' is on the minority side of a split (fewer than "
+                        + server.cluster.settings().majority() + " of " + server.cluster.settings().members().size()
+                        + " members in its view); publish through another node");
+                break;
+            default:
+                refuse(ErrorCode.REPLICATION_TIMEOUT, correlationId, "publish to '" + topicPath + "' not confirmed by "
+                        + "its partition's owner and backup within cluster.replicationTimeoutMs = "
+                        + server.config.cluster().replicationTimeoutMs() + "; it may or may not have been applied");
+                break;
+        }
+        wroteControl = false;
+        session.ctx.flush();
+    }
+
     private void refuse(ErrorCode code, int correlationId, String reason) {
         server.counters.error(code);
         ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), 64 + reason.length() * 3);

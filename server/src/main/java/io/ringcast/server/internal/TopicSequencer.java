@@ -56,6 +56,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private final TopicTree tree = new TopicTree();
     private final SelectorIndex index = new SelectorIndex();
     private final ServerCounters counters;
+    /**
+     * In a cluster a client may resume on a node that has not applied yet what another node showed
+     * it: it is then ahead, not after a lost state, and this node's next updates carry on its stream.
+     */
+    private final boolean clusterMode;
 
     private Thread thread;
     private int nextAlias = 1;
@@ -80,7 +85,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private Session directedTarget;
 
     TopicSequencer(RingBuffer<FanOutEvent> fanOut, FanOutPoller[] pollers, ByteBufAllocator alloc, int historyLength,
-                   int maxTopics, FeatureResolver features, ServerCounters counters) {
+                   int maxTopics, FeatureResolver features, ServerCounters counters, boolean clusterMode) {
+        this.clusterMode = clusterMode;
         this.fanOut = fanOut;
         this.maxTopics = maxTopics;
         this.pollers = pollers;
@@ -141,14 +147,29 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         Topic topic = tree.get(e.path);
         boolean created = topic == null;
         if (created) {
-            if (tree.size() >= maxTopics) {
+            // in a cluster the owner decided already: every node must create what it created
+            if (tree.size() >= maxTopics && e.fixedSequence == 0) {
                 refuse(e.session, ErrorCode.TOO_MANY_TOPICS, e.id, "publish to '" + e.path
                         + "' refused: it would create a topic beyond limits.maxTopics = " + maxTopics);
                 return;
             }
             topic = createTopic(e.path, e.segments);
         }
-        long seq = ++topic.sequence;
+        long seq;
+        if (e.fixedSequence == 0) {
+            seq = ++topic.sequence;
+        } else if (e.fixedSequence <= topic.sequence) {
+            return; // applied before (a node catching up may be sent an update twice)
+        } else {
+            // consecutive, except after a node caught up from a snapshot: clients see the jump as a
+            // gap, and the history restarts, since a replay must be of consecutive updates
+            seq = e.fixedSequence;
+            if (seq != topic.sequence + 1 && topic.hasValue()) {
+                topic.releaseHistory();
+                counters.valuesCached(-1);
+            }
+            topic.sequence = seq;
+        }
         TopicFeatures toggles = topic.features;
         ByteBuf value = e.value;
         int valueLength = value.readableBytes();
@@ -300,7 +321,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         session.subscriptions.put(subscriptionId, selector);
         index.add(selector, session, subscriptionId);
         for (Map.Entry<String, Long> r : resume.entrySet()) {
-            if (tree.get(r.getKey()) == null) {
+            if (!clusterMode && tree.get(r.getKey()) == null) {
                 session.resumeForMissingTopics.put(r.getKey(), r.getValue());
             }
         }
@@ -325,8 +346,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                 if (topic.hasValue()) {
                     directedSnapshot(session, subscriptionId, topic, 0);
                 }
-            } else if (resumeFrom == topic.sequence) {
-                // the client is up to date
+            } else if (resumeFrom == topic.sequence || (clusterMode && resumeFrom > topic.sequence)) {
+                // the client is up to date (or, in a cluster, this node is catching up with it: the
+                // client drops what it has seen already)
             } else if (topic.canReplayAfter(resumeFrom)) {
                 for (long s = resumeFrom + 1; s <= topic.sequence; s++) {
                     int length = topic.historyUpdateLength(s);

@@ -28,7 +28,8 @@ class ConfigLoaderTest {
             new ServerConfig.State(""),
             new ServerConfig.Security("", "", List.of(), List.of("demo"),
                     List.of(new ServerConfig.Security.Role("demo", List.of("demo/#"), List.of("demo/#"))), List.of(), "", ""),
-            new ServerConfig.Demo(false, 500, 2000));
+            new ServerConfig.Demo(false, 500, 2000),
+            new ServerConfig.Cluster(false, "", 271, 4096, 5000L, List.of()));
 
     @TempDir
     Path dir;
@@ -76,7 +77,8 @@ class ConfigLoaderTest {
                 SPEC_DEFAULTS.features(),
                 SPEC_DEFAULTS.state(),
                 SPEC_DEFAULTS.security(),
-                SPEC_DEFAULTS.demo()));
+                SPEC_DEFAULTS.demo(),
+                SPEC_DEFAULTS.cluster()));
     }
 
     @Test
@@ -96,7 +98,7 @@ class ConfigLoaderTest {
                 defaults.demo().updatesPerSecond());
         assertThat(ConfigLoader.load(Path.of("..", "config", "server.yaml"))).isEqualTo(new ServerConfig(
                 defaults.server(), defaults.limits(), defaults.history(), defaults.pipeline(), defaults.session(),
-                defaults.features(), defaults.state(), defaults.security(), demoOn));
+                defaults.features(), defaults.state(), defaults.security(), demoOn, defaults.cluster()));
     }
 
     // --- where the config comes from --------------------------------------------------------------
@@ -134,13 +136,35 @@ class ConfigLoaderTest {
                 .satisfies(e -> assertThat(((ConfigException) e).source()).hasValue(file.toString()));
     }
 
+    @Test
+    void clusterSectionIsCheckedWhenEnabled() {
+        String members = "  members:\n    - {name: a, host: 127.0.0.1, membershipPort: 7801, peerPort: 7901}\n"
+                + "    - {name: b, host: 127.0.0.1, membershipPort: 7802, peerPort: 7902}\n";
+        ServerConfig ok = ConfigLoader.fromYaml("cluster:\n  enabled: true\n  nodeName: b\n" + members);
+        assertThat(ok.cluster().members()).hasSize(2);
+        assertThat(ok.cluster().members().get(1)).isEqualTo(new ServerConfig.Cluster.Member("b", "127.0.0.1", 7802, 7902));
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("cluster:\n  enabled: true\n  nodeName: c\n" + members))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("key 'cluster.nodeName' must name one of cluster.members");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("cluster:\n  enabled: true\n  nodeName: a\n" + members
+                + "    - {name: a, host: 127.0.0.1, membershipPort: 7803, peerPort: 7903}\n"))
+                .hasMessageContaining("key 'cluster.members[2].name': node name 'a' is listed twice");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("cluster:\n  enabled: true\n  nodeName: a\n" + members
+                + "    - {name: c, host: 127.0.0.1, membershipPort: 7801, peerPort: 7904}\n"))
+                .hasMessageContaining("key 'cluster.members[2]': a port of 127.0.0.1 is used twice");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("cluster:\n  enabled: true\n  nodeName: a\n"))
+                .hasMessageContaining("key 'cluster.members' must list every node");
+        // off: nothing is asked of the rest
+        assertThat(ConfigLoader.fromYaml("cluster:\n  enabled: false\n  nodeName: nobody\n").cluster().enabled()).isFalse();
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"cluster", "metrics", "auth", "Server"})
+    @ValueSource(strings = {"clusters", "metrics", "auth", "Server"})
     void unknownSectionIsNamed(String section) {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(section + ":\n  enabled: true\n"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("unknown section '" + section
-                        + "' (known sections: server, limits, history, pipeline, session, features, state, security, demo)");
+                        + "' (known sections: server, limits, history, pipeline, session, features, state, security, demo, cluster)");
     }
 
     // --- wrong types and shapes -------------------------------------------------------------------
@@ -159,7 +183,7 @@ class ConfigLoaderTest {
             session:\\n  idleTimeoutMs: 1e3       | key 'session.idleTimeoutMs' expects an integer, got 1000.0
             server: 8080                          | section 'server' must be a mapping of keys (host, port, ioThreads), got 8080
             limits: [1, 2]                        | section 'limits' must be a mapping of keys (maxFrameBytes, maxPathBytes, maxPathDepth, maxSubscriptionsPerSession, outboundQueueBytes, slowConsumerCloseGraceMs, handshakeTimeoutMs, maxValueBytes, maxTopics, maxConnections, publishRatePerSession), got a list
-            just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session, features, state, security, demo), got "just text"
+            just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session, features, state, security, demo, cluster), got "just text"
             """)
     void wrongTypeNamesTheKeyAndTheExpectedType(String yaml, String message) {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(yaml.replace("\\n", "\n")))

@@ -1,0 +1,263 @@
+package io.ringcast.it.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A cluster of real node processes on loopback: the server jar, one JVM per node, each with its
+ * own generated config, free ports, and its output in
+ * {@code integration-tests/target/cluster-logs/<test>/node-N.log}. Nodes can be killed
+ * ({@code SIGKILL}), stopped ({@code SIGTERM}), frozen ({@code SIGSTOP}), thawed and restarted.
+ * Used from the test thread only.
+ */
+final class ClusterProcesses implements AutoCloseable {
+    private static final Path JAR = Path.of("..", "server", "target", "ringcast-server.jar");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Anonymous test clients may read and publish everything. */
+    private static final String SECURITY = "security:\n  anonymousRoles: [\"everything\"]\n  roles:\n"
+            + "    - name: \"everything\"\n      subscribe: [\"#\"]\n      publish: [\"#\"]\n";
+
+    private final int size;
+    private final Path logDir;
+    private final int[] clientPorts;
+    private final Path[] configs;
+    private final Process[] processes;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private ClusterProcesses(String testName, int size, String extraYaml) throws IOException {
+        this.size = size;
+        this.logDir = Path.of("target", "cluster-logs", testName);
+        Files.createDirectories(logDir);
+        this.clientPorts = new int[size];
+        this.configs = new Path[size];
+        this.processes = new Process[size];
+        StringBuilder members = new StringBuilder("  members:\n");
+        for (int i = 0; i < size; i++) {
+            clientPorts[i] = freePort();
+            members.append("    - {name: node-").append(i + 1).append(", host: 127.0.0.1, membershipPort: ")
+                    .append(freePort()).append(", peerPort: ").append(freePort()).append("}\n");
+        }
+        for (int i = 0; i < size; i++) {
+            String yaml = "server:\n  host: 127.0.0.1\n  port: " + clientPorts[i] + "\n  ioThreads: 1\n"
+                    + "cluster:\n  enabled: true\n  nodeName: node-" + (i + 1) + "\n" + members
+                    + extraYaml + (extraYaml.contains("security:") ? "" : SECURITY);
+            configs[i] = logDir.resolve("node-" + (i + 1) + ".yaml");
+            Files.writeString(configs[i], yaml);
+        }
+    }
+
+    /**
+     * Starts {@code size} nodes and waits until each serves clients with a view of all of them.
+     *
+     * @param extraYaml more top-level config sections for every node (not {@code server} or {@code cluster})
+     */
+    static ClusterProcesses start(String testName, int size, String extraYaml) throws Exception {
+        ClusterProcesses c = new ClusterProcesses(testName, size, extraYaml);
+        try {
+            for (int node = 1; node <= size; node++) {
+                c.launch(node);
+            }
+            for (int node = 1; node <= size; node++) {
+                c.awaitView(node, size, Duration.ofSeconds(90));
+            }
+        } catch (Exception | AssertionError e) {
+            c.close();
+            throw e;
+        }
+        return c;
+    }
+
+    private void launch(int node) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-jar", JAR.toAbsolutePath().toString(), "--config", configs[node - 1].toAbsolutePath().toString());
+        Path log = logDir.resolve("node-" + node + ".log");
+        // a restart appends to the node's log; a new cluster starts it afresh
+        ProcessBuilder.Redirect output = processes[node - 1] == null ? ProcessBuilder.Redirect.to(log.toFile())
+                : ProcessBuilder.Redirect.appendTo(log.toFile());
+        processes[node - 1] = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output).start();
+    }
+
+    /** The WebSocket URL of node {@code node} (1-based). */
+    String webSocketUrl(int node) {
+        return "ws://127.0.0.1:" + clientPorts[node - 1] + "/ws";
+    }
+
+    List<String> webSocketUrls() {
+        List<String> urls = new ArrayList<>();
+        for (int node = 1; node <= size; node++) {
+            urls.add(webSocketUrl(node));
+        }
+        return urls;
+    }
+
+    /** The node's {@code /health}, or null when it does not answer. */
+    JsonNode health(int node) {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + clientPorts[node - 1] + "/health"))
+                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? JSON.readTree(r.body()) : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** Waits until the node serves clients and its view has {@code members} members. */
+    void awaitView(int node, int members, Duration timeout) {
+        await(node, h -> h.path("cluster").path("ready").asBoolean()
+                && h.path("cluster").path("view").size() == members, timeout, "ready with a view of " + members);
+    }
+
+    /** Waits until the node's {@code /health} satisfies {@code condition}. */
+    void await(int node, Predicate<JsonNode> condition, Duration timeout, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        JsonNode last = null;
+        while (System.nanoTime() < deadline) {
+            Process p = processes[node - 1];
+            if (p == null || !p.isAlive()) {
+                throw new AssertionError("node-" + node + " is not running (waiting until " + what + ")\n"
+                        + logTail(node, 40));
+            }
+            last = health(node);
+            if (last != null && condition.test(last)) {
+                return;
+            }
+            try {
+                Thread.sleep(100); // polling /health
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+        throw new AssertionError("node-" + node + " not " + what + " within " + timeout + "; last /health: "
+                + (last == null ? "no answer" : last.path("cluster")) + "\n" + logTail(node, 40));
+    }
+
+    /** Each node's {@code /health} cluster object, for failure messages. */
+    String describe() {
+        StringBuilder b = new StringBuilder();
+        for (int node = 1; node <= size; node++) {
+            JsonNode h = processes[node - 1] != null && processes[node - 1].isAlive() ? health(node) : null;
+            b.append("\n  node-").append(node).append(": ").append(h == null ? "down or silent"
+                    : "sessions " + h.path("sessions") + ", publishes " + h.path("publishes") + ", received bytes "
+                    + h.path("receivedBytes") + ", " + h.path("cluster"));
+        }
+        return b.toString();
+    }
+
+    /** SIGKILL: the process dies at once, its sockets reset. */
+    void kill9(int node) throws InterruptedException {
+        Process p = processes[node - 1];
+        p.destroyForcibly();
+        p.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM: a graceful stop. */
+    void stop(int node) throws InterruptedException {
+        Process p = processes[node - 1];
+        p.destroy();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("node-" + node + " did not stop within 30 s of SIGTERM\n" + logTail(node, 40));
+        }
+    }
+
+    /** SIGSTOP: the process freezes, its sockets stay open. */
+    void pause(int node) throws Exception {
+        signal(node, "STOP");
+    }
+
+    /** SIGCONT after {@link #pause}. */
+    void resume(int node) throws Exception {
+        signal(node, "CONT");
+    }
+
+    private void signal(int node, String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(processes[node - 1].pid()))
+                .redirectErrorStream(true).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill -" + signal + " node-" + node + " failed: "
+                    + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        }
+    }
+
+    /** Starts a node again with its config and ports; it rejoins and catches up. */
+    void restart(int node) throws IOException {
+        if (processes[node - 1] != null && processes[node - 1].isAlive()) {
+            throw new IllegalStateException("node-" + node + " is still running");
+        }
+        launch(node);
+    }
+
+    /** The last lines of the node's log, for failure messages. */
+    String logTail(int node, int lines) {
+        try {
+            List<String> all = Files.readAllLines(logDir.resolve("node-" + node + ".log"), StandardCharsets.UTF_8);
+            return "--- node-" + node + ".log (last " + lines + " lines)\n"
+                    + String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(no log for node-" + node + ": " + e + ")";
+        }
+    }
+
+    /** Kills every node still running (SIGCONT first for frozen ones). */
+    @Override
+    public void close() {
+        for (int i = 0; i < size; i++) {
+            Process p = processes[i];
+            if (p != null && p.isAlive()) {
+                try {
+                    signal(i + 1, "CONT");
+                } catch (Exception | AssertionError ignored) {
+                    // it is killed next anyway
+                }
+                p.destroyForcibly();
+            }
+        }
+        for (Process p : processes) {
+            if (p != null) {
+                try {
+                    p.waitFor(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /**
+     * A port free now, below Linux's ephemeral range (32768 and up): a port the OS picked for
+     * {@code new ServerSocket(0)} can be handed to one of the test's 500 client connections
+     * before the node binds it.
+     */
+    private static int freePort() throws IOException {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            int port = random.nextInt(20000, 32000);
+            try (ServerSocket s = new ServerSocket(port)) {
+                return s.getLocalPort();
+            } catch (IOException taken) {
+                // try another
+            }
+        }
+        throw new IOException("no free port between 20000 and 32000");
+    }
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# A local five-node cluster on loopback, from config/cluster/node-1.yaml .. node-5.yaml
+# (clients on ws://127.0.0.1:8081/ws .. 8085; see docs/clustering.md).
+#
+# Usage: scripts/cluster.sh start    build the jar if needed, start the five nodes in the background,
+#                                    wait until each serves clients with a view of five
+#        scripts/cluster.sh stop     SIGTERM every node and wait for it
+#        scripts/cluster.sh status   one line per node from its /health
+# Logs and pid files: target/cluster/node-N.log, target/cluster/node-N.pid.
+# Environment: HEAP (each node's -Xmx, default 256m), NODES (how many to start, default 5),
+#              CONFIG_DIR (where node-N.yaml are, default config/cluster; the ports are read from the
+#              defaults 8081..8085, so keep them), LOG_DIR (default target/cluster).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jar=server/target/ringcast-server.jar
+dir=${LOG_DIR:-target/cluster}
+config_dir=${CONFIG_DIR:-config/cluster}
+nodes=${NODES:-5}
+heap=${HEAP:-256m}
+
+health() { # node -> its /health JSON, or nothing
+  curl -s --max-time 2 "http://127.0.0.1:808$1/health" 2>/dev/null || true
+}
+
+cluster_field() { # json, python expression over c (the cluster object) -> value
+  python3 -c "import json,sys
+try:
+    c = json.loads(sys.argv[1]).get('cluster', {})
+    print($2)
+except Exception:
+    print('')" "$1"
+}
+
+start() {
+  if [ ! -f "$jar" ] || [ -n "$(find pom.xml */pom.xml protocol/src/main cluster/src/main server/src/main \
+        -newer "$jar" -print -quit)" ]; then
+    echo "building $jar"
+    mvn -B -q -ntp -pl server -am package -DskipTests
+  fi
+  mkdir -p "$dir"
+  for n in $(seq 1 "$nodes"); do
+    if [ -f "$dir/node-$n.pid" ] && kill -0 "$(cat "$dir/node-$n.pid")" 2>/dev/null; then
+      echo "node-$n is running already (pid $(cat "$dir/node-$n.pid"))"
+      continue
+    fi
+    java "-Xmx$heap" -jar "$jar" --config "$config_dir/node-$n.yaml" > "$dir/node-$n.log" 2>&1 &
+    echo $! > "$dir/node-$n.pid"
+  done
+  for n in $(seq 1 "$nodes"); do
+    for _ in $(seq 1 600); do
+      h=$(health "$n")
+      if [ -n "$h" ] && [ "$(cluster_field "$h" "c.get('ready') and len(c.get('view', []))")" = "$nodes" ]; then
+        break
+      fi
+      if ! kill -0 "$(cat "$dir/node-$n.pid")" 2>/dev/null; then
+        tail -20 "$dir/node-$n.log"; echo "node-$n stopped: see $dir/node-$n.log"; stop; exit 1
+      fi
+      sleep 0.2 # polling /health until the node serves with the whole view
+    done
+    if [ "$(cluster_field "$(health "$n")" "c.get('ready') and len(c.get('view', []))")" != "$nodes" ]; then
+      echo "node-$n did not see a view of $nodes within 120 s: see $dir/node-$n.log"; stop; exit 1
+    fi
+    echo "node-$n: ws://127.0.0.1:808$n/ws  (demo page http://127.0.0.1:808$n/, pid $(cat "$dir/node-$n.pid"))"
+  done
+}
+
+stop() {
+  for n in $(seq 1 5); do
+    pidfile=$dir/node-$n.pid
+    [ -f "$pidfile" ] || continue
+    pid=$(cat "$pidfile")
+    if kill -0 "$pid" 2>/dev/null; then
+      kill "$pid"
+      for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done # waiting for the exit
+      if kill -0 "$pid" 2>/dev/null; then echo "node-$n (pid $pid) did not stop in 30 s; killing it"; kill -9 "$pid"; fi
+      echo "node-$n stopped"
+    fi
+    rm -f "$pidfile"
+  done
+}
+
+status() {
+  for n in $(seq 1 5); do
+    h=$(health "$n")
+    if [ -z "$h" ]; then
+      echo "node-$n: down"
+    else
+      echo "node-$n: up, $(cluster_field "$h" "'view of %d, %s, owns %d partitions, backs up %d, %d updates behind' % (len(c['view']), 'majority' if c['majority'] else 'MINORITY', c['ownedPartitions'], c['backupPartitions'], c['updatesBehind'])")"
+    fi
+  done
+}
+
+case ${1:-} in
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  *) echo "usage: $0 start|stop|status"; exit 2 ;;
+esac
