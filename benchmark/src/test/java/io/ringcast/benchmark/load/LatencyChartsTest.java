@@ -15,7 +15,7 @@ class LatencyChartsTest {
 
     /** A 30-minute soak's histogram: 360 million values, its nines reaching past 99.9999997%. */
     @Test
-    @Timeout(60) // the bug this guards against never returned
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // the bug it guards against never returned
     void chartOfAVeryLongRunIsDrawn(@TempDir Path dir) throws Exception {
         Histogram h = new Histogram(3_600_000_000_000L, 3);
         h.recordValueWithCount(450_000, 359_000_000);

@@ -58,14 +58,4 @@ class LoadSpecTest {
         assertThat(c.convert("PT1S")).isEqualTo(Duration.ofSeconds(1));
         assertThatThrownBy(() -> c.convert("soon")).hasMessageContaining("not a duration");
     }
-
-    @Test
-    void percentileLabelsNameTheNines() {
-        assertThat(LatencyCharts.percentileLabel(0)).isEqualTo("0%");
-        assertThat(LatencyCharts.percentileLabel(1)).isEqualTo("90%");
-        assertThat(LatencyCharts.percentileLabel(3)).isEqualTo("99.9%");
-        assertThat(LatencyCharts.percentileLabel(0.5)).isEqualTo("68%");
-        assertThat(LatencyCharts.percentileLabel(1.5)).isEqualTo("96.8%");
-        assertThat(LatencyCharts.percentileLabel(2.5)).isEqualTo("99.68%");
-    }
 }
