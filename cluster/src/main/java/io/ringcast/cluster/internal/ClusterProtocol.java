@@ -14,7 +14,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -659,8 +658,7 @@ public final class ClusterProtocol implements AutoCloseable {
     /** Timeouts, resends and catching up, every {@link #TICK_MS}. */
     private void tick() {
         long now = System.nanoTime();
-        for (Iterator<Pending> it = new ArrayList<>(pending.values()).iterator(); it.hasNext(); ) {
-            Pending p = it.next();
+        for (Pending p : new ArrayList<>(pending.values())) {
             if (now - p.deadlineNanos > 0) {
                 complete(p, PublishOutcome.TIMED_OUT, 0);
             } else if (p.sentTo != null && now - p.sentNanos > RESEND_NANOS) {
