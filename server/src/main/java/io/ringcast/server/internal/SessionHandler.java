@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
@@ -579,13 +580,21 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         if (!session.channel.isActive()) {
             return;
         }
-        session.channel.config().setAutoRead(false);
         ByteBuf out = OutboundFrame.allocate(ctx.alloc(), 64 + reason.length() * 3);
         WireCodec.writeError(out, code, 0, reason);
         ctx.write(OutboundFrame.finish(out), ctx.voidPromise());
         String closeText = code.name();
-        ctx.writeAndFlush(new CloseWebSocketFrame(code.closeCode(), closeText))
-                .addListener(ChannelFutureListener.CLOSE);
+        // Half-close once they are out, and go on reading (and dropping: the session is closing) until
+        // the peer closes or the grace ends. Closing at once with input still unread, such as the rest
+        // of an oversized frame, makes the kernel send a reset, which can destroy the ERROR and the
+        // close frame in the peer's receive buffer before it reads them.
+        ctx.writeAndFlush(new CloseWebSocketFrame(code.closeCode(), closeText)).addListener(written -> {
+            if (written.isSuccess() && session.channel instanceof SocketChannel socket && socket.isActive()) {
+                socket.shutdownOutput();
+            } else {
+                session.channel.close();
+            }
+        });
         ctx.executor().schedule(() -> {
             if (session.channel.isActive()) {
                 session.channel.close();
