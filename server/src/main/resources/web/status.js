@@ -47,7 +47,9 @@ function quantile(m, prev, q) {
     const buckets = [];
     for (const [key, value] of m) {
         const match = /^ringcast_publish_to_write_seconds_bucket\{.*le="([^"]+)".*\}$/.exec(key);
-        if (match) buckets.push({ le: Number(match[1]), count: value - (prev.get(key) ?? 0) });
+        // Number('+Inf') is NaN, which would sort anywhere: the +Inf bucket must be last, it holds the total
+        const le = match && (match[1] === '+Inf' ? Infinity : Number(match[1]));
+        if (match) buckets.push({ le, count: value - (prev.get(key) ?? 0) });
     }
     buckets.sort((a, b) => a.le - b.le);
     const total = buckets.length ? buckets[buckets.length - 1].count : 0;
@@ -77,6 +79,11 @@ function format(v) {
     return v < 10 ? v.toFixed(2) : v.toFixed(0);
 }
 
+/**
+ * For tests and the console: successful scrapes, failed ones, the latest scrape (series name with
+ * its labels to value), each chart's current value by chart id (a rate per second for counters,
+ * the value for gauges, ms for latency) and how many points each chart holds.
+ */
 const state = { samples: 0, failures: 0, latest: {}, rates: {}, series: {} };
 window.ringcastStatus = state;
 
@@ -107,64 +114,97 @@ function draw(p) {
     const g = c.getContext('2d');
     g.setTransform(devicePixelRatio, 0, 0, devicePixelRatio, 0, 0);
     g.clearRect(0, 0, width, height);
-    let max = 0;
-    for (const [a, b] of p.points) max = Math.max(max, a ?? 0, b ?? 0);
-    max = max > 0 ? max * 1.15 : 1;
+    let highest = 0;
+    for (const [a, b] of p.points) highest = Math.max(highest, a ?? 0, b ?? 0);
+    const max = highest > 0 ? highest * 1.15 : 1; // headroom above the highest point
     const styles = getComputedStyle(document.body);
+    const at = (i) => width - (p.points.length - 1 - i) * (width / (KEEP - 1)); // newest at the right edge
     for (const [index, color] of [[0, styles.getPropertyValue('--accent')], [1, styles.getPropertyValue('--second')]]) {
-        g.beginPath();
-        g.strokeStyle = color.trim() || '#5aa9ff';
+        g.strokeStyle = g.fillStyle = color.trim() || '#5aa9ff';
         g.lineWidth = 1.5;
-        let started = false;
+        g.beginPath();
         p.points.forEach((point, i) => {
             const v = point[index];
-            if (v === null || v === undefined) { started = false; return; }
-            const x = width - (p.points.length - 1 - i) * (width / (KEEP - 1));
+            if (v === null || v === undefined) return;
             const y = height - (v / max) * (height - 4) - 2;
-            if (started) g.lineTo(x, y); else g.moveTo(x, y);
-            started = true;
+            const before = p.points[i - 1]?.[index];
+            if (before === null || before === undefined) g.moveTo(at(i), y); else g.lineTo(at(i), y);
+            const after = p.points[i + 1]?.[index];
+            if (after === null || after === undefined) g.fillRect(at(i) - 1.5, y - 1.5, 3, 3); // a dot ends each run, so a lone point shows too
         });
         g.stroke();
     }
+    g.fillStyle = styles.getPropertyValue('--dim').trim() || '#56627a';
+    g.font = '10px ' + (styles.getPropertyValue('--mono').trim() || 'monospace');
+    g.textBaseline = 'top';
+    g.fillText(`max ${format(highest)}${p.unit ? ' ' + p.unit : ''}`, 0, 0);
 }
 
 let previous = null;
 let previousAt = 0;
+let inFlight = false;
+let lastUp = null;
+
+/** While /metrics cannot be read: the banner, and an empty point per chart so the gap shows in time. */
+function down(message) {
+    state.failures++;
+    const badge = document.getElementById('scrape');
+    badge.textContent = 'down';
+    badge.className = 'badge down';
+    const banner = document.getElementById('down');
+    banner.textContent = `Cannot read /metrics (${message}): the node is down or unreachable. Retrying every second;`
+        + (lastUp ? ` last read at ${lastUp.toLocaleTimeString()}.` : ' nothing read yet.');
+    banner.hidden = false;
+    for (const p of panels.values()) {
+        p.points.push([null, null]);
+        if (p.points.length > KEEP) p.points.shift();
+        p.a.textContent = '–';
+        if (p.b) p.b.textContent = '–';
+        draw(p);
+    }
+    previous = null; // a restarted node's counters start again: no rate across the gap
+}
 
 async function scrape() {
-    const badge = document.getElementById('scrape');
+    if (inFlight) return; // a node that accepts and never answers: one request at a time, not one more per second
+    inFlight = true;
+    let metrics;
     try {
-        const response = await fetch('/metrics', { cache: 'no-store' });
-        if (!response.ok) throw new Error(`/metrics answered ${response.status}`);
-        const metrics = parseMetrics(await response.text());
-        const now = performance.now();
-        const seconds = previous ? (now - previousAt) / 1000 : 0;
-        for (const chart of CHARTS) {
-            if (chart.optional && !metrics.has(chart.optional)) continue;
-            const a = chart.value(metrics, previous, seconds) ?? null;
-            const b = chart.second ? chart.second(metrics, previous, seconds) ?? null : undefined;
-            const p = panel(chart);
-            p.points.push([a, b]);
-            if (p.points.length > KEEP) p.points.shift();
-            p.a.textContent = format(a);
-            if (p.b) p.b.textContent = format(b);
-            state.rates[chart.id] = a;
-            state.series[chart.id] = p.points.length;
-            draw(p);
-        }
-        state.latest = Object.fromEntries(metrics);
-        state.samples++;
-        previous = metrics;
-        previousAt = now;
-        badge.textContent = `live · ${new Date().toLocaleTimeString()}`;
-        badge.className = 'badge up';
-        document.body.dataset.ready = 'true';
+        const response = await fetch('/metrics', { cache: 'no-store', signal: AbortSignal.timeout(5 * PERIOD_MS) });
+        if (!response.ok) throw new Error(`it answered ${response.status}`);
+        metrics = parseMetrics(await response.text());
     } catch (e) {
-        state.failures++;
-        badge.textContent = `cannot read /metrics: ${e.message}`;
-        badge.className = 'badge down';
-        previous = null; // a restarted node's counters start again: no rate across the gap
+        down(e.name === 'TimeoutError' ? 'no answer in 5 s' : e.message);
+        return;
+    } finally {
+        inFlight = false;
     }
+    const now = performance.now();
+    const seconds = previous ? (now - previousAt) / 1000 : 0;
+    for (const chart of CHARTS) {
+        if (chart.optional && !metrics.has(chart.optional)) continue;
+        const a = chart.value(metrics, previous, seconds) ?? null;
+        const b = chart.second ? chart.second(metrics, previous, seconds) ?? null : undefined;
+        const p = panel(chart);
+        p.unit = chart.unit;
+        p.points.push([a, b]);
+        if (p.points.length > KEEP) p.points.shift();
+        p.a.textContent = format(a);
+        if (p.b) p.b.textContent = format(b);
+        state.rates[chart.id] = a;
+        state.series[chart.id] = p.points.length;
+        draw(p);
+    }
+    state.latest = Object.fromEntries(metrics);
+    state.samples++;
+    previous = metrics;
+    previousAt = now;
+    lastUp = new Date();
+    const badge = document.getElementById('scrape');
+    badge.textContent = `live · ${lastUp.toLocaleTimeString()}`;
+    badge.className = 'badge up';
+    document.getElementById('down').hidden = true;
+    document.body.dataset.ready = 'true';
 }
 
 scrape();
