@@ -55,7 +55,8 @@ final class ClusterProcesses implements AutoCloseable {
         for (int i = 0; i < size; i++) {
             String yaml = "server:\n  host: 127.0.0.1\n  port: " + clientPorts[i] + "\n  ioThreads: 1\n"
                     + "cluster:\n  enabled: true\n  nodeName: node-" + (i + 1) + "\n" + members
-                    + extraYaml + (extraYaml.contains("security:") ? "" : SECURITY);
+                    + extraYaml + (extraYaml.isEmpty() || extraYaml.endsWith("\n") ? "" : "\n")
+                    + (extraYaml.contains("security:") ? "" : SECURITY);
             configs[i] = logDir.resolve("node-" + (i + 1) + ".yaml");
             Files.writeString(configs[i], yaml);
         }
@@ -168,7 +169,9 @@ final class ClusterProcesses implements AutoCloseable {
     void kill9(int node) throws InterruptedException {
         Process p = processes[node - 1];
         p.destroyForcibly();
-        p.waitFor(30, TimeUnit.SECONDS);
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("node-" + node + " still runs 30 s after SIGKILL");
+        }
     }
 
     /** SIGTERM: a graceful stop. */
