@@ -3,11 +3,11 @@ package io.ringcast.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringcast.cluster.internal.PartitionTable;
+import io.ringcast.testkit.Await;
+import io.ringcast.testkit.FreePorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -132,7 +132,7 @@ class ClusterNodeTest {
     private void startCluster(int running, int configured) throws Exception {
         List<ClusterSettings.Member> members = new ArrayList<>();
         for (int i = 1; i <= configured; i++) {
-            members.add(new ClusterSettings.Member("n" + i, "127.0.0.1", freePort(), freePort()));
+            members.add(new ClusterSettings.Member("n" + i, "127.0.0.1", FreePorts.pick(), FreePorts.pick()));
         }
         for (int i = 1; i <= running; i++) {
             RecordingSink sink = new RecordingSink();
@@ -198,24 +198,7 @@ class ClusterNodeTest {
     }
 
     private static void await(BooleanSupplier condition, Supplier<String> what) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what.get());
-            }
-            try {
-                Thread.sleep(20); // polling a condition
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        Await.until(condition, Duration.ofSeconds(30), Duration.ofMillis(20), what);
     }
 
     /** What one node applied, per topic, in order. */

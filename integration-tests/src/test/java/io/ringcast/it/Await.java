@@ -21,13 +21,7 @@ final class Await {
     }
 
     static void until(BooleanSupplier condition, Duration timeout, Supplier<String> what) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what.get());
-            }
-            pause(what);
-        }
+        io.ringcast.testkit.Await.until(condition, timeout, Duration.ofMillis(POLL_MS), what);
     }
 
     /** Waits until {@code value} gives non-null, and returns it. */

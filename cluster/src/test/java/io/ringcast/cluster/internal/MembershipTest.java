@@ -1,5 +1,7 @@
 package io.ringcast.cluster.internal;
 
+import io.ringcast.testkit.Await;
+import io.ringcast.testkit.FreePorts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringcast.cluster.ClusterSettings;
@@ -8,9 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,7 +70,7 @@ class MembershipTest {
         memberships.get(0).close();
 
         ClusterSettings settings = new ClusterSettings("n1",
-                List.of(new ClusterSettings.Member("n1", "127.0.0.1", freePort(), freePort())), 16, 64, 1000);
+                List.of(new ClusterSettings.Member("n1", "127.0.0.1", FreePorts.pick(), FreePorts.pick())), 16, 64, 1000);
         new Membership(settings, (viewId, members, carriedOn) -> { }).close();
     }
 
@@ -87,7 +87,7 @@ class MembershipTest {
         String loopback = InetAddress.getLoopbackAddress().getHostAddress();
         List<ClusterSettings.Member> members = new ArrayList<>();
         for (int i = 1; i <= n; i++) {
-            members.add(new ClusterSettings.Member("n" + i, loopback, freePort(), freePort()));
+            members.add(new ClusterSettings.Member("n" + i, loopback, FreePorts.pick(), FreePorts.pick()));
         }
         for (int i = 1; i <= n; i++) {
             List<List<String>> seen = new CopyOnWriteArrayList<>();
@@ -109,23 +109,6 @@ class MembershipTest {
     }
 
     private static void await(BooleanSupplier condition, Supplier<String> what) {
-        long deadline = System.nanoTime() + AWAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + AWAIT + "; " + what.get());
-            }
-            try {
-                Thread.sleep(20); // polling a condition, not waiting for time to pass
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        Await.until(condition, AWAIT, Duration.ofMillis(20), what);
     }
 }

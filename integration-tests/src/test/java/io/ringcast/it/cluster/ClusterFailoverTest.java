@@ -7,6 +7,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.ringcast.client.RingcastClient;
 import io.ringcast.cluster.internal.PartitionTable;
+import io.ringcast.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -237,18 +238,8 @@ class ClusterFailoverTest {
     }
 
     private static void await(BooleanSupplier condition, Duration timeout, Supplier<String> what) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting until " + what.get());
-            }
-            try {
-                Thread.sleep(50); // polling the condition
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+        // every 50 ms: some conditions walk all 500 subscribers
+        Await.until(condition, timeout, Duration.ofMillis(50), what);
     }
 
     /** Publishes round robin over the topics at {@link #RATE} per second and records what was acked. */

@@ -2,9 +2,10 @@ package io.ringcast.it.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringcast.testkit.Await;
+import io.ringcast.testkit.FreePorts;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -48,9 +49,9 @@ final class ClusterProcesses implements AutoCloseable {
         this.processes = new Process[size];
         StringBuilder members = new StringBuilder("  members:\n");
         for (int i = 0; i < size; i++) {
-            clientPorts[i] = freePort();
+            clientPorts[i] = FreePorts.pick();
             members.append("    - {name: node-").append(i + 1).append(", host: 127.0.0.1, membershipPort: ")
-                    .append(freePort()).append(", peerPort: ").append(freePort()).append("}\n");
+                    .append(FreePorts.pick()).append(", peerPort: ").append(FreePorts.pick()).append("}\n");
         }
         for (int i = 0; i < size; i++) {
             String yaml = "server:\n  host: 127.0.0.1\n  port: " + clientPorts[i] + "\n  ioThreads: 1\n"
@@ -130,27 +131,17 @@ final class ClusterProcesses implements AutoCloseable {
 
     /** Waits until the node's {@code /health} satisfies {@code condition}. */
     void await(int node, Predicate<JsonNode> condition, Duration timeout, String what) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        JsonNode last = null;
-        while (System.nanoTime() < deadline) {
+        JsonNode[] last = {null};
+        Await.until(() -> {
             Process p = processes[node - 1];
             if (p == null || !p.isAlive()) {
                 throw new AssertionError("node-" + node + " is not running (waiting until " + what + ")\n"
                         + logTail(node, 40));
             }
-            last = health(node);
-            if (last != null && condition.test(last)) {
-                return;
-            }
-            try {
-                Thread.sleep(100); // polling /health
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-        throw new AssertionError("node-" + node + " not " + what + " within " + timeout + "; last /health: "
-                + (last == null ? "no answer" : last.path("cluster")) + "\n" + logTail(node, 40));
+            last[0] = health(node);
+            return last[0] != null && condition.test(last[0]);
+        }, timeout, Duration.ofMillis(100), () -> "node-" + node + " " + what + "; last /health: "
+                + (last[0] == null ? "no answer" : last[0].path("cluster")) + "\n" + logTail(node, 40));
     }
 
     /** Each node's {@code /health} cluster object, for failure messages. */
@@ -244,23 +235,5 @@ final class ClusterProcesses implements AutoCloseable {
                 }
             }
         }
-    }
-
-    /**
-     * A port free now, below Linux's ephemeral range (32768 and up): a port the OS picked for
-     * {@code new ServerSocket(0)} can be handed to one of the test's 500 client connections
-     * before the node binds it.
-     */
-    private static int freePort() throws IOException {
-        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
-        for (int attempt = 0; attempt < 1000; attempt++) {
-            int port = random.nextInt(20000, 32000);
-            try (ServerSocket s = new ServerSocket(port)) {
-                return s.getLocalPort();
-            } catch (IOException taken) {
-                // try another
-            }
-        }
-        throw new IOException("no free port between 20000 and 32000");
     }
 }

@@ -8,10 +8,9 @@ import io.ringcast.client.RingcastException;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.server.RingcastServer;
 import io.ringcast.server.config.ConfigLoader;
+import io.ringcast.testkit.FreePorts;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -28,9 +27,9 @@ class MinorityNodeTest {
     void minorityNodeRefusesPublishesAndTheClientRetriesThroughItsNextAddress() throws Exception {
         // one node running of three configured: never a majority
         String cluster = "cluster:\n  enabled: true\n  nodeName: node-1\n  members:\n"
-                + "    - {name: node-1, host: 127.0.0.1, membershipPort: " + freePort() + ", peerPort: " + freePort() + "}\n"
-                + "    - {name: node-2, host: 127.0.0.1, membershipPort: " + freePort() + ", peerPort: " + freePort() + "}\n"
-                + "    - {name: node-3, host: 127.0.0.1, membershipPort: " + freePort() + ", peerPort: " + freePort() + "}\n";
+                + "    - {name: node-1, host: 127.0.0.1, membershipPort: " + FreePorts.pick() + ", peerPort: " + FreePorts.pick() + "}\n"
+                + "    - {name: node-2, host: 127.0.0.1, membershipPort: " + FreePorts.pick() + ", peerPort: " + FreePorts.pick() + "}\n"
+                + "    - {name: node-3, host: 127.0.0.1, membershipPort: " + FreePorts.pick() + ", peerPort: " + FreePorts.pick() + "}\n";
         try (RingcastServer minority = RingcastServer.start(ConfigLoader.fromYaml(
                      "server:\n  host: 127.0.0.1\n  port: 0\n" + cluster + OPEN));
              RingcastServer other = RingcastServer.start(ConfigLoader.fromYaml(
@@ -63,11 +62,5 @@ class MinorityNodeTest {
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }
