@@ -8,11 +8,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(60)
 class BadInputTest {
     static final int MAX_FRAME_BYTES = 65536;
+    static final AtomicInteger RUNS = new AtomicInteger();
     static RingcastServer server;
 
     RawWebSocket witness;
@@ -44,7 +47,8 @@ class BadInputTest {
 
     @BeforeEach
     void witnessStream(TestInfo info) throws Exception {
-        witnessTopic = "witness/" + info.getTestMethod().orElseThrow().getName();
+        // a repetition gets a topic of its own, whose sequences start at 1
+        witnessTopic = "witness/" + info.getTestMethod().orElseThrow().getName() + "/" + RUNS.incrementAndGet();
         witness = RawWebSocket.connectAndHello(server.webSocketUrl());
         witness.subscribe(1, witnessTopic);
         witness.await("SUBSCRIBED");
@@ -146,6 +150,19 @@ class BadInputTest {
                 WireCodec.writePublish(out, 1, "big/one", new byte[MAX_FRAME_BYTES + 1])))) {
             assertFatal(bad, ErrorCode.FRAME_TOO_LARGE, 1009);
             assertThat(bad.await("ERROR").text()).contains("limits.maxFrameBytes");
+        }
+    }
+
+    /**
+     * Far more than the limit: most of the frame is still unsent when the server refuses it, so a
+     * server that closed at once with that input unread would reset the connection and could
+     * destroy its own ERROR before the peer read it.
+     */
+    @RepeatedTest(10)
+    void frameFarOverTheSizeLimitStillGetsItsError() throws Exception {
+        try (RawWebSocket bad = badPeer(b -> b.sendMayBeCutOff(out ->
+                WireCodec.writePublish(out, 1, "big/many", new byte[MAX_FRAME_BYTES * 32])))) {
+            assertFatal(bad, ErrorCode.FRAME_TOO_LARGE, 1009);
         }
     }
 

@@ -9,7 +9,6 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtensionHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.ringcast.server.config.ServerConfig;
@@ -76,8 +75,7 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (compression) {
             p.addLast("websocket-extensions", new WebSocketServerExtensionHandler(DEFLATE));
         }
-        p.addLast("websocket", new WebSocketServerProtocolHandler(
-                compression ? compressingWebSocketConfig : webSocketConfig));
+        p.addLast("websocket", new WebSocketUpgradeHandler(compression ? compressingWebSocketConfig : webSocketConfig));
         p.addLast("websocket-aggregator", new WebSocketFrameAggregator(server.config.limits().maxFrameBytes()));
         long idleMs = server.config.session().idleTimeoutMs();
         if (idleMs > 0) {
