@@ -46,6 +46,14 @@ start() {
     fi
     java "-Xmx$heap" -jar "$jar" --config "$config_dir/node-$n.yaml" > "$dir/node-$n.log" 2>&1 &
     echo $! > "$dir/node-$n.pid"
+    if [ "$n" = 1 ]; then
+      # the others join node-1's view at once instead of all waiting for a coordinator
+      for _ in $(seq 1 300); do
+        [ -n "$(health 1)" ] && break
+        kill -0 "$(cat "$dir/node-1.pid")" 2>/dev/null || break
+        sleep 0.2 # polling /health until node-1 serves
+      done
+    fi
   done
   for n in $(seq 1 "$nodes"); do
     for _ in $(seq 1 600); do
