@@ -58,11 +58,15 @@ public final class ClusterNode implements AutoCloseable {
     /**
      * Publishes {@code value} to {@code path} through the partition's owner. Any thread.
      *
-     * @param value    taken over by the cluster layer: the caller must not change it
-     * @param callback told once, on the cluster thread
+     * @param value         taken over by the cluster layer: the caller must not change it
+     * @param publisherId   the client's publisher id, 0 when it gave none; with it, a publish the
+     *                      client sends again with the same {@code correlationId}, through any
+     *                      node, is applied once and answered with the sequence it got
+     * @param correlationId the client's correlation id of the publish
+     * @param callback      told once, on the cluster thread
      */
-    public void publish(String path, byte[] value, PublishCallback callback) {
-        loop.execute(() -> protocol.publish(path, value, callback));
+    public void publish(String path, byte[] value, long publisherId, int correlationId, PublishCallback callback) {
+        loop.execute(() -> protocol.publish(path, value, publisherId, correlationId, callback));
     }
 
     /** This node's view of the cluster, at most one tick (100 ms) old. Any thread, without waiting. */

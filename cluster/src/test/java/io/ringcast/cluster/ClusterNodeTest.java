@@ -115,10 +115,26 @@ class ClusterNodeTest {
     }
 
     @Test
+    void aPublishSentAgainThroughAnotherNodeIsAppliedOnce() throws Exception {
+        startCluster(3);
+        long publisher = 0x5eedL;
+        long first = publish(0, "once/t", "v1", publisher, 1 << 30).get(10, TimeUnit.SECONDS);
+        // the client lost node 0 before the ack and sends the same publish through node 1, and 2
+        assertThat(publish(1, "once/t", "v1", publisher, 1 << 30).get(10, TimeUnit.SECONDS)).isEqualTo(first);
+        assertThat(publish(2, "once/t", "v1", publisher, 1 << 30).get(10, TimeUnit.SECONDS)).isEqualTo(first);
+        // the next publish of that client, and the same correlation id of another client, are new
+        assertThat(publish(1, "once/t", "v2", publisher, (1 << 30) + 1).get(10, TimeUnit.SECONDS)).isEqualTo(first + 1);
+        assertThat(publish(2, "once/t", "v3", publisher + 1, 1 << 30).get(10, TimeUnit.SECONDS)).isEqualTo(first + 2);
+        awaitAllHave(0, 1, 2, 3);
+        assertThat(sinks.get(0).values()).containsEntry("once/t", List.of("v1", "v2", "v3"));
+        assertSameGapFreeStreams(0, 1, 2);
+    }
+
+    @Test
     void aMinorityRefusesPublishes() throws Exception {
         startCluster(1, 3); // one node running of three configured
         CompletableFuture<PublishOutcome> outcome = new CompletableFuture<>();
-        nodes.get(0).publish("c/1", "x".getBytes(StandardCharsets.UTF_8), (o, seq) -> outcome.complete(o));
+        nodes.get(0).publish("c/1", "x".getBytes(StandardCharsets.UTF_8), 0, 0, (o, seq) -> outcome.complete(o));
         assertThat(outcome.get(5, TimeUnit.SECONDS)).isEqualTo(PublishOutcome.NO_MAJORITY);
         assertThat(nodes.get(0).status().majority()).isFalse();
     }
@@ -161,8 +177,12 @@ class ClusterNodeTest {
     }
 
     private CompletableFuture<Long> publish(int via, String path, String value) {
+        return publish(via, path, value, 0, 0);
+    }
+
+    private CompletableFuture<Long> publish(int via, String path, String value, long publisherId, int correlationId) {
         CompletableFuture<Long> ack = new CompletableFuture<>();
-        nodes.get(via).publish(path, value.getBytes(StandardCharsets.UTF_8), (outcome, seq) -> {
+        nodes.get(via).publish(path, value.getBytes(StandardCharsets.UTF_8), publisherId, correlationId, (outcome, seq) -> {
             if (outcome == PublishOutcome.ACKED) {
                 ack.complete(seq);
             } else {

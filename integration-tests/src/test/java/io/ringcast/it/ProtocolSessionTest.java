@@ -51,6 +51,39 @@ class ProtocolSessionTest {
     }
 
     @Test
+    void publishSentAgainOnANewConnectionIsAppliedOnceAndAckedWithItsFirstSequence() throws Exception {
+        long publisher = 0x1234_5678_9abcL;
+        try (RawWebSocket sub = RawWebSocket.connectAndHello(server.webSocketUrl())) {
+            sub.subscribe(1, "again/t");
+            sub.await("SUBSCRIBED");
+            try (RawWebSocket first = RawWebSocket.connectAndHello(server.webSocketUrl(), publisher)) {
+                first.publish(5, "again/t", "five");
+                assertThat(first.await("PUBLISH_ACK").b()).isEqualTo(1);
+            }
+            // the client lost that connection before reading the ack, and sends it again
+            try (RawWebSocket second = RawWebSocket.connectAndHello(server.webSocketUrl(), publisher)) {
+                second.republish(5, "again/t", "five");
+                second.republish(6, "again/t", "six"); // never arrived the first time: applied now
+                Await.until(() -> second.all("PUBLISH_ACK").size() == 2, "two acks");
+                assertThat(second.all("PUBLISH_ACK")).extracting(RawWebSocket.Msg::a, RawWebSocket.Msg::b)
+                        .containsExactly(org.assertj.core.groups.Tuple.tuple(5, 1L), org.assertj.core.groups.Tuple.tuple(6, 2L));
+            }
+            // another publisher's correlation id 5, and a client with no publisher id, are new publishes
+            try (RawWebSocket other = RawWebSocket.connectAndHello(server.webSocketUrl(), publisher + 1);
+                 RawWebSocket anonymous = RawWebSocket.connectAndHello(server.webSocketUrl())) {
+                other.republish(5, "again/t", "other");
+                assertThat(other.await("PUBLISH_ACK").b()).isEqualTo(3);
+                anonymous.republish(5, "again/t", "plain");
+                assertThat(anonymous.await("PUBLISH_ACK").b()).isEqualTo(4);
+            }
+            Await.until(() -> sub.all("UPDATE").size() == 4, "four updates");
+            assertThat(sub.all("UPDATE")).extracting(m -> new String(m.value(), StandardCharsets.UTF_8))
+                    .containsExactly("five", "six", "other", "plain");
+            assertThat(server.stats().republishesRecognised()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void newSubscriberGetsLastValueAsSnapshotThenUpdates() throws Exception {
         try (RawWebSocket pub = RawWebSocket.connectAndHello(server.webSocketUrl());
              RawWebSocket sub = RawWebSocket.connectAndHello(server.webSocketUrl())) {

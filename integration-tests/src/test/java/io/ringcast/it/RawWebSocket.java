@@ -2,6 +2,7 @@ package io.ringcast.it;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.ProtocolException;
@@ -74,6 +75,18 @@ final class RawWebSocket implements AutoCloseable {
         raw.send(out -> WireCodec.writeHello(out, WireCodec.VERSION, "raw-test"));
         raw.await("WELCOME");
         return raw;
+    }
+
+    /** Connects and completes the handshake giving a publisher id ({@code REPUBLISH} is applied once). */
+    static RawWebSocket connectAndHello(String url, long publisherId) throws Exception {
+        RawWebSocket raw = connect(url);
+        raw.send(out -> WireCodec.writeHello(out, WireCodec.VERSION, "raw-test", Credentials.ANONYMOUS, publisherId));
+        raw.await("WELCOME");
+        return raw;
+    }
+
+    void republish(int correlationId, String topic, String value) {
+        send(out -> WireCodec.writeRepublish(out, correlationId, topic, value.getBytes()));
     }
 
     void send(Consumer<ByteBuf> writer) {

@@ -25,6 +25,15 @@ public interface MessageHandler {
         onHello(version, clientName);
     }
 
+    /**
+     * {@code HELLO} with the client's publisher id, which makes its publishes safe to send again
+     * ({@code 0}: none given).
+     */
+    default void onHello(int version, String clientName, Credentials credentials, long publisherId)
+            throws ProtocolException {
+        onHello(version, clientName, credentials);
+    }
+
     /** @param resume the client's last sequence per topic path, empty when it has none */
     default void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume)
             throws ProtocolException {
@@ -38,6 +47,15 @@ public interface MessageHandler {
     default void onPublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength)
             throws ProtocolException {
         throw unexpected(MessageType.PUBLISH);
+    }
+
+    /**
+     * {@code REPUBLISH}: a publish sent before, on a connection lost before its ack, with the same
+     * correlation id: applied unless that publisher's publish with that id was applied already.
+     */
+    default void onRepublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength)
+            throws ProtocolException {
+        throw unexpected(MessageType.REPUBLISH);
     }
 
     default void onPing(long nonce) throws ProtocolException {

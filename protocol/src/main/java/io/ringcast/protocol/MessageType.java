@@ -10,6 +10,8 @@ public final class MessageType {
     public static final byte UNSUBSCRIBE = 0x03;
     public static final byte PUBLISH = 0x04;
     public static final byte PING = 0x05;
+    /** A publish sent again after its connection was lost before the ack (docs/protocol.md, "Publishing"). */
+    public static final byte REPUBLISH = 0x06;
 
     public static final byte WELCOME = (byte) 0x81;
     public static final byte TOPIC = (byte) 0x82;
@@ -31,6 +33,7 @@ public final class MessageType {
             case UNSUBSCRIBE: return "UNSUBSCRIBE";
             case PUBLISH: return "PUBLISH";
             case PING: return "PING";
+            case REPUBLISH: return "REPUBLISH";
             case WELCOME: return "WELCOME";
             case TOPIC: return "TOPIC";
             case SNAPSHOT: return "SNAPSHOT";

@@ -39,7 +39,16 @@ public final class WireCodec {
 
     /** {@code HELLO} with credentials; {@link Credentials#ANONYMOUS} writes the plain form. */
     public static void writeHello(ByteBuf out, int version, String clientName, Credentials credentials) {
-        if (credentials.kind() == Credentials.NONE) {
+        writeHello(out, version, clientName, credentials, 0);
+    }
+
+    /**
+     * {@code HELLO} with credentials and a publisher id ({@code 0}: none, and with
+     * {@link Credentials#ANONYMOUS} the plain form).
+     */
+    public static void writeHello(ByteBuf out, int version, String clientName, Credentials credentials,
+                                  long publisherId) {
+        if (credentials.kind() == Credentials.NONE && publisherId == 0) {
             writeHello(out, version, clientName);
             return;
         }
@@ -50,7 +59,12 @@ public final class WireCodec {
         if (credentials.kind() == Credentials.PASSWORD) {
             writeString(out, credentials.principal());
         }
-        writeString(out, credentials.secret());
+        if (credentials.kind() != Credentials.NONE) {
+            writeString(out, credentials.secret());
+        }
+        if (publisherId != 0) {
+            out.writeLong(publisherId);
+        }
         end(out, start);
     }
 
@@ -77,7 +91,16 @@ public final class WireCodec {
     }
 
     public static void writePublish(ByteBuf out, int correlationId, String topicPath, byte[] value) {
-        int start = begin(out, MessageType.PUBLISH, topicPath);
+        writePublish(out, MessageType.PUBLISH, correlationId, topicPath, value);
+    }
+
+    /** {@code REPUBLISH}: the same body as {@code PUBLISH}, for a publish sent again. */
+    public static void writeRepublish(ByteBuf out, int correlationId, String topicPath, byte[] value) {
+        writePublish(out, MessageType.REPUBLISH, correlationId, topicPath, value);
+    }
+
+    private static void writePublish(ByteBuf out, byte type, int correlationId, String topicPath, byte[] value) {
+        int start = begin(out, type, topicPath);
         out.writeInt(correlationId);
         writeString(out, topicPath);
         out.writeBytes(value);
@@ -259,7 +282,9 @@ public final class WireCodec {
             case MessageType.HELLO: {
                 int version = u16(in, end, type, "version");
                 String clientName = string(in, end, type, "clientName");
-                h.onHello(version, clientName, in.readerIndex() < end ? credentials(in, end, type) : Credentials.ANONYMOUS);
+                Credentials credentials = in.readerIndex() < end ? credentials(in, end, type) : Credentials.ANONYMOUS;
+                long publisherId = in.readerIndex() < end ? nonce(in, end, type, "publisherId") : 0;
+                h.onHello(version, clientName, credentials, publisherId);
                 return;
             }
             case MessageType.SUBSCRIBE: {
@@ -287,10 +312,15 @@ public final class WireCodec {
             case MessageType.UNSUBSCRIBE:
                 h.onUnsubscribe(u32(in, end, type, "subscriptionId"));
                 return;
-            case MessageType.PUBLISH: {
+            case MessageType.PUBLISH:
+            case MessageType.REPUBLISH: {
                 int correlationId = u32(in, end, type, "correlationId");
                 String path = string(in, end, type, "topicPath");
-                h.onPublish(correlationId, path, in, in.readerIndex(), end - in.readerIndex());
+                if (type == MessageType.PUBLISH) {
+                    h.onPublish(correlationId, path, in, in.readerIndex(), end - in.readerIndex());
+                } else {
+                    h.onRepublish(correlationId, path, in, in.readerIndex(), end - in.readerIndex());
+                }
                 return;
             }
             case MessageType.PING:
@@ -384,9 +414,13 @@ public final class WireCodec {
         return v;
     }
 
-    /** A nonce is opaque: all 64 bits are allowed, unlike sequences. */
+    /** A nonce (or a publisher id) is opaque: all 64 bits are allowed, unlike sequences. */
     private static long nonce(ByteBuf in, int end, byte type) throws ProtocolException {
-        need(in, end, 8, type, "nonce");
+        return nonce(in, end, type, "nonce");
+    }
+
+    private static long nonce(ByteBuf in, int end, byte type, String field) throws ProtocolException {
+        need(in, end, 8, type, field);
         return in.readLong();
     }
 

@@ -77,6 +77,8 @@ class GoldenFramesTest {
                         event("UNSUBSCRIBE", 2)),
                 golden("publish.hex", out -> WireCodec.writePublish(out, 5, "fx/EURUSD", new byte[]{0, (byte) 0xff, 0x10}),
                         event("PUBLISH", 5, "fx/EURUSD", "00ff10")),
+                golden("republish.hex", out -> WireCodec.writeRepublish(out, 5, "fx/EURUSD", new byte[]{0, (byte) 0xff, 0x10}),
+                        event("REPUBLISH", 5, "fx/EURUSD", "00ff10")),
                 golden("ping.hex", out -> WireCodec.writePing(out, 0x0123456789ABCDEFL),
                         event("PING", 0x0123456789ABCDEFL)),
                 golden("welcome.hex", out -> WireCodec.writeWelcome(out, 1, "s-00002a", 1 << 20, 30_000),

@@ -57,6 +57,11 @@ final class Recorder {
             }
 
             @Override
+            public void onRepublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength) {
+                events.add(event("REPUBLISH", u32(correlationId), topicPath, value(frame, valueIndex, valueLength)));
+            }
+
+            @Override
             public void onPing(long nonce) {
                 events.add(event("PING", nonce));
             }
@@ -135,6 +140,12 @@ final class Recorder {
             public void onPublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength)
                     throws ProtocolException {
                 s.onPublish(correlationId, topicPath, frame, valueIndex, valueLength);
+            }
+
+            @Override
+            public void onRepublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength)
+                    throws ProtocolException {
+                s.onRepublish(correlationId, topicPath, frame, valueIndex, valueLength);
             }
 
             @Override

@@ -57,7 +57,8 @@ class WireCodecFuzzTest {
             byte[] again = reEncoded.get(i);
             check(again[0] == type, "message " + i + ": handler saw type " + again[0] + ", frame has " + type);
             byte[] againBody = Arrays.copyOfRange(again, WireCodec.HEADER_BYTES, again.length);
-            boolean endsWithValue = type == MessageType.PUBLISH || type == MessageType.SNAPSHOT
+            boolean endsWithValue = type == MessageType.PUBLISH || type == MessageType.REPUBLISH
+                    || type == MessageType.SNAPSHOT
                     || type == MessageType.UPDATE;
             boolean same = endsWithValue
                     ? Arrays.equals(againBody, body)
@@ -135,6 +136,14 @@ class WireCodecFuzzTest {
             checkValueRange(frame, valueIndex, valueLength);
             ByteBuf out = Unpooled.buffer();
             WireCodec.writePublish(out, correlationId, topicPath, ByteBufUtil.getBytes(frame, valueIndex, valueLength));
+            add(out);
+        }
+
+        @Override
+        public void onRepublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength) {
+            checkValueRange(frame, valueIndex, valueLength);
+            ByteBuf out = Unpooled.buffer();
+            WireCodec.writeRepublish(out, correlationId, topicPath, ByteBufUtil.getBytes(frame, valueIndex, valueLength));
             add(out);
         }
 

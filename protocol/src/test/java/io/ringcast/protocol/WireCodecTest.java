@@ -44,7 +44,8 @@ class WireCodecTest {
 
         /** PUBLISH, SNAPSHOT and UPDATE end in {@code rest value}: extra bytes are value, not unknown fields. */
         boolean endsWithRest() {
-            return type == MessageType.PUBLISH || type == MessageType.SNAPSHOT || type == MessageType.UPDATE;
+            return type == MessageType.PUBLISH || type == MessageType.REPUBLISH || type == MessageType.SNAPSHOT
+                    || type == MessageType.UPDATE;
         }
     }
 
@@ -92,6 +93,9 @@ class WireCodecTest {
                 Named.of("PUBLISH empty value", new Sample(MessageType.PUBLISH,
                         out -> WireCodec.writePublish(out, 0, "株価/東京", new byte[0]),
                         event("PUBLISH", 0, "株価/東京", ""))),
+                Named.of("REPUBLISH", new Sample(MessageType.REPUBLISH,
+                        out -> WireCodec.writeRepublish(out, 9, "fx/EURUSD", VALUE),
+                        event("REPUBLISH", 9, "fx/EURUSD", "0001feff"))),
                 Named.of("PING", new Sample(MessageType.PING,
                         out -> WireCodec.writePing(out, Long.MAX_VALUE),
                         event("PING", Long.MAX_VALUE))),
@@ -265,9 +269,10 @@ class WireCodecTest {
     @MethodSource("samplesWithoutRestValue")
     void unknownTrailingBodyBytesAreSkipped(Sample sample) throws ProtocolException {
         ByteBuf frame = encode(sample);
-        // HELLO's own optional tail (credentials) comes first: kind 0, anonymous
+        // HELLO's own optional tail comes first: credentials kind 0 (anonymous), publisher id 0 (none)
         byte[] appended = sample.type() == MessageType.HELLO
-                ? new byte[]{0x00, (byte) 0xca, (byte) 0xfe, 0x00} : new byte[]{(byte) 0xca, (byte) 0xfe, 0x00};
+                ? new byte[]{0x00, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xca, (byte) 0xfe, 0x00}
+                : new byte[]{(byte) 0xca, (byte) 0xfe, 0x00};
         frame.writeBytes(appended); // fields a newer revision appended
         frame.setInt(1, frame.getInt(1) + appended.length);
         WireCodec.writePing(frame, 5);
@@ -293,6 +298,39 @@ class WireCodecTest {
             assertThat(got[0]).isEqualTo(sent);
             assertThat(got[0].toString()).doesNotContain("pässword", "sig");
         }
+    }
+
+    @Test
+    void helloCarriesThePublisherIdAfterTheCredentials() throws ProtocolException {
+        for (Credentials sent : List.of(Credentials.ANONYMOUS, Credentials.password("alice", "pw"),
+                Credentials.token("t.o.k"))) {
+            for (long publisherId : new long[]{0, 1, -1, 0x0123456789ABCDEFL}) {
+                ByteBuf frame = buffers.allocate();
+                WireCodec.writeHello(frame, WireCodec.VERSION, "app", sent, publisherId);
+                Object[] got = new Object[2];
+                WireCodec.decode(frame, new MessageHandler() {
+                    @Override
+                    public void onHello(int version, String clientName, Credentials credentials, long id) {
+                        got[0] = credentials;
+                        got[1] = id;
+                    }
+                });
+                assertThat(got).as("%s, publisher id %d", sent, publisherId).containsExactly(sent, publisherId);
+            }
+        }
+    }
+
+    @Test
+    void helloWithATruncatedPublisherIdIsMalformed() {
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writeHello(frame, WireCodec.VERSION, "app", Credentials.ANONYMOUS, 7);
+        frame.writerIndex(frame.writerIndex() - 1);
+        frame.setInt(1, frame.getInt(1) - 1);
+        assertThatThrownBy(() -> WireCodec.decode(frame, new MessageHandler() {
+            @Override
+            public void onHello(int version, String clientName, Credentials credentials, long id) {
+            }
+        })).isInstanceOf(ProtocolException.class).hasMessageContaining("publisherId");
     }
 
     @Test
@@ -632,7 +670,7 @@ class WireCodecTest {
     // ---------------------------------------------------------------- message types
 
     @ParameterizedTest
-    @ValueSource(ints = {0x00, 0x06, 0x7f, 0x80, 0x89, 0xff})
+    @ValueSource(ints = {0x00, 0x07, 0x7f, 0x80, 0x89, 0xff})
     void unknownTypeByteIsUnknownMessageType(int type) {
         ByteBuf frame = buffers.allocate();
         WireCodec.writePing(frame, 1);

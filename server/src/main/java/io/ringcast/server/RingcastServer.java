@@ -63,7 +63,7 @@ public final class RingcastServer implements AutoCloseable {
                 c.slowConsumerDisconnects(),
                 c.protocolErrors(), c.clientPings(), c.idlePings(), c.originRefusals(), c.valuesCached(), c.deltasSent(), c.deltaBytesSaved(), c.compressedFrames(),
                 c.compressionBytesIn(), c.compressionBytesOut(), c.conflatedUpdates(), c.configReloads(),
-                c.configReloadsRefused());
+                c.configReloadsRefused(), c.republishesRecognised());
     }
 
     /** Tells every client {@code SERVER_SHUTDOWN}, stops every thread, releases every buffer. Idempotent. */

@@ -22,11 +22,13 @@ package io.ringcast.server;
  * @param conflatedUpdates        updates sessions did not receive because conflation replaced them by a newer value
  * @param configReloads           {@code features} changes applied from the config file while running
  * @param configReloadsRefused    config file edits refused as invalid (the settings in force stayed)
+ * @param republishesRecognised   publishes sent again ({@code REPUBLISH}) that were applied before: acked, not applied twice
  */
 public record ServerStats(int sessions, int topics, long publishes, long deliveries, long deliveredBytes,
                           long slowConsumerDisconnects,
                           long protocolErrors, long clientPings, long idlePings, long originRefusals,
                           int valuesCached, long deltasSent, long deltaBytesSaved,
                           long compressedFrames, long compressionBytesIn, long compressionBytesOut,
-                          long conflatedUpdates, long configReloads, long configReloadsRefused) {
+                          long conflatedUpdates, long configReloads, long configReloadsRefused,
+                          long republishesRecognised) {
 }

@@ -19,6 +19,7 @@ import io.ringcast.protocol.WireCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -89,6 +90,13 @@ final class ClientSession {
     private final ArrayDeque<PublishRequest> retryElsewhere = new ArrayDeque<>();
     /** This session's node is on the minority side: new publishes wait, and the session ends once nothing is unacked. */
     private boolean leavingMinorityNode;
+    /**
+     * Sent in {@code HELLO} on every connection: with it and correlation ids never reused, a publish
+     * whose connection was lost before its ack is sent again ({@code REPUBLISH}) and applied once.
+     */
+    private final long publisherId = newPublisherId();
+    /** Publishes whose connection was lost before their ack, to send again first on the next, oldest first. */
+    private final ArrayDeque<PublishRequest> sendAgain = new ArrayDeque<>();
 
     ClientSession(EventLoop eventLoop, int addressCount) {
         this.eventLoop = eventLoop;
@@ -194,6 +202,9 @@ final class ClientSession {
             sendSubscribe(s);
         }
         PublishRequest p;
+        while ((p = sendAgain.poll()) != null) {
+            sendRepublish(p);
+        }
         while ((p = retryElsewhere.poll()) != null) {
             sendPublish(p);
         }
@@ -204,9 +215,9 @@ final class ClientSession {
     }
 
     /**
-     * The session ended: forgets the channel, fails the publishes sent and not acked (they may or
-     * may not have been applied), and with {@code tellSubscriptions} gives every subscription's
-     * listener the reason (a fatal server error).
+     * The session ended: forgets the channel, keeps the publishes sent and not acked (they may or
+     * may not have been applied) to send again on the next session, and with
+     * {@code tellSubscriptions} gives every subscription's listener the reason (a fatal server error).
      */
     void detach(RingcastException reasonOrNull, boolean tellSubscriptions) {
         assert eventLoop.inEventLoop();
@@ -215,7 +226,9 @@ final class ClientSession {
         }
         channel = null;
         frames.stop();
-        failUnacked(new RingcastException("connection lost before the ack", null, 0, reasonOrNull));
+        for (PublishRequest p : takeUnacked()) {
+            sendAgain.add(p);
+        }
         if (tellSubscriptions && reasonOrNull != null) {
             for (ClientSubscription s : subscriptions.values().toArray(NO_SUBSCRIPTIONS)) {
                 s.notifyError(reasonOrNull);
@@ -232,8 +245,13 @@ final class ClientSession {
         closedError = error;
         channel = null;
         frames.stop();
-        failUnacked(error);
+        for (PublishRequest p : takeUnacked()) {
+            p.fail(error);
+        }
         PublishRequest p;
+        while ((p = sendAgain.poll()) != null) {
+            p.fail(error);
+        }
         while ((p = retryElsewhere.poll()) != null) {
             p.fail(error);
         }
@@ -496,16 +514,36 @@ final class ClientSession {
         return correlationId * 0x9E3779B9;
     }
 
-    private void failUnacked(RingcastException error) {
-        if (unacked.isEmpty()) {
-            return;
-        }
+    /** The publishes sent and not acked, in the order they were sent; none are left unacked. */
+    private PublishRequest[] takeUnacked() {
         PublishRequest[] lost = unacked.values().toArray(new PublishRequest[0]);
         unacked.clear();
         Arrays.sort(lost, Comparator.comparingLong(r -> r.sendOrder));
-        for (PublishRequest p : lost) {
-            p.fail(error);
+        return lost;
+    }
+
+    /** A publish sent before whose ack never came, with the correlation id it had, as {@code REPUBLISH}. */
+    private void sendRepublish(PublishRequest p) {
+        if (p.messageBytes > frames.maxFrameBytes()) {
+            p.fail(new RingcastException("publish to '" + p.topic + "' takes " + p.messageBytes
+                    + " bytes, more than the server's frame limit of " + frames.maxFrameBytes(),
+                    ErrorCode.VALUE_TOO_LARGE, 0));
+            return;
         }
+        unacked.put(unackedKey(p.correlationId), p);
+        WireCodec.writeRepublish(frames.reserve(p.messageBytes), p.correlationId, p.topic, p.value);
+    }
+
+    private static long newPublisherId() {
+        long id;
+        do {
+            id = new SecureRandom().nextLong();
+        } while (id == 0);
+        return id;
+    }
+
+    long publisherId() {
+        return publisherId;
     }
 
     /** Open subscriptions matching the topic, cached on the topic until the subscriptions change. */

@@ -220,8 +220,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
 
     private void sendHello(ChannelHandlerContext ctx) {
         ByteBuf buf = ctx.alloc().ioBuffer(WireCodec.HEADER_BYTES + 2 + 2 + ByteBufUtil.utf8Bytes(clientName) + 5
-                + ByteBufUtil.utf8Bytes(credentials.principal()) + ByteBufUtil.utf8Bytes(credentials.secret()));
-        WireCodec.writeHello(buf, WireCodec.VERSION, clientName, credentials);
+                + ByteBufUtil.utf8Bytes(credentials.principal()) + ByteBufUtil.utf8Bytes(credentials.secret()) + 8);
+        WireCodec.writeHello(buf, WireCodec.VERSION, clientName, credentials, session.publisherId());
         ctx.writeAndFlush(new BinaryWebSocketFrame(buf), ctx.voidPromise());
     }
 

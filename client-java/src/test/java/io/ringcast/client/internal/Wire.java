@@ -74,6 +74,12 @@ final class Wire {
                 }
 
                 @Override
+                public void onRepublish(int correlationId, String topicPath, ByteBuf f, int valueIndex, int valueLength) {
+                    lines.add("REPUBLISH " + correlationId + " " + topicPath + " "
+                            + f.toString(valueIndex, valueLength, StandardCharsets.UTF_8));
+                }
+
+                @Override
                 public void onPing(long nonce) {
                     lines.add("PING " + nonce);
                 }

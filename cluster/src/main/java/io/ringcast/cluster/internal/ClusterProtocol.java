@@ -105,11 +105,18 @@ public final class ClusterProtocol implements AutoCloseable {
 
     // ------------------------------------------------------------------ publishing (the node that received it)
 
-    /** A client's publish received on this node. */
-    public void publish(String path, byte[] value, ClusterNode.PublishCallback callback) {
+    /**
+     * A client's publish received on this node.
+     *
+     * @param publisherId   the client's publisher id (0: none), with its correlation id: a publish the
+     *                      client sends again, through this node or another, is applied once
+     */
+    public void publish(String path, byte[] value, long publisherId, int correlationId,
+                        ClusterNode.PublishCallback callback) {
         assert loop.inEventLoop();
         long id = ++nextRequestId;
-        Pending p = new Pending(id, PartitionTable.partitionOf(path, parts.length), path, value, callback,
+        Pending p = new Pending(id, PartitionTable.partitionOf(path, parts.length), path, value, publisherId,
+                correlationId, callback,
                 System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.replicationTimeoutMs()));
         pending.put(id, p);
         route(p);
@@ -123,7 +130,8 @@ public final class ClusterProtocol implements AutoCloseable {
         String owner = table.owner(p.partition);
         p.sentTo = owner;
         p.sentNanos = System.nanoTime();
-        PeerMessage.Forward f = new PeerMessage.Forward(p.id, self, p.partition, p.path, p.value);
+        PeerMessage.Forward f = new PeerMessage.Forward(p.id, self, p.partition, p.path, p.value, p.publisherId,
+                p.correlationId);
         if (owner.equals(self)) {
             onForward(self, f);
         } else {
@@ -173,7 +181,7 @@ public final class ClusterProtocol implements AutoCloseable {
             answer(f, from.equals(self) ? PeerMessage.ForwardResult.NO_MAJORITY : PeerMessage.ForwardResult.NOT_OWNER, 0);
             return;
         }
-        String key = f.origin() + '#' + f.requestId();
+        String key = f.dedupKey();
         Long done = part.dedup.get(key);
         if (done != null) {
             answer(f, PeerMessage.ForwardResult.OK, done); // a retry of an update sequenced before
@@ -195,7 +203,7 @@ public final class ClusterProtocol implements AutoCloseable {
         long topicSeq = base + 1;
         part.ownerTopicSequences.put(f.path(), topicSeq);
         PeerMessage.Update u = new PeerMessage.Update(f.partition(), pseq, topicSeq, f.origin(), f.requestId(),
-                f.path(), f.value(), true);
+                f.path(), f.value(), true, f.publisherId(), f.correlationId());
         part.inflight.add(new Inflight(u, System.nanoTime()));
         part.inflightKeys.add(key);
         String backup = table.backup(f.partition());
@@ -227,18 +235,17 @@ public final class ClusterProtocol implements AutoCloseable {
     private void commitUpTo(Partition part, long upTo) {
         while (!part.inflight.isEmpty() && part.inflight.peek().update.partitionSequence() <= upTo) {
             PeerMessage.Update u = part.inflight.poll().update;
-            part.inflightKeys.remove(u.origin() + '#' + u.requestId());
+            part.inflightKeys.remove(u.dedupKey());
             applyLocally(part, u);
-            PeerMessage.Update broadcast = new PeerMessage.Update(u.partition(), u.partitionSequence(),
-                    u.topicSequence(), u.origin(), u.requestId(), u.path(), u.value(), false);
+            PeerMessage.Update broadcast = u.forwarded();
             String backup = table.backup(part.id);
             for (String member : view) {
                 if (!member.equals(self) && !member.equals(backup)) {
                     links.send(member, broadcast);
                 }
             }
-            answer(new PeerMessage.Forward(u.requestId(), u.origin(), u.partition(), u.path(), u.value()),
-                    PeerMessage.ForwardResult.OK, u.topicSequence());
+            answer(new PeerMessage.Forward(u.requestId(), u.origin(), u.partition(), u.path(), u.value(),
+                    u.publisherId(), u.correlationId()), PeerMessage.ForwardResult.OK, u.topicSequence());
         }
         if (part.inflight.isEmpty() && part.handoffTo != null) {
             handOff(part);
@@ -288,9 +295,9 @@ public final class ClusterProtocol implements AutoCloseable {
         part.known = Math.max(part.known, part.applied);
         PeerMessage.Update evicted = part.log.add(u);
         if (evicted != null) {
-            part.dedup.remove(evicted.origin() + '#' + evicted.requestId());
+            part.dedup.remove(evicted.dedupKey());
         }
-        part.dedup.put(u.origin() + '#' + u.requestId(), u.topicSequence());
+        part.dedup.put(u.dedupKey(), u.topicSequence());
         part.topics.put(u.path(), new PeerMessage.TopicValue(u.path(), u.topicSequence(), u.value()));
         sink.apply(u.path(), u.topicSequence(), u.value());
     }
@@ -323,8 +330,7 @@ public final class ClusterProtocol implements AutoCloseable {
         if (part.log.covers(f.after() + 1)) {
             for (long s = f.after() + 1; s <= part.applied; s++) {
                 PeerMessage.Update u = part.log.get(s);
-                links.send(from, new PeerMessage.Update(u.partition(), u.partitionSequence(), u.topicSequence(),
-                        u.origin(), u.requestId(), u.path(), u.value(), false));
+                links.send(from, u.forwarded());
             }
         } else {
             links.send(from, new PeerMessage.PartitionSnapshot(part.id, part.applied,
@@ -793,17 +799,21 @@ public final class ClusterProtocol implements AutoCloseable {
         final int partition;
         final String path;
         final byte[] value;
+        final long publisherId;
+        final int correlationId;
         final ClusterNode.PublishCallback callback;
         final long deadlineNanos;
         String sentTo;
         long sentNanos;
 
-        Pending(long id, int partition, String path, byte[] value, ClusterNode.PublishCallback callback,
-                long deadlineNanos) {
+        Pending(long id, int partition, String path, byte[] value, long publisherId, int correlationId,
+                ClusterNode.PublishCallback callback, long deadlineNanos) {
             this.id = id;
             this.partition = partition;
             this.path = path;
             this.value = value;
+            this.publisherId = publisherId;
+            this.correlationId = correlationId;
             this.callback = callback;
             this.deadlineNanos = deadlineNanos;
         }

@@ -41,6 +41,8 @@ final class PeerCodec {
             out.writeInt(f.partition());
             writeString(out, f.path());
             writeBytes(out, f.value());
+            out.writeLong(f.publisherId());
+            out.writeInt(f.correlationId());
         } else if (m instanceof PeerMessage.ForwardResult r) {
             out.writeByte(FORWARD_RESULT);
             out.writeLong(r.requestId());
@@ -56,6 +58,8 @@ final class PeerCodec {
             writeString(out, u.path());
             writeBytes(out, u.value());
             out.writeBoolean(u.replicate());
+            out.writeLong(u.publisherId());
+            out.writeInt(u.correlationId());
         } else if (m instanceof PeerMessage.Replicated r) {
             out.writeByte(REPLICATED);
             out.writeInt(r.partition());
@@ -102,12 +106,12 @@ final class PeerCodec {
                     return new PeerMessage.Hello(readString(in));
                 case FORWARD:
                     return new PeerMessage.Forward(in.readLong(), readString(in), in.readInt(), readString(in),
-                            readBytes(in));
+                            readBytes(in), in.readLong(), in.readInt());
                 case FORWARD_RESULT:
                     return new PeerMessage.ForwardResult(in.readLong(), in.readUnsignedByte(), in.readLong());
                 case UPDATE:
                     return new PeerMessage.Update(in.readInt(), in.readLong(), in.readLong(), readString(in),
-                            in.readLong(), readString(in), readBytes(in), in.readBoolean());
+                            in.readLong(), readString(in), readBytes(in), in.readBoolean(), in.readLong(), in.readInt());
                 case REPLICATED:
                     return new PeerMessage.Replicated(in.readInt(), in.readLong());
                 case FETCH:

@@ -12,8 +12,18 @@ sealed interface PeerMessage {
     record Hello(String node) implements PeerMessage {
     }
 
-    /** A publish a node received, sent to its partition's owner; {@code (origin, requestId)} identifies it across retries. */
-    record Forward(long requestId, String origin, int partition, String path, byte[] value) implements PeerMessage {
+    /**
+     * A publish a node received, sent to its partition's owner. {@code (origin, requestId)} names
+     * it for the answer; {@link #dedupKey} identifies it across retries.
+     *
+     * @param publisherId   the client's publisher id, 0 when it gave none
+     * @param correlationId the client's correlation id (meaningful with a publisher id)
+     */
+    record Forward(long requestId, String origin, int partition, String path, byte[] value, long publisherId,
+                   int correlationId) implements PeerMessage {
+        String dedupKey() {
+            return PeerMessage.dedupKey(publisherId, correlationId, origin, requestId);
+        }
     }
 
     /** The owner's answer to a {@link Forward}: {@link #OK} with the topic sequence, or why not. */
@@ -31,7 +41,27 @@ sealed interface PeerMessage {
      * answer to a {@link Fetch}.
      */
     record Update(int partition, long partitionSequence, long topicSequence, String origin, long requestId,
-                  String path, byte[] value, boolean replicate) implements PeerMessage {
+                  String path, byte[] value, boolean replicate, long publisherId, int correlationId)
+            implements PeerMessage {
+        String dedupKey() {
+            return PeerMessage.dedupKey(publisherId, correlationId, origin, requestId);
+        }
+
+        /** The same update, to be sent on without asking for a {@link Replicated}. */
+        Update forwarded() {
+            return new Update(partition, partitionSequence, topicSequence, origin, requestId, path, value, false,
+                    publisherId, correlationId);
+        }
+    }
+
+    /**
+     * What identifies a publish across retries: the client's publisher id and correlation id, which
+     * survive the client's reconnecting through another node; else the receiving node's request id,
+     * which survives that node's retries only.
+     */
+    static String dedupKey(long publisherId, int correlationId, String origin, long requestId) {
+        return publisherId != 0 ? "client " + Long.toHexString(publisherId) + '#' + correlationId
+                : origin + '#' + requestId;
     }
 
     /** The backup has applied every update of the partition up to {@code upTo}. */

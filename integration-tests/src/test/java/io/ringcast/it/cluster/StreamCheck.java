@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -25,15 +26,27 @@ final class StreamCheck implements UpdateListener {
     private final Map<String, Long> last = new ConcurrentHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private final AtomicInteger received = new AtomicInteger();
+    /** Every value received, when asked for: a publish applied twice shows as its value twice. */
+    private volatile Set<String> values;
 
     StreamCheck(String name, RingcastClient client) {
         this.name = name;
         this.client = client;
     }
 
+    /** Also checks that no value comes twice (the publishers make each one unique). */
+    StreamCheck checkingValuesOnce() {
+        values = ConcurrentHashMap.newKeySet();
+        return this;
+    }
+
     @Override
     public void onUpdate(Update u) {
         received.incrementAndGet();
+        Set<String> seen = values;
+        if (seen != null && u.kind() != UpdateKind.SNAPSHOT && !seen.add(u.topic() + " = " + u.text())) {
+            problem(u.topic() + ": value '" + u.text() + "' again at " + u.sequence() + ": a publish applied twice");
+        }
         Long before = last.get(u.topic());
         if (u.kind() == UpdateKind.SNAPSHOT_AFTER_GAP || u.kind() == UpdateKind.GAP_WITHOUT_VALUE) {
             problem(u.topic() + ": " + u.kind() + " at " + u.sequence() + " after " + before);

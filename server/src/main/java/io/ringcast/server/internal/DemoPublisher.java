@@ -119,7 +119,7 @@ final class DemoPublisher implements AutoCloseable {
             byte[] bytes = new byte[value.readableBytes()];
             value.readBytes(bytes);
             value.release();
-            cluster.publish(paths[instrument], bytes, IGNORE_OUTCOME);
+            cluster.publish(paths[instrument], bytes, 0, 0, IGNORE_OUTCOME);
             return true;
         }
         long seq;

@@ -96,6 +96,7 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                 .put("conflatedUpdates", c.conflatedUpdates())
                 .put("configReloads", c.configReloads())
                 .put("configReloadsRefused", c.configReloadsRefused())
+                .put("republishesRecognised", c.republishesRecognised())
                 .put("demo", server.config.demo().enabled())
                 .put("inboundRingRemaining", server.inbound.remainingCapacity());
         if (server.cluster != null) {

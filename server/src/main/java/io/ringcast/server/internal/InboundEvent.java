@@ -29,6 +29,8 @@ final class InboundEvent {
      * it is; 0 for a publish this node sequences itself.
      */
     long fixedSequence;
+    /** A {@code REPUBLISH}: applied unless the publisher's ledger has its correlation id. */
+    boolean republish;
     String path;
     String[] segments;
     /** A retained slice of the publisher's frame; the sequencer releases it. */
@@ -41,6 +43,7 @@ final class InboundEvent {
         kind = NOOP;
         receivedNanos = 0;
         fixedSequence = 0;
+        republish = false;
         session = null;
         path = null;
         segments = null;

@@ -45,6 +45,8 @@ public final class ServerCounters {
             .build();
     /** WebSocket upgrades refused because the page's origin is not in {@code security.allowedOrigins}. */
     final LongAdder originRefusals = new LongAdder();
+    /** {@code REPUBLISH}es of publishes applied before: answered with their sequence, not applied again (single node). */
+    final LongAdder republishesRecognised = new LongAdder();
     /** {@code PING}s received from clients. */
     final LongAdder clientPings = new LongAdder();
     /** WebSocket pings the server sent to sessions silent for half the idle timeout. */
@@ -151,6 +153,10 @@ public final class ServerCounters {
 
     public long originRefusals() {
         return originRefusals.sum();
+    }
+
+    public long republishesRecognised() {
+        return republishesRecognised.sum();
     }
 
     public long clientPings() {

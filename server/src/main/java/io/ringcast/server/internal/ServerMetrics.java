@@ -72,6 +72,8 @@ final class ServerMetrics {
                 .register(registry);
         counter("ringcast_origin_refusals", "WebSocket upgrades refused: the page's origin is not allowed.", null,
                 c::originRefusals);
+        counter("ringcast_republishes_recognised", "Publishes sent again after a lost connection that were applied "
+                + "before: acked with their sequence, not applied twice.", null, c::republishesRecognised);
         counter("ringcast_client_pings", "PING messages received from clients.", null, c::clientPings);
         counter("ringcast_idle_pings", "WebSocket pings sent to sessions silent for half the idle timeout.", null,
                 c::idlePings);

@@ -47,6 +47,11 @@ public final class Session {
      * any of its commands, so the sequencer reads it after the inbound ring's hand-over.
      */
     Permissions permissions;
+    /**
+     * The client's publisher id from {@code HELLO} (0: none): with it, a {@code REPUBLISH} is
+     * applied once. Set before the welcome, so the sequencer reads it after the ring's hand-over.
+     */
+    long publisherId;
     final Set<Integer> openSubscriptionIds = new HashSet<>();
     String closeReason;
     /** Updates held back by conflation; null until the session first falls behind on a conflated topic. */
@@ -65,6 +70,8 @@ public final class Session {
      * client saw, so its first value goes to this session as a snapshot after a gap.
      */
     final Map<String, Long> resumeForMissingTopics = new HashMap<>();
+    /** The publisher's recent publishes, found on its first publish (a publisher id given); single node. */
+    PublisherLedgers.Ledger ledger;
     /** Marker the sequencer uses to visit a session once while matching (no per-match set). */
     long visitMark;
 

@@ -277,8 +277,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     private boolean decodeFrom(ByteBuf content) {
         while (content.isReadable() && !session.closing) {
             byte type = WireCodec.peekType(content);
-            boolean needsSlot = type == MessageType.PUBLISH || type == MessageType.SUBSCRIBE
-                    || type == MessageType.UNSUBSCRIBE;
+            boolean needsSlot = type == MessageType.PUBLISH || type == MessageType.REPUBLISH
+                    || type == MessageType.SUBSCRIBE || type == MessageType.UNSUBSCRIBE;
             if (needsSlot && session.welcomed) {
                 try {
                     claimed = inbound.tryNext();
@@ -333,7 +333,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     // ------------------------------------------------------------------ messages (MessageHandler)
 
     @Override
-    public void onHello(int version, String clientName, Credentials credentials) throws ProtocolException {
+    public void onHello(int version, String clientName, Credentials credentials, long publisherId)
+            throws ProtocolException {
         if (session.welcomed || authenticating) {
             throw new ProtocolException(ErrorCode.HANDSHAKE_REQUIRED, "second HELLO on session " + session);
         }
@@ -342,6 +343,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
                     + "; this server speaks version " + WireCodec.VERSION);
         }
         session.clientName = clientName;
+        session.publisherId = publisherId;
         if (!Authenticator.slow(credentials)) {
             authenticated(credentials);
             return;
@@ -446,6 +448,19 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     public void onPublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength)
             throws ProtocolException {
         requireWelcome(MessageType.PUBLISH);
+        publish(correlationId, topicPath, frame, valueIndex, valueLength, false);
+    }
+
+    @Override
+    public void onRepublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength)
+            throws ProtocolException {
+        requireWelcome(MessageType.REPUBLISH);
+        publish(correlationId, topicPath, frame, valueIndex, valueLength, true);
+    }
+
+    /** A publish, or with {@code republish} one sent again (applied once per publisher id and correlation id). */
+    private void publish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength,
+                         boolean republish) {
         String[] segments;
         try {
             segments = TopicPath.validate(topicPath, pathLimits);
@@ -481,7 +496,9 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             // the partition's owner sequences it, on whichever node; the claimed slot stays a NOOP
             byte[] value = new byte[valueLength];
             frame.getBytes(valueIndex, value);
-            server.cluster.publish(topicPath, value, (outcome, sequence) -> session.ctx.executor().execute(
+            // with a publisher id the owner recognises a publish sent again, whichever node it came through
+            server.cluster.publish(topicPath, value, session.publisherId, correlationId,
+                    (outcome, sequence) -> session.ctx.executor().execute(
                     () -> answerClusterPublish(correlationId, topicPath, outcome, sequence)));
             return;
         }
@@ -490,6 +507,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         e.path = topicPath;
         e.segments = segments;
         e.value = frame.retainedSlice(valueIndex, valueLength);
+        e.republish = republish;
     }
 
     @Override

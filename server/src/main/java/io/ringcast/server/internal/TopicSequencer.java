@@ -82,6 +82,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     // the frame being built for one session's subscribe reply
     private ByteBuf directed;
+    /** Each publisher's recent publishes, for {@code REPUBLISH}. */
+    private final PublisherLedgers ledgers = new PublisherLedgers();
     private Session directedTarget;
 
     TopicSequencer(RingBuffer<FanOutEvent> fanOut, FanOutPoller[] pollers, ByteBufAllocator alloc, int historyLength,
@@ -144,6 +146,17 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     // ------------------------------------------------------------------ publish
 
     private void publish(InboundEvent e) {
+        PublisherLedgers.Ledger ledger = e.fixedSequence == 0 ? ledgerOf(e.session) : null;
+        if (e.republish && ledger != null) {
+            long applied = ledger.sequenceOf(e.id);
+            if (applied != 0) {
+                // sent again after a lost connection, applied the first time: the same answer, once more
+                WireCodec.writePublishAck(directedRoom(e.session, WireCodec.HEADER_BYTES + 12), e.id, applied);
+                directedFlush();
+                counters.republishesRecognised.increment();
+                return;
+            }
+        }
         Topic topic = tree.get(e.path);
         boolean created = topic == null;
         if (created) {
@@ -158,6 +171,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         long seq;
         if (e.fixedSequence == 0) {
             seq = ++topic.sequence;
+            if (ledger != null) {
+                ledger.record(e.id, seq);
+            }
         } else if (e.fixedSequence <= topic.sequence) {
             return; // applied before (a node catching up may be sent an update twice)
         } else {
@@ -250,6 +266,17 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             }
             resettingSessions.clear();
         }
+    }
+
+    /** The ledger of the session's publisher, or null when its client gave no publisher id. */
+    private PublisherLedgers.Ledger ledgerOf(Session publisher) {
+        if (publisher == null || publisher.publisherId == 0) {
+            return null;
+        }
+        if (publisher.ledger == null) {
+            publisher.ledger = ledgers.of(publisher.publisherId);
+        }
+        return publisher.ledger;
     }
 
     /** A refused publish: the ERROR goes to the publisher in order with its acks. The value is released by the caller. */
