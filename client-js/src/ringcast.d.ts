@@ -62,7 +62,7 @@ export declare class RingcastError extends Error {
     /**
      * The protocol error name when the server sent an ERROR (or a local check applied the same
      * rule: `'INVALID_PATH'` for a bad publish path, `'VALUE_TOO_LARGE'` for a value over the
-     * server's frame limit), else null (connection lost, client closed, timeouts).
+     * server's frame limit), else null (client closed, subscription closed, connect timeout).
      */
     readonly code: ErrorCodeName | null;
     /** The WebSocket close code when known (e.g. 1008 after SLOW_CONSUMER, 1000 after close()), else 0. */
@@ -180,8 +180,9 @@ export interface ConnectOptions {
 /**
  * A client of one or more Ringcast servers. Keeps one connection, reconnects for ever with
  * backoff until `close()`, and on each new session re-sends its subscriptions with resume lists
- * (the server replays what was missed, or sends a snapshot after a gap). Listeners run in
- * WebSocket message events: keep them short.
+ * (the server replays what was missed, or sends a snapshot after a gap), then the publishes whose
+ * ack the last connection did not bring (applied once). Listeners run in WebSocket message
+ * events: keep them short.
  */
 export interface RingcastClient {
     /**
@@ -199,12 +200,14 @@ export interface RingcastClient {
     /**
      * Publishes a value (a string is sent as UTF-8). Resolves with the sequence the topic gave the
      * update. Publishes keep their call order; those made while disconnected go out on the next
-     * session. A Uint8Array or ArrayBuffer is not copied: leave it alone until the promise settles.
+     * session. A publish whose connection dropped before its ack is sent again first on the next
+     * session, with the client's publisher id and its correlation id (REPUBLISH), so the server
+     * applies it once; the promise then resolves with the sequence it got. A Uint8Array or
+     * ArrayBuffer is not copied: leave it alone until the promise settles.
      *
      * Rejects with a RingcastError: `code` `'INVALID_PATH'` for a bad path (at once, locally, or
      * from the server), `'VALUE_TOO_LARGE'` when the message exceeds the server's frame limit;
-     * `'connection lost before the ack'` (code null) when the connection dropped after sending
-     * (it may or may not have been applied); `'client closed'`.
+     * `'client closed'` (code null) when the client closed before the ack.
      */
     publish(topic: string, value: string | Uint8Array | ArrayBuffer): Promise<number>;
 

@@ -38,7 +38,7 @@ const MAX_BUFFERED_FRAMES = 2;
 const BACKPRESSURE_RETRY_MS = 10;
 
 const MessageType = Object.freeze({
-    HELLO: 0x01, SUBSCRIBE: 0x02, UNSUBSCRIBE: 0x03, PUBLISH: 0x04, PING: 0x05,
+    HELLO: 0x01, SUBSCRIBE: 0x02, UNSUBSCRIBE: 0x03, PUBLISH: 0x04, PING: 0x05, REPUBLISH: 0x06,
     WELCOME: 0x81, TOPIC: 0x82, SNAPSHOT: 0x83, UPDATE: 0x84, PUBLISH_ACK: 0x85,
     SUBSCRIBED: 0x86, ERROR: 0x87, PONG: 0x88,
 });
@@ -163,24 +163,37 @@ function checkStringField(utf8, what) {
 }
 
 /** Credentials kinds at the end of HELLO (docs/protocol.md, "Authentication"). */
+const CREDENTIALS_NONE = 0;
 const CREDENTIALS_PASSWORD = 1;
 const CREDENTIALS_TOKEN = 2;
 
-/** @param credentials undefined (anonymous), { principal, password } or { token } */
-function encodeHello(clientName, version = PROTOCOL_VERSION, credentials = undefined) {
+/**
+ * @param credentials undefined (anonymous), { principal, password } or { token }
+ * @param publisherId a BigInt (or Number) u64; 0 or undefined: none. With one, an anonymous HELLO
+ *   writes credentials kind 0 before it; without one and anonymous, HELLO ends after the name.
+ */
+function encodeHello(clientName, version = PROTOCOL_VERSION, credentials = undefined, publisherId = 0n) {
     const name = checkStringField(utf8Of(clientName), 'clientName');
-    if (!credentials) {
-        return new MessageWriter(MessageType.HELLO, 2 + 2 + name.length).u16(version).str(name).bytes;
+    const withPublisherId = publisherId !== undefined && publisherId !== null && BigInt(publisherId) !== 0n;
+    let kind = null;
+    let fields = [];
+    if (credentials && credentials.token !== undefined) {
+        kind = CREDENTIALS_TOKEN;
+        fields = [checkStringField(utf8Of(credentials.token), 'token')];
+    } else if (credentials) {
+        kind = CREDENTIALS_PASSWORD;
+        fields = [checkStringField(utf8Of(credentials.principal), 'principal'),
+            checkStringField(utf8Of(credentials.password), 'password')];
+    } else if (withPublisherId) {
+        kind = CREDENTIALS_NONE;
     }
-    if (credentials.token !== undefined) {
-        const token = checkStringField(utf8Of(credentials.token), 'token');
-        return new MessageWriter(MessageType.HELLO, 2 + 2 + name.length + 1 + 2 + token.length)
-            .u16(version).str(name).u8(CREDENTIALS_TOKEN).str(token).bytes;
-    }
-    const principal = checkStringField(utf8Of(credentials.principal), 'principal');
-    const password = checkStringField(utf8Of(credentials.password), 'password');
-    return new MessageWriter(MessageType.HELLO, 2 + 2 + name.length + 1 + 2 + principal.length + 2 + password.length)
-        .u16(version).str(name).u8(CREDENTIALS_PASSWORD).str(principal).str(password).bytes;
+    let body = 2 + 2 + name.length + (kind === null ? 0 : 1) + (withPublisherId ? 8 : 0);
+    for (const field of fields) body += 2 + field.length;
+    const w = new MessageWriter(MessageType.HELLO, body).u16(version).str(name);
+    if (kind !== null) w.u8(kind);
+    for (const field of fields) w.str(field);
+    if (withPublisherId) w.u64(publisherId);
+    return w.bytes;
 }
 
 /** @param resume array of [pathUtf8OrString, lastSequence] */
@@ -199,10 +212,18 @@ function encodeUnsubscribe(subscriptionId) {
 }
 
 function encodePublish(correlationId, topic, value) {
+    return encodePublishBody(MessageType.PUBLISH, correlationId, topic, value);
+}
+
+/** REPUBLISH: the body of PUBLISH, for a publish sent again with the correlation id it first had. */
+function encodeRepublish(correlationId, topic, value) {
+    return encodePublishBody(MessageType.REPUBLISH, correlationId, topic, value);
+}
+
+function encodePublishBody(type, correlationId, topic, value) {
     const path = checkStringField(utf8Of(topic), 'topic');
     const bytes = utf8Of(value);
-    return new MessageWriter(MessageType.PUBLISH, 4 + 2 + path.length + bytes.length)
-        .u32(correlationId).str(path).raw(bytes).bytes;
+    return new MessageWriter(type, 4 + 2 + path.length + bytes.length).u32(correlationId).str(path).raw(bytes).bytes;
 }
 
 function encodePing(nonce) {
@@ -670,12 +691,22 @@ class RingcastClient {
     #nextSubscriptionId = 1;
     /** path -> { path, segments, pathBytes, sequence, value, matches, matchesVersion }, for the client's life. */
     #topics = new Map();
-    /** Commands waiting for the next flush: publishes survive a lost connection, the rest is rebuilt. */
+    /**
+     * Commands waiting for the next flush: publishes ('publish') and publishes to send again
+     * ('republish') survive a lost connection, the rest is rebuilt.
+     */
     #outbox = [];
     #flushScheduled = false;
     /** Sent publishes by correlation id, in send order (Map keeps insertion order). */
     #unacked = new Map();
+    /** Correlation ids of the publishes waiting in #outbox to be sent again: never given to another. */
+    #sendAgainIds = new Set();
     #nextCorrelationId = FIRST_CORRELATION_ID;
+    /**
+     * Sent in HELLO on every connection: with it and correlation ids never reused, a publish whose
+     * connection was lost before its ack is sent again (REPUBLISH) and applied once.
+     */
+    #publisherId = newPublisherId();
     #stats = { updatesReceived: 0, duplicatesDropped: 0, reconnects: 0, deltasApplied: 0 };
 
     constructor(urls, options) {
@@ -807,9 +838,10 @@ class RingcastClient {
             this.#connection = null;
             try { c.ws.close(CLOSE_NORMAL, 'client closed'); } catch { /* already closing */ }
         }
-        this.#failUnacked(error);
-        for (const cmd of this.#outbox) if (cmd.kind === 'publish') cmd.request.reject(error);
+        for (const request of this.#takeUnacked()) request.reject(error);
+        for (const cmd of this.#outbox) if (isPublishCommand(cmd)) cmd.request.reject(error);
         this.#outbox = [];
+        this.#sendAgainIds.clear();
         for (const s of this.#subscriptions.values()) s._abandon(error);
         this.#subscriptions.clear();
         this.#subscriptionsVersion++;
@@ -853,7 +885,8 @@ class RingcastClient {
         ws.onopen = () => {
             if (c.ended) return;
             // HELLO alone; nothing else until WELCOME
-            this.#send(c, encodeHello(this.#options.clientName, PROTOCOL_VERSION, this.#options.credentials));
+            this.#send(c, encodeHello(this.#options.clientName, PROTOCOL_VERSION, this.#options.credentials,
+                this.#publisherId));
         };
         ws.onmessage = (event) => this.#onFrame(c, event.data);
         ws.onerror = (event) => {
@@ -886,9 +919,15 @@ class RingcastClient {
         if (this.#connection === c) this.#connection = null;
         const error = this.#describeEnd(c, closeCode, closeReason);
         if (c.welcomed) {
-            this.#failUnacked(new RingcastError('connection lost before the ack', null, error.closeCode, { cause: error }));
-            // what was waiting is rebuilt on the next session; only publishes carry over
-            this.#outbox = this.#outbox.filter((cmd) => cmd.kind === 'publish');
+            // sent and not acked, so maybe applied: sent again first on the next session, with the
+            // same correlation id, for the server to apply once; the rest of what was waiting is
+            // rebuilt there, only publishes carry over
+            const sendAgain = this.#takeUnacked().map((request) => ({ kind: 'republish', request }));
+            for (const { request } of sendAgain) this.#sendAgainIds.add(request.correlationId);
+            // all sent again before any first sent (those a minority node refused come first among
+            // these), each kind in the order it had
+            this.#outbox = [...sendAgain, ...this.#outbox.filter((cmd) => cmd.kind === 'republish'),
+                ...this.#outbox.filter((cmd) => cmd.kind === 'publish')];
             if (c.fatalCode !== null) for (const s of [...this.#subscriptions.values()]) s._notifyError(error);
             this.#setState('reconnecting', error.message, error.closeCode);
         }
@@ -1019,10 +1058,11 @@ class RingcastClient {
         this.#everConnected = true;
         if (wasConnected) this.#stats.reconnects++;
         // every open subscription first (in the order they were made, resume lists built at send
-        // time), then the publishes that waited, keeping their order
+        // time), then the publishes that waited, keeping their order: those sent again (put first
+        // when the last session ended), those a minority node refused, then those made meanwhile
         const resend = [...this.#subscriptions.values()].sort((a, b) => a.id - b.id)
             .map((subscription) => ({ kind: 'subscribe', subscription }));
-        this.#outbox = [...resend, ...this.#outbox.filter((cmd) => cmd.kind === 'publish')];
+        this.#outbox = [...resend, ...this.#outbox.filter(isPublishCommand)];
         this.#flush();
         if (m.idleTimeoutMs > 0) {
             c.pingIntervalMs = Math.max(1, Math.min(Math.floor(m.idleTimeoutMs / 3), this.#options.maxPingIntervalMs));
@@ -1059,8 +1099,10 @@ class RingcastClient {
                 request.minorityRefusals = (request.minorityRefusals ?? 0) + (name === 'NO_MAJORITY' ? 1 : 0);
                 if (name === 'NO_MAJORITY' && request.minorityRefusals < this.#urls.length) {
                     // a cluster node on the minority side of a split applied nothing: send it again
-                    // through the next address, once this node has answered the others
-                    this.#outbox.unshift({ kind: 'publish', request });
+                    // through the next address, once this node has answered the others; as REPUBLISH
+                    // with its id, since an earlier send on a lost connection may have been applied
+                    this.#sendAgainIds.add(request.correlationId);
+                    this.#outbox.unshift({ kind: 'republish', request });
                     c.leavingMinority = true;
                     this.#leaveMinorityNodeOnceAnswered(c);
                     return;
@@ -1188,7 +1230,8 @@ class RingcastClient {
                 return;
             }
             // about a frame's worth at a time, taken off the outbox before sending: a failed send
-            // ends the connection, which keeps only the publishes still in the outbox
+            // ends the connection, which keeps the publishes still in the outbox and sends those
+            // taken (unacked by then, sent or not) again on the next session
             const messages = [];
             let bytes = 0;
             let taken = 0;
@@ -1216,8 +1259,19 @@ class RingcastClient {
                     return null;
                 }
                 const id = this.#nextCorrelation();
+                request.correlationId = id;
                 this.#unacked.set(id, request);
                 return encodePublish(id, request.pathBytes, request.value);
+            }
+            case 'republish': {
+                const request = cmd.request;
+                this.#sendAgainIds.delete(request.correlationId);
+                if (request.messageBytes > maxFrameBytes) {
+                    request.reject(this.#tooLarge(request, maxFrameBytes));
+                    return null;
+                }
+                this.#unacked.set(request.correlationId, request);
+                return encodeRepublish(request.correlationId, request.pathBytes, request.value);
             }
         }
         return null;
@@ -1256,7 +1310,7 @@ class RingcastClient {
         do {
             id = this.#nextCorrelationId;
             this.#nextCorrelationId = id === LAST_CORRELATION_ID ? FIRST_CORRELATION_ID : id + 1;
-        } while (this.#unacked.has(id)); // only after a wrap, with 2^30 ids to go round
+        } while (this.#unacked.has(id) || this.#sendAgainIds.has(id)); // only after a wrap, with 2^30 ids to go round
         return id;
     }
 
@@ -1277,10 +1331,11 @@ class RingcastClient {
         return true;
     }
 
-    #failUnacked(error) {
+    /** The publishes sent and not acked, in the order they were sent; none are left unacked. */
+    #takeUnacked() {
         const lost = [...this.#unacked.values()];
         this.#unacked.clear();
-        for (const request of lost) request.reject(error);
+        return lost;
     }
 
     // -------------------------------------------------------------------- liveness
@@ -1336,6 +1391,27 @@ class RingcastClient {
     }
 }
 
+/** Whether an outbox command is a publish, first sent or sent again: those outlive a connection. */
+function isPublishCommand(cmd) {
+    return cmd.kind === 'publish' || cmd.kind === 'republish';
+}
+
+/**
+ * A random non-zero u64 (a BigInt), from the platform's cryptographic random source; on a runtime
+ * without Web Crypto as a global (Node 18), from Math.random: the id needs to be unique, not secret.
+ */
+function newPublisherId() {
+    const id = new BigUint64Array(1);
+    do {
+        if (globalThis.crypto?.getRandomValues) {
+            globalThis.crypto.getRandomValues(id);
+        } else {
+            id[0] = (BigInt(Math.floor(Math.random() * 2 ** 32)) << 32n) | BigInt(Math.floor(Math.random() * 2 ** 32));
+        }
+    } while (id[0] === 0n);
+    return id[0];
+}
+
 /** Cuts a string to at most `maxBytes` UTF-8 bytes (WebSocket close reasons allow 123). */
 function utf8Clip(text, maxBytes) {
     while (utf8Encoder.encode(text).length > maxBytes) text = text.slice(0, -1);
@@ -1365,7 +1441,7 @@ export async function connect(urlOrUrls, options = {}) {
 /** Internals for the tests. Not public API: may change in any release. */
 export const internals = Object.freeze({
     MessageType, Flags, HEADER_BYTES, MAX_PATH_BYTES, MAX_PATH_DEPTH,
-    encodeHello, encodeSubscribe, encodeUnsubscribe, encodePublish, encodePing,
+    encodeHello, encodeSubscribe, encodeUnsubscribe, encodePublish, encodeRepublish, encodePing,
     decodeFrame, packFrames, ProtocolError,
     validatePath, parseSelector, matches, segmentsMatch,
 });

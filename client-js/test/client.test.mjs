@@ -50,13 +50,25 @@ function clientMessages(frame) {
         const str = () => { const n = v.getUint16(q); const s = dec.decode(frame.subarray(q + 2, q + 2 + n)); q += 2 + n; return s; };
         const u32 = () => { q += 4; return v.getUint32(q - 4); };
         const u64 = () => { q += 8; return Number(v.getBigUint64(q - 8)); };
-        if (type === MessageType.HELLO) out.push({ type: 'HELLO', version: v.getUint16(q), name: (q += 2, str()) });
+        if (type === MessageType.HELLO) {
+            const hello = { type: 'HELLO', version: v.getUint16(q), name: (q += 2, str()) };
+            if (q < end) {
+                hello.credentialsKind = frame[q++];
+                if (hello.credentialsKind === 1) { hello.principal = str(); hello.password = str(); }
+                if (hello.credentialsKind === 2) hello.token = str();
+            }
+            if (q + 8 <= end) hello.publisherId = v.getBigUint64(q); // a BigInt: all 64 bits
+            out.push(hello);
+        }
         else if (type === MessageType.SUBSCRIBE) {
             const id = u32(); const selector = str(); const n = u32(); const resume = [];
             for (let i = 0; i < n; i++) resume.push([str(), u64()]);
             out.push({ type: 'SUBSCRIBE', id, selector, resume });
         } else if (type === MessageType.UNSUBSCRIBE) out.push({ type: 'UNSUBSCRIBE', id: u32() });
-        else if (type === MessageType.PUBLISH) { const corr = u32(); const topic = str(); out.push({ type: 'PUBLISH', corr, topic, value: dec.decode(frame.subarray(q, end)) }); }
+        else if (type === MessageType.PUBLISH || type === MessageType.REPUBLISH) {
+            const corr = u32(); const topic = str();
+            out.push({ type: type === MessageType.PUBLISH ? 'PUBLISH' : 'REPUBLISH', corr, topic, value: dec.decode(frame.subarray(q, end)) });
+        }
         else if (type === MessageType.PING) out.push({ type: 'PING' });
         p = end;
     }
@@ -102,6 +114,17 @@ const clients = [];
 after(() => clients.forEach((c) => c.close()));
 
 /** A client connected to a fake server whose WELCOME says `welcome`. */
+/** A client given two node URLs, in session with the first. */
+async function connectedToTwoNodes() {
+    const { FakeWebSocket, sockets } = fakeWebSocketClass();
+    const pending = connect(['ws://a/ws', 'ws://b/ws'], { WebSocket: FakeWebSocket, minReconnectDelayMs: 1, maxReconnectDelayMs: 2 });
+    await until(() => sockets[0]?.frames.length === 1);
+    sockets[0].push(S.welcome('s-1'));
+    const client = await pending;
+    clients.push(client);
+    return { client, sockets };
+}
+
 async function connected(options = {}, welcome = S.welcome('s-1')) {
     const { FakeWebSocket, sockets } = fakeWebSocketClass();
     const pending = connect('ws://fake/ws', { WebSocket: FakeWebSocket, minReconnectDelayMs: 1, maxReconnectDelayMs: 2, ...options });
@@ -114,10 +137,15 @@ async function connected(options = {}, welcome = S.welcome('s-1')) {
 
 // ---------------------------------------------------------------- tests
 
-test('handshake: HELLO alone first, then WELCOME connects', async () => {
+test('handshake: HELLO alone first, with a publisher id, then WELCOME connects', async () => {
     const states = [];
     const { client, sockets } = await connected({ clientName: 'demo1', onStateChange: (e) => states.push(e) });
-    assert.deepEqual(sockets[0].received(), [{ type: 'HELLO', version: 1, name: 'demo1' }]);
+    const [hello, ...rest] = sockets[0].received();
+    assert.deepEqual(rest, []);
+    const { publisherId, ...fields } = hello;
+    assert.deepEqual(fields, { type: 'HELLO', version: 1, name: 'demo1', credentialsKind: 0 }, 'anonymous: kind 0 before the id');
+    assert.equal(typeof publisherId, 'bigint');
+    assert.notEqual(publisherId, 0n);
     assert.equal(client.state, 'connected');
     assert.equal(client.sessionId, 's-1');
     assert.equal(client.url, 'ws://fake/ws');
@@ -212,39 +240,136 @@ test('deltas are applied; a bad delta is never delivered, ends the connection an
     client.close();
 });
 
-test('reconnect: unacked publishes fail, waiting ones go out next session, confirmed ones resume', async () => {
+/** Settles into `outcome` ('pending', ['resolved', value] or ['rejected', error]) for checks that must not wait. */
+function watch(promise) {
+    const w = { outcome: 'pending' };
+    promise.then((v) => { w.outcome = ['resolved', v]; }, (e) => { w.outcome = ['rejected', e]; });
+    return w;
+}
+
+test('reconnect: an unacked publish goes again as REPUBLISH with its correlation id, after the subscriptions (confirmed ones resume), before the waiting ones', async () => {
     const states = [];
     const { client, sockets } = await connected({ onStateChange: (e) => states.push(e.state) });
     const sub = client.subscribe('t/+', () => {});
     client.subscribe('u', () => {}); // never confirmed before the drop
     const sent = client.publish('t/a', 'one');
+    const sentState = watch(sent);
     await tick();
+    const [first] = sockets[0].received().filter((m) => m.type === 'PUBLISH');
     sockets[0].push(S.topic(1, 't/a'), S.snapshot(sub.id, 1, 7, 0, 'x'), S.subscribed(sub.id, 1));
     sockets[0].push(S.error(8, 0, 'too slow'));
-    sockets[0].drop(1008);
-    await assert.rejects(sent, (e) => e instanceof RingcastError && e.message === 'connection lost before the ack' && e.code === null);
+    sockets[0].drop(1008); // before the ack: it may or may not have been applied
     const waiting = client.publish('t/b', 'two');
     await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    assert.equal(sentState.outcome, 'pending', 'a lost connection does not fail it');
+    const [hello0] = sockets[0].received();
+    const [hello1] = sockets[1].received();
+    assert.equal(hello1.publisherId, hello0.publisherId, 'the same publisher id on every connection');
     sockets[1].push(S.welcome('s-2'));
     await tick();
     const msgs = sockets[1].received();
-    assert.deepEqual(msgs.map((m) => m.type), ['HELLO', 'SUBSCRIBE', 'SUBSCRIBE', 'PUBLISH']);
+    assert.deepEqual(msgs.map((m) => m.type), ['HELLO', 'SUBSCRIBE', 'SUBSCRIBE', 'REPUBLISH', 'PUBLISH']);
     assert.deepEqual(msgs[1].resume, [['t/a', 7]]);
     assert.deepEqual(msgs[2].resume, [], 'never confirmed: no resume list');
     assert.equal(msgs[2].selector, 'u');
-    sockets[1].push(S.ack(msgs[3].corr, 1));
+    assert.deepEqual(msgs[3], { type: 'REPUBLISH', corr: first.corr, topic: 't/a', value: 'one' });
+    assert.equal(msgs[4].topic, 't/b');
+    assert.notEqual(msgs[4].corr, first.corr);
+    // the server had applied it before the drop: it acks with the sequence it got then
+    sockets[1].push(S.ack(msgs[3].corr, 8), S.ack(msgs[4].corr, 1));
+    assert.equal(await sent, 8);
     assert.equal(await waiting, 1);
     assert.deepEqual(states, ['connected', 'reconnecting', 'connected']);
     client.close();
 });
 
+test('publishes sent again keep their ids and send order across several lost connections', async () => {
+    const { client, sockets } = await connected();
+    const a = client.publish('p/a', 'a');
+    const b = client.publish('p/b', 'b');
+    await tick();
+    const [pa, pb] = sockets[0].received().slice(1);
+    sockets[0].push(S.ack(pa.corr, 1)); // only the first is acked
+    assert.equal(await a, 1);
+    sockets[0].drop();
+    const c = client.publish('p/c', 'c');
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    sockets[1].push(S.welcome('s-2'));
+    await tick();
+    const [rb, pc] = sockets[1].received().slice(1);
+    assert.deepEqual([rb.type, rb.corr, rb.topic], ['REPUBLISH', pb.corr, 'p/b']);
+    assert.deepEqual([pc.type, pc.topic], ['PUBLISH', 'p/c']);
+    sockets[1].drop(); // neither acked: both go again, as sent, oldest first
+    await until(() => sockets.length === 3 && sockets[2].frames.length === 1);
+    assert.equal(sockets[2].received()[0].publisherId, sockets[0].received()[0].publisherId);
+    sockets[2].push(S.welcome('s-3'));
+    await tick();
+    assert.deepEqual(sockets[2].received().slice(1).map((m) => [m.type, m.corr, m.topic]),
+        [['REPUBLISH', pb.corr, 'p/b'], ['REPUBLISH', pc.corr, 'p/c']]);
+    sockets[2].push(S.ack(pb.corr, 2), S.ack(pc.corr, 3));
+    assert.deepEqual(await Promise.all([b, c]), [2, 3]);
+    client.close();
+});
+
+test('after a lost connection: sent-again publishes, then those a minority node refused, then waiting ones', async () => {
+    const { client, sockets } = await connectedToTwoNodes();
+    const sub = client.subscribe('t/#', () => {});
+    const refused = client.publish('t/a', 'one');
+    const unacked = client.publish('t/b', 'two');
+    await tick();
+    const [, p1, p2] = sockets[0].received().slice(1);
+    sockets[0].push(S.subscribed(sub.id, 0), S.error(28, p1.corr, 'node-5 is on the minority side of a split'));
+    const later = client.publish('t/c', 'three'); // held: this node is being left
+    await tick();
+    sockets[0].drop(); // before t/b's ack
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    sockets[1].push(S.welcome('s-2'));
+    await tick();
+    const msgs = sockets[1].received().slice(1);
+    assert.deepEqual(msgs.map((m) => [m.type, m.topic ?? m.selector]),
+        [['SUBSCRIBE', 't/#'], ['REPUBLISH', 't/b'], ['REPUBLISH', 't/a'], ['PUBLISH', 't/c']]);
+    assert.equal(msgs[1].corr, p2.corr, 'sent again with the id it had');
+    assert.equal(msgs[2].corr, p1.corr, 'the minority node applied nothing, but an earlier send might have');
+    assert.equal(new Set(msgs.slice(1).map((m) => m.corr)).size, 3, 'no correlation id given twice');
+    sockets[1].push(S.ack(msgs[1].corr, 4), S.ack(msgs[2].corr, 5), S.ack(msgs[3].corr, 6));
+    assert.deepEqual(await Promise.all([unacked, refused, later]), [4, 5, 6]);
+    client.close();
+});
+
+test('a publish sent again that no longer fits the new server\'s frame limit fails with VALUE_TOO_LARGE', async () => {
+    const { client, sockets } = await connected();
+    const big = client.publish('t/a', 'x'.repeat(80));
+    await tick();
+    sockets[0].drop();
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    sockets[1].push(S.welcome('s-2', 64));
+    await assert.rejects(big, (e) => e instanceof RingcastError && e.code === 'VALUE_TOO_LARGE');
+    assert.deepEqual(sockets[1].received().map((m) => m.type), ['HELLO']);
+    client.close();
+});
+
+test('close() rejects a publish waiting to be sent again, and one sent again and not yet acked', async () => {
+    const { client, sockets } = await connected();
+    const waits = client.publish('t/a', 'one');
+    await tick();
+    sockets[0].drop(); // before the ack: kept to be sent again
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1); // no WELCOME yet
+    client.close();
+    await assert.rejects(waits, (e) => e instanceof RingcastError && e.message === 'client closed' && e.closeCode === 1000);
+
+    const second = await connected();
+    const resent = second.client.publish('t/a', 'one');
+    await tick();
+    second.sockets[0].drop();
+    await until(() => second.sockets.length === 2 && second.sockets[1].frames.length === 1);
+    second.sockets[1].push(S.welcome('s-2'));
+    await until(() => second.sockets[1].received().some((m) => m.type === 'REPUBLISH'));
+    second.client.close();
+    await assert.rejects(resent, (e) => e instanceof RingcastError && e.message === 'client closed' && e.closeCode === 1000);
+});
+
 test('a publish a cluster node refuses with NO_MAJORITY goes again through the next address', async () => {
-    const { FakeWebSocket, sockets } = fakeWebSocketClass();
-    const pending = connect(['ws://a/ws', 'ws://b/ws'], { WebSocket: FakeWebSocket, minReconnectDelayMs: 1, maxReconnectDelayMs: 2 });
-    await until(() => sockets[0]?.frames.length === 1);
-    sockets[0].push(S.welcome('s-1'));
-    const client = await pending;
-    clients.push(client);
+    const { client, sockets } = await connectedToTwoNodes();
     const refused = client.publish('t/a', 'one');
     const acked = client.publish('t/b', 'two');
     await tick();
@@ -260,9 +385,11 @@ test('a publish a cluster node refuses with NO_MAJORITY goes again through the n
     await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
     assert.equal(sockets[1].url, 'ws://b/ws');
     sockets[1].push(S.welcome('s-2'));
-    await until(() => sockets[1].received().filter((m) => m.type === 'PUBLISH').length === 2);
-    const again = sockets[1].received().filter((m) => m.type === 'PUBLISH');
-    assert.deepEqual(again.map((m) => m.topic), ['t/a', 't/c'], 'the refused one first, then the held one');
+    await until(() => sockets[1].received().filter((m) => m.type === 'PUBLISH' || m.type === 'REPUBLISH').length === 2);
+    const again = sockets[1].received().filter((m) => m.type === 'PUBLISH' || m.type === 'REPUBLISH');
+    assert.deepEqual(again.map((m) => [m.type, m.topic]), [['REPUBLISH', 't/a'], ['PUBLISH', 't/c']],
+        'the refused one first, with its id (an earlier send may have been applied), then the held one');
+    assert.equal(again[0].corr, p1.corr);
     sockets[1].push(S.ack(again[0].corr, 7), S.ack(again[1].corr, 1));
     assert.equal(await refused, 7);
     assert.equal(await later, 1);

@@ -1,10 +1,11 @@
 // The codec against the example of docs/protocol.md, selector matching, and local path checks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { internals, UpdateKind, ErrorCode, RingcastError } from '../src/ringcast.js';
 
-const { encodeHello, encodeSubscribe, encodeUnsubscribe, encodePublish, encodePing, decodeFrame, packFrames,
-    ProtocolError, validatePath, parseSelector, matches } = internals;
+const { encodeHello, encodeSubscribe, encodeUnsubscribe, encodePublish, encodeRepublish, encodePing, decodeFrame,
+    packFrames, ProtocolError, validatePath, parseSelector, matches } = internals;
 
 /** Hex as written in docs/protocol.md: fields separated by spaces, strings in double quotes. */
 function doc(text) {
@@ -16,6 +17,23 @@ function doc(text) {
     return Uint8Array.from(bytes);
 }
 
+/**
+ * The frames of a golden file of the protocol module (its README: `C->S` / `S->C` starts a frame,
+ * hex bytes, `"text"`, `#` starts a comment unless quoted), each read with `doc`.
+ */
+function golden(name) {
+    const file = readFileSync(new URL(`../../protocol/src/test/resources/golden/${name}`, import.meta.url), 'utf8');
+    const frames = [];
+    for (const token of file.match(/"[^"\n]*"|#[^\n]*|[^\s"#]+/g) ?? []) {
+        if (token.startsWith('#')) continue;
+        if (token === 'C->S' || token === 'S->C') frames.push([]);
+        else if (frames.length === 0) throw new Error(`${name}: bytes before the first C->S or S->C`);
+        else if (token.startsWith('"') || /^(?:[0-9A-Fa-f]{2})+$/.test(token)) frames.at(-1).push(token);
+        else throw new Error(`${name}: '${token}' is neither hex bytes, a quoted string nor a direction marker`);
+    }
+    return frames.map((tokens) => doc(tokens.join(' ')));
+}
+
 const text = (bytes) => new TextDecoder().decode(bytes);
 
 test('HELLO, SUBSCRIBE and PUBLISH encode as in the doc example', () => {
@@ -24,6 +42,50 @@ test('HELLO, SUBSCRIBE and PUBLISH encode as in the doc example', () => {
     assert.deepEqual(encodePublish(1, 'fx/EURUSD', '1.0843'), doc('04 00000015 00000001 0009 "fx/EURUSD" "1.0843"'));
     assert.deepEqual(encodePublish(1, 'fx/EURUSD', new TextEncoder().encode('1.0843')),
         doc('04 00000015 00000001 0009 "fx/EURUSD" "1.0843"'));
+});
+
+test('client-to-server messages encode exactly as the golden frames', () => {
+    assert.deepEqual(golden('hello.hex'), [encodeHello('ringcli')]);
+    assert.deepEqual(golden('subscribe.hex'),
+        [encodeSubscribe(2, 'fx/+/bid', [['fx/EURUSD/bid', 42], ['fx/GBPUSD/bid', 7]])]);
+    assert.deepEqual(golden('unsubscribe.hex'), [encodeUnsubscribe(2)]);
+    assert.deepEqual(golden('publish.hex'), [encodePublish(5, 'fx/EURUSD', Uint8Array.of(0x00, 0xFF, 0x10))]);
+    assert.deepEqual(golden('ping.hex'), [encodePing(0x0123456789ABCDEFn)]);
+});
+
+test('REPUBLISH encodes exactly as its golden frame: the body of PUBLISH, type 0x06', () => {
+    const [frame] = golden('republish.hex');
+    assert.deepEqual(encodeRepublish(5, 'fx/EURUSD', Uint8Array.of(0x00, 0xFF, 0x10)), frame);
+    assert.equal(frame[0], 0x06);
+    assert.deepEqual(encodeRepublish(5, 'fx/EURUSD', Uint8Array.of(0x00, 0xFF, 0x10)).subarray(1),
+        encodePublish(5, 'fx/EURUSD', Uint8Array.of(0x00, 0xFF, 0x10)).subarray(1));
+    assert.deepEqual(encodeRepublish(1, 'fx/EURUSD', '1.0843'), doc('06 00000015 00000001 0009 "fx/EURUSD" "1.0843"'));
+});
+
+test('HELLO without a publisher id is unchanged: anonymous ends after the name, credentials as before', () => {
+    assert.deepEqual(encodeHello('demo1', 1, undefined, 0n), doc('01 00000009 0001 0005 "demo1"'));
+    assert.deepEqual(encodeHello('demo1', 1, undefined, undefined), doc('01 00000009 0001 0005 "demo1"'));
+    assert.deepEqual(encodeHello('c', 1, { token: 'tk' }), doc('01 0000000A 0001 0001 "c" 02 0002 "tk"'));
+    assert.deepEqual(encodeHello('c', 1, { principal: 'al', password: 'pw' }),
+        doc('01 0000000E 0001 0001 "c" 01 0002 "al" 0002 "pw"'));
+});
+
+test('HELLO with a publisher id: after the credentials, kind 0 for an anonymous client, then 8 bytes', () => {
+    const id = 0x8877665544332211n; // above 2^63: a u64, the same bytes as Java's negative long
+    assert.deepEqual(encodeHello('demo1', 1, undefined, id),
+        doc('01 00000012 0001 0005 "demo1" 00 8877665544332211'));
+    assert.deepEqual(encodeHello('c', 1, { token: 'tk' }, 5n), doc('01 00000012 0001 0001 "c" 02 0002 "tk" 0000000000000005'));
+    assert.deepEqual(encodeHello('c', 1, { principal: 'al', password: 'pw' }, 1),
+        doc('01 00000016 0001 0001 "c" 01 0002 "al" 0002 "pw" 0000000000000001'));
+    // read back field by field, as the server does
+    const hello = encodeHello('demo1', 1, undefined, id);
+    const v = new DataView(hello.buffer, hello.byteOffset, hello.byteLength);
+    assert.equal(v.getUint32(1), hello.length - 5, 'body length');
+    assert.equal(v.getUint16(5), 1);
+    assert.equal(text(hello.subarray(9, 9 + v.getUint16(7))), 'demo1');
+    assert.equal(hello[14], 0, 'credentials kind 0: anonymous');
+    assert.equal(v.getBigUint64(15), id);
+    assert.equal(hello.length, 23);
 });
 
 test('SUBSCRIBE with a resume list, UNSUBSCRIBE, PING', () => {

@@ -206,7 +206,8 @@ final class ClientSession {
             sendRepublish(p);
         }
         while ((p = retryElsewhere.poll()) != null) {
-            sendPublish(p);
+            // with its id: an earlier send on a lost connection may have been applied
+            sendRepublish(p);
         }
         while ((p = waitingPublishes.poll()) != null) {
             sendPublish(p);
