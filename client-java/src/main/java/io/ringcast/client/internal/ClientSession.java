@@ -483,10 +483,7 @@ final class ClientSession {
     }
 
     private void sendPublish(PublishRequest p) {
-        int maxFrameBytes = frames.maxFrameBytes();
-        if (p.messageBytes > maxFrameBytes) {
-            p.fail(new RingcastException("publish to '" + p.topic + "' takes " + p.messageBytes
-                    + " bytes, more than the server's frame limit of " + maxFrameBytes, ErrorCode.VALUE_TOO_LARGE, 0));
+        if (failsUnlessItFits(p)) {
             return;
         }
         int id = nextCorrelationId();
@@ -494,6 +491,17 @@ final class ClientSession {
         p.sendOrder = sendOrder++;
         unacked.put(unackedKey(id), p);
         WireCodec.writePublish(frames.reserve(p.messageBytes), id, p.topic, p.value);
+    }
+
+    /** Fails the publish with {@code VALUE_TOO_LARGE} when it exceeds this server's frame limit; whether it did. */
+    private boolean failsUnlessItFits(PublishRequest p) {
+        int maxFrameBytes = frames.maxFrameBytes();
+        if (p.messageBytes <= maxFrameBytes) {
+            return false;
+        }
+        p.fail(new RingcastException("publish to '" + p.topic + "' takes " + p.messageBytes
+                + " bytes, more than the server's frame limit of " + maxFrameBytes, ErrorCode.VALUE_TOO_LARGE, 0));
+        return true;
     }
 
     private int nextCorrelationId() {
@@ -525,10 +533,7 @@ final class ClientSession {
 
     /** A publish sent before whose ack never came, with the correlation id it had, as {@code REPUBLISH}. */
     private void sendRepublish(PublishRequest p) {
-        if (p.messageBytes > frames.maxFrameBytes()) {
-            p.fail(new RingcastException("publish to '" + p.topic + "' takes " + p.messageBytes
-                    + " bytes, more than the server's frame limit of " + frames.maxFrameBytes(),
-                    ErrorCode.VALUE_TOO_LARGE, 0));
+        if (failsUnlessItFits(p)) {
             return;
         }
         unacked.put(unackedKey(p.correlationId), p);
