@@ -36,7 +36,7 @@ class BadInputTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = TestServers.start("limits:\n  maxFrameBytes: " + MAX_FRAME_BYTES + "\n  handshakeTimeoutMs: 500\n"
+        server = TestServers.start("limits:\n  maxFrameBytes: " + MAX_FRAME_BYTES + "\n  handshakeTimeoutMs: 2000\n"
                 + "  maxPathBytes: 128\n  maxPathDepth: 4\n  maxSubscriptionsPerSession: 3\n");
     }
 
