@@ -44,7 +44,7 @@ start() {
       echo "node-$n is running already (pid $(cat "$dir/node-$n.pid"))"
       continue
     fi
-    java "-Xmx$heap" -jar "$jar" --config "$config_dir/node-$n.yaml" > "$dir/node-$n.log" 2>&1 &
+    java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError -jar "$jar" --config "$config_dir/node-$n.yaml" > "$dir/node-$n.log" 2>&1 &
     echo $! > "$dir/node-$n.pid"
     if [ "$n" = 1 ]; then
       # the others join node-1's view at once instead of all waiting for a coordinator

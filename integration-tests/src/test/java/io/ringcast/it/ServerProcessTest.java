@@ -31,10 +31,22 @@ class ServerProcessTest {
     static final Pattern LISTENING = Pattern.compile("Ringcast listening on ws://[^/]+:(\\d+)/ws");
 
     private static Process launch(Path workDir, String... args) throws Exception {
+        return launch(workDir, List.of(), args);
+    }
+
+    /** The jar with {@code jvmArgs} in front of {@code -jar}, as the README's command gives them. */
+    private static Process launch(Path workDir, List<String> jvmArgs, String... args) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new java.util.ArrayList<>(List.of(java, "-jar", JAR.toAbsolutePath().toString()));
+        List<String> cmd = new java.util.ArrayList<>(List.of(java));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-jar", JAR.toAbsolutePath().toString()));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true).start();
+    }
+
+    private static String awaitPort(List<String> out) {
+        return Await.value(() -> out.stream().map(LISTENING::matcher).filter(Matcher::find)
+                .map(m -> m.group(1)).findFirst().orElse(null), () -> "the listening line: " + out);
     }
 
     private static List<String> collect(Process p) {
@@ -97,6 +109,87 @@ class ServerProcessTest {
         p.toHandle().destroy(); // SIGTERM; Process.destroy() would also close our end of its output
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("stopped within 30 s of SIGTERM").isTrue();
         Await.until(() -> out.stream().anyMatch(l -> l.contains("Ringcast node stopped")), "the stop line (exit " + p.exitValue() + "): " + out);
+        assertThat(p.exitValue()).as("exit status after SIGTERM and a clean stop (a systemd unit's success)").isZero();
         assertThat(out).noneMatch(l -> l.contains("Exception"));
+    }
+
+    @Test
+    void aPortInUseIsNamedAndTheStartFails(@TempDir Path dir) throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Path cfg = dir.resolve("node.yaml");
+            Files.writeString(cfg, "server:\n  host: 127.0.0.1\n  port: " + taken.getLocalPort() + "\n");
+            Process p = launch(dir, "--config", cfg.toString());
+            List<String> out = collect(p);
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isEqualTo(1);
+            Await.until(() -> String.join("\n", out).contains("cannot listen on 127.0.0.1:" + taken.getLocalPort()),
+                    "the message naming the port");
+        }
+    }
+
+    /**
+     * The unread-PONG flood against the real process, with a small heap and the README's JVM flags: it
+     * either keeps serving (health answers, a new session is welcomed) or ends with a non-zero status;
+     * never alive and deaf.
+     */
+    @Test
+    void aPongFloodLeavesTheNodeServingOrEndsItNeverHalfDead(@TempDir Path dir) throws Exception {
+        Path cfg = dir.resolve("node.yaml");
+        Files.writeString(cfg, "server:\n  host: 127.0.0.1\n  port: 0\nsession:\n  idleTimeoutMs: 2000\n"
+                + "security:\n" + TestServers.OPEN_TO_ANONYMOUS);
+        Process p = launch(dir, List.of("-Xmx96m", "-XX:+ExitOnOutOfMemoryError"), "--config", cfg.toString());
+        List<String> out = collect(p);
+        String port = awaitPort(out);
+        String url = "ws://127.0.0.1:" + port + "/ws";
+        List<WireSocket> flooders = new java.util.ArrayList<>();
+        List<Thread> floods = new java.util.ArrayList<>();
+        try {
+            for (int s = 0; s < 8 && p.isAlive(); s++) {
+                WireSocket flooder;
+                try {
+                    flooder = new WireSocket(url, null, 4096);
+                    flooder.hello();
+                } catch (java.io.IOException refused) {
+                    break; // the node ended under the flood so far: its exit status is checked below
+                }
+                flooders.add(flooder);
+                Thread t = new Thread(() -> {
+                    try {
+                        for (int f = 0; f < 100; f++) { // 500,000 PINGs each, nothing read
+                            flooder.send(b -> {
+                                for (int i = 0; i < 5_000; i++) {
+                                    io.ringcast.protocol.WireCodec.writePing(b, i);
+                                }
+                            });
+                        }
+                    } catch (java.io.IOException closed) {
+                        // the node closed the flooder, or ended
+                    }
+                }, "flooder-" + s);
+                t.start();
+                floods.add(t);
+            }
+            for (Thread t : floods) {
+                t.join(60_000); // held back by TCP, then closed as a slow consumer by the idle timeout
+            }
+        } finally {
+            for (WireSocket flooder : flooders) {
+                flooder.close();
+            }
+        }
+        if (!p.waitFor(1, TimeUnit.SECONDS)) { // an ending node is given a moment to end, a serving one loses nothing
+            HttpResponse<String> health = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(health.statusCode()).as("health of the node that is still running").isEqualTo(200);
+            try (RawWebSocket newcomer = RawWebSocket.connectAndHello(url)) {
+                assertThat(newcomer.messages).anyMatch(m -> m.type().equals("WELCOME"));
+            }
+            p.toHandle().destroy();
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isZero();
+        } else {
+            assertThat(p.exitValue()).as("exit status of the node that ended: " + out).isNotZero();
+        }
     }
 }

@@ -65,7 +65,7 @@ final class WireSocket implements AutoCloseable {
         }
         socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 5000);
         socket.setSoTimeout(10_000);
-        in = new DataInputStream(socket.getInputStream());
+        in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream(), 65536));
         out = socket.getOutputStream();
         byte[] nonce = new byte[16];
         new SecureRandom().nextBytes(nonce);
@@ -158,8 +158,33 @@ final class WireSocket implements AutoCloseable {
         return messages.stream().filter(m -> m.type().equals(type)).toList();
     }
 
+    /**
+     * Reads frames until {@code n} messages of {@code type} have arrived, counting them without
+     * keeping them (a flood's replies); other messages are kept as usual. Returns the messages read.
+     */
+    long countMessages(String type, long n) throws IOException {
+        long counted = 0;
+        List<RawWebSocket.Msg> frameMessages = new java.util.ArrayList<>();
+        while (counted < n) {
+            frameMessages.clear();
+            readFrame(frameMessages);
+            for (RawWebSocket.Msg m : frameMessages) {
+                if (m.type().equals(type)) {
+                    counted++;
+                } else {
+                    messages.add(m);
+                }
+            }
+        }
+        return counted;
+    }
+
     /** Reads one frame (blocking, at most the socket timeout), records it and decodes its messages. */
     Frame readFrame() throws IOException {
+        return readFrame(messages);
+    }
+
+    private Frame readFrame(List<RawWebSocket.Msg> messages) throws IOException {
         int b0 = in.readUnsignedByte();
         int b1 = in.readUnsignedByte();
         int header = 2;

@@ -4,12 +4,16 @@ import io.ringcast.server.config.ConfigException;
 import io.ringcast.server.config.ConfigLoader;
 import io.ringcast.server.config.ServerConfig;
 import io.netty.util.ResourceLeakDetector;
+import io.ringcast.server.internal.FatalErrors;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -17,8 +21,10 @@ import java.util.concurrent.CountDownLatch;
 /**
  * {@code java -jar ringcast-server.jar [--config PATH]}: starts a node and runs until SIGTERM or
  * Ctrl-C. Config: {@code --config PATH}, else {@code config/server.yaml} when present in the
- * working directory, else the embedded defaults. Exit codes: 0 after a clean stop, 2 for a bad
- * command line or config, 1 when the node could not start (for example the port is taken).
+ * working directory, else the embedded defaults. Exit codes: 0 after a clean stop (SIGTERM, Ctrl-C),
+ * 2 for a bad command line or config, 1 when the node could not start (for example the port is
+ * taken), {@value FatalErrors#EXIT_STATUS} after a fatal error such as an {@code OutOfMemoryError}
+ * (see {@link FatalErrors}; run it with {@code -XX:+ExitOnOutOfMemoryError} too).
  */
 @Command(name = "ringcast-server", mixinStandardHelpOptions = true, version = "Ringcast 0.1.0",
         description = "Runs one Ringcast pub/sub node.")
@@ -82,11 +88,16 @@ public final class Main implements Callable<Integer> {
             err.println("ringcast: bad config: " + e.getMessage());
             return 2;
         }
+        FatalErrors.install();
+        if (!ManagementFactory.getRuntimeMXBean().getInputArguments().contains("-XX:+ExitOnOutOfMemoryError")) {
+            LoggerFactory.getLogger(Main.class).warn("started without -XX:+ExitOnOutOfMemoryError: an OutOfMemoryError "
+                    + "the node does not see itself (inside Netty or the JVM) could leave it running half dead");
+        }
         RingcastServer server;
         try {
             server = RingcastServer.start(cfg);
         } catch (Exception e) {
-            err.println("ringcast: could not start: " + e);
+            err.println("ringcast: could not start: " + (e.getMessage() != null ? e.getMessage() : e));
             return 1;
         }
         if (file != null) {
@@ -106,6 +117,11 @@ public final class Main implements Callable<Integer> {
             server.close();
             stopped.countDown();
         }, "ringcast-shutdown"));
+        // SIGTERM and Ctrl-C are the normal way to stop: exit 0 after the clean stop (the shutdown hook), not the
+        // JVM's 143/130, which a plain systemd unit would count as a failure
+        for (String signal : new String[] {"TERM", "INT"}) {
+            Signal.handle(new Signal(signal), s -> System.exit(0));
+        }
         stopped.await();
         return 0;
     }

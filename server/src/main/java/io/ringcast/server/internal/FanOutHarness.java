@@ -75,7 +75,8 @@ public final class FanOutHarness implements AutoCloseable {
         RingBuffer<FanOutEvent> ring = RingBuffer.createSingleProducer(FanOutEvent::new, ringSize);
         FanOutPoller[] pollers = new FanOutPoller[readerThreads];
         for (int i = 0; i < readerThreads; i++) {
-            pollers[i] = new FanOutPoller(i, loops[i], ring, Long.MAX_VALUE, 0, FlushPolicy.END_OF_BATCH, 0, counters);
+            pollers[i] = new FanOutPoller(i, loops[i], ring, new OutboundLimit(Long.MAX_VALUE, 0, counters),
+                    FlushPolicy.END_OF_BATCH, 0, counters);
         }
         sequencer = new TopicSequencer(ring, pollers, PooledByteBufAllocator.DEFAULT, 8, Integer.MAX_VALUE,
                 new FeatureResolver(features, PathLimits.DEFAULT), counters, false);

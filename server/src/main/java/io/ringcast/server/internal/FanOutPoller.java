@@ -4,7 +4,6 @@ import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
-import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.config.Conflation;
 import io.ringcast.server.config.FlushPolicy;
@@ -35,8 +34,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     final int loopIndex;
     private final EventLoop loop;
     private final EventPoller<FanOutEvent> poller;
-    private final long outboundQueueBytes;
-    private final long slowConsumerCloseGraceMs;
+    private final OutboundLimit outboundLimit;
     private final ServerCounters counters;
     private final FlushPolicy flushPolicy;
     private final long flushMaxDelayNs;
@@ -52,14 +50,13 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private long deliveriesInRun;
     private long bytesInRun;
 
-    FanOutPoller(int loopIndex, EventLoop loop, RingBuffer<FanOutEvent> ring, long outboundQueueBytes,
-                 long slowConsumerCloseGraceMs, FlushPolicy flushPolicy, long flushMaxDelayNs, ServerCounters counters) {
+    FanOutPoller(int loopIndex, EventLoop loop, RingBuffer<FanOutEvent> ring, OutboundLimit outboundLimit,
+                 FlushPolicy flushPolicy, long flushMaxDelayNs, ServerCounters counters) {
         this.loopIndex = loopIndex;
         this.loop = loop;
         this.poller = ring.newPoller();
         ring.addGatingSequences(poller.getSequence());
-        this.outboundQueueBytes = outboundQueueBytes;
-        this.slowConsumerCloseGraceMs = slowConsumerCloseGraceMs;
+        this.outboundLimit = outboundLimit;
         this.counters = counters;
         this.flushPolicy = flushPolicy;
         this.flushMaxDelayNs = flushMaxDelayNs;
@@ -80,7 +77,8 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         budget = MAX_EVENTS_PER_RUN;
         try {
             poller.poll(this);
-        } catch (Exception e) {
+        } catch (Throwable e) {
+            FatalErrors.haltIfFatal(e, "fan-out poller " + loopIndex);
             log.error("fan-out poller {} failed", loopIndex, e);
         }
         try {
@@ -226,13 +224,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         deliveriesInRun++;
         bytesInRun += frame.readableBytes();
         markDirty(s);
-        long pending = s.pendingOutboundBytes();
-        if (pending > outboundQueueBytes) {
-            counters.slowConsumerDisconnects.increment();
-            SessionHandler.closeWithError(s, ErrorCode.SLOW_CONSUMER, "slow consumer: " + pending
-                    + " bytes unsent, more than limits.outboundQueueBytes = " + outboundQueueBytes,
-                    slowConsumerCloseGraceMs);
-        }
+        outboundLimit.closeIfOver(s);
     }
 
     private void ack(Session publisher, int correlationId, long sequence) {
@@ -240,6 +232,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         WireCodec.writePublishAck(frame, correlationId, sequence);
         publisher.ctx.write(OutboundFrame.finish(frame), publisher.ctx.voidPromise());
         markDirty(publisher);
+        outboundLimit.closeIfOver(publisher); // a publisher that reads no acks is a slow consumer too
     }
 
     private void markDirty(Session s) {

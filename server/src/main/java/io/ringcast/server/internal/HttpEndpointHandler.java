@@ -32,9 +32,20 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final StaticContent FILES = new StaticContent();
     private final ServerContext server;
+    /** Reading stopped because an answer could not be written yet. */
+    private boolean waitingForWritable;
 
     HttpEndpointHandler(ServerContext server) {
         this.server = server;
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (waitingForWritable && ctx.channel().isWritable()) {
+            waitingForWritable = false;
+            ctx.channel().config().setAutoRead(true);
+        }
+        super.channelWritabilityChanged(ctx);
     }
 
     @Override
@@ -66,6 +77,11 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
         response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
         if (keepAlive) {
             ctx.writeAndFlush(response);
+            if (!ctx.channel().isWritable()) {
+                // a client that sends requests and reads no answers is held back by TCP, not by a queue
+                waitingForWritable = true;
+                ctx.channel().config().setAutoRead(false);
+            }
         } else {
             ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
         }

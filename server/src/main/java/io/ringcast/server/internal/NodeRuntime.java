@@ -108,11 +108,12 @@ public final class NodeRuntime implements AutoCloseable {
         }
         EventLoop[] loopArray = new EventLoop[loops];
         FanOutPoller[] pollers = new FanOutPoller[loops];
+        OutboundLimit outboundLimit = new OutboundLimit(config.limits().outboundQueueBytes(),
+                config.limits().slowConsumerCloseGraceMs(), counters);
         int i = 0;
         for (EventExecutor executor : ioGroup) {
             loopArray[i] = (EventLoop) executor;
-            pollers[i] = new FanOutPoller(i, loopArray[i], fanOut, config.limits().outboundQueueBytes(),
-                    config.limits().slowConsumerCloseGraceMs(), pc.flushPolicy(),
+            pollers[i] = new FanOutPoller(i, loopArray[i], fanOut, outboundLimit, pc.flushPolicy(),
                     TimeUnit.MICROSECONDS.toNanos(pc.flushMaxDelayUs()), counters);
             i++;
         }
@@ -136,6 +137,8 @@ public final class NodeRuntime implements AutoCloseable {
         sequencerProcessor = new BatchEventProcessorBuilder().build(inbound, inbound.newBarrier(), sequencer);
         inbound.addGatingSequences(sequencerProcessor.getSequence());
         sequencerThread = new Thread(sequencerProcessor, "ringcast-sequencer");
+        // the topic tree's only writer: without it nothing is sequenced or delivered any more
+        sequencerThread.setUncaughtExceptionHandler((t, e) -> FatalErrors.halt("the sequencer thread, which died", e));
         sequencerThread.start();
 
         if (config.cluster().enabled()) {
@@ -165,8 +168,8 @@ public final class NodeRuntime implements AutoCloseable {
         // bcrypt is slow by design: two threads, and a bounded queue so a login storm is refused, not queued forever
         authExecutor = new ThreadPoolExecutor(1, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
                 new DefaultThreadFactory("ringcast-auth", true));
-        context = new ServerContext(config, inbound, counters, channels, pollers, loopArray, tls, authenticator,
-                authExecutor, cluster);
+        context = new ServerContext(config, inbound, counters, channels, pollers, loopArray, outboundLimit, tls,
+                authenticator, authExecutor, cluster);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(NioServerSocketChannel.class)
@@ -179,6 +182,10 @@ public final class NodeRuntime implements AutoCloseable {
             serverChannel = bootstrap.bind(config.server().host(), config.server().port()).sync().channel();
         } catch (Exception e) {
             close();
+            if (e instanceof java.net.BindException) {
+                throw new IllegalStateException("cannot listen on " + config.server().host() + ":" + config.server().port()
+                        + " (server.host, server.port): " + e.getMessage(), e);
+            }
             throw e;
         }
         boundAddress = (InetSocketAddress) serverChannel.localAddress();

@@ -26,6 +26,8 @@ final class ServerContext {
     final long startedAtMs = System.currentTimeMillis();
     /** One per I/O loop, by loop index. */
     final FanOutPoller[] pollers;
+    /** {@code limits.outboundQueueBytes}, checked after every write to a session. */
+    final OutboundLimit outboundLimit;
     /**
      * The {@code features} section in force: hot reloads replace it. Read when a connection
      * negotiates compression; the sequencer gets its own copy through the inbound ring.
@@ -47,7 +49,8 @@ final class ServerContext {
     private final AtomicLong sessionIds = new AtomicLong();
 
     ServerContext(ServerConfig config, RingBuffer<InboundEvent> inbound, ServerCounters counters,
-                  ChannelGroup channels, FanOutPoller[] pollers, EventLoop[] loops, SslContext tls,
+                  ChannelGroup channels, FanOutPoller[] pollers, EventLoop[] loops, OutboundLimit outboundLimit,
+                  SslContext tls,
                   Authenticator authenticator, Executor authExecutor, ClusterNode cluster) {
         this.cluster = cluster;
         this.authenticator = authenticator;
@@ -57,6 +60,7 @@ final class ServerContext {
         this.counters = counters;
         this.channels = channels;
         this.pollers = pollers;
+        this.outboundLimit = outboundLimit;
         this.features = config.features();
         this.metrics = new ServerMetrics(this);
         this.tls = tls;

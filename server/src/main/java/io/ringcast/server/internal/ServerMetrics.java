@@ -27,6 +27,10 @@ final class ServerMetrics {
         gauge("ringcast_sessions", "Open WebSocket sessions.", null, c::sessions);
         gauge("ringcast_topics", "Topics in the topic tree.", null, c::topics);
         gauge("ringcast_subscriptions", "Open subscriptions over all sessions.", null, c::subscriptions);
+        gauge("ringcast_outbound_queued_bytes", "Bytes queued to all sessions and not sent yet (updates and replies, "
+                + "with Netty's per-write overhead).", Unit.BYTES, () -> OutboundQueues.of(server.channels).totalBytes());
+        gauge("ringcast_outbound_queue_largest_bytes", "The largest of those queues, which limits.outboundQueueBytes "
+                + "bounds.", Unit.BYTES, () -> OutboundQueues.of(server.channels).largestBytes());
         counter("ringcast_received_bytes", "Payload bytes of the binary frames clients sent.", Unit.BYTES,
                 c::receivedBytes);
         registry.register(c.publishToWrite);

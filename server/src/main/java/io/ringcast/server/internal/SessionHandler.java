@@ -61,7 +61,13 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     private ScheduledFuture<?> handshakeTimer;
     /** Frames (or the rest of one) waiting for room in the inbound ring, oldest first. */
     private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>(2);
+    /** Reading stopped until the inbound ring has room. */
     private boolean paused;
+    /**
+     * Reading stopped until the channel is writable again: a client that reads none of its replies
+     * is held back by TCP rather than by a queue that grows with every request it sends.
+     */
+    private boolean waitingForWritable;
     private boolean wroteControl;
     /** The inbound slot claimed for the message being decoded, or -1. */
     private long claimed = -1;
@@ -87,7 +93,13 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         if (evt instanceof WebSocketServerProtocolHandler.HandshakeComplete) {
             openSession(ctx);
         } else if (evt instanceof IdleStateEvent && session != null) {
-            if (((IdleStateEvent) evt).isFirst()) {
+            if (waitingForWritable) {
+                // reads are stopped because the client reads nothing: its silence is ours, not its
+                if (!((IdleStateEvent) evt).isFirst() && !session.closing) {
+                    server.outboundLimit.close(session, "the client read none of " + session.pendingOutboundBytes()
+                            + " bytes unsent for session.idleTimeoutMs = " + server.config.session().idleTimeoutMs() + " ms");
+                }
+            } else if (((IdleStateEvent) evt).isFirst()) {
                 // half the timeout without a byte: ask for a pong, which every WebSocket stack sends by
                 // itself, even in a browser tab whose timers (and so its PINGs) are throttled
                 server.counters.idlePings.increment();
@@ -143,6 +155,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (session != null && ctx.channel().isWritable()) {
             server.pollers[session.loopIndex].onWritable(session);
+            if (waitingForWritable) {
+                waitingForWritable = false;
+                updateAutoRead();
+            }
         }
         super.channelWritabilityChanged(ctx);
     }
@@ -187,6 +203,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        FatalErrors.haltIfFatal(cause, "event loop " + Thread.currentThread().getName());
         if (session == null) {
             log.debug("connection {} failed before the WebSocket handshake: {}", ctx.channel().remoteAddress(),
                     cause.toString());
@@ -200,7 +217,9 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         } else if (cause instanceof CorruptedFrameException) {
             fatal(ErrorCode.MALFORMED_FRAME, "bad WebSocket frame: " + cause.getMessage());
         } else if (cause instanceof IOException) {
-            session.closeReason = "I/O error: " + cause.getMessage();
+            if (session.closeReason == null) {
+                session.closeReason = "I/O error: " + cause.getMessage();
+            }
             ctx.close();
         } else {
             log.error("session {} failed", session, cause);
@@ -266,7 +285,19 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             wroteControl = false;
             ctx.flush();
         }
+        if (session != null && !ctx.channel().isWritable() && !waitingForWritable) {
+            waitingForWritable = true;
+            updateAutoRead();
+        }
         ctx.fireChannelReadComplete();
+    }
+
+    /**
+     * Reads unless the inbound ring is full or replies wait unwritten; a closing session reads (and
+     * drops) whatever comes, until its peer closes (see {@link #closeWithError}).
+     */
+    private void updateAutoRead() {
+        session.channel.config().setAutoRead(session.closing || !paused && !waitingForWritable);
     }
 
     /**
@@ -303,7 +334,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
 
     private void pause() {
         paused = true;
-        session.channel.config().setAutoRead(false);
+        updateAutoRead();
         session.channel.eventLoop().schedule(this::resume, RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
     }
 
@@ -325,9 +356,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             wroteControl = false;
             session.ctx.flush();
         }
-        if (!session.closing) {
-            session.channel.config().setAutoRead(true);
-        }
+        waitingForWritable = !session.channel.isWritable();
+        updateAutoRead();
     }
 
     // ------------------------------------------------------------------ messages (MessageHandler)
@@ -547,6 +577,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
                 ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), WireCodec.HEADER_BYTES + 12);
                 WireCodec.writePublishAck(out, correlationId, sequence);
                 session.ctx.writeAndFlush(OutboundFrame.finish(out), session.ctx.voidPromise());
+                server.outboundLimit.closeIfOver(session);
                 return;
             }
             case NO_MAJORITY:
@@ -572,9 +603,18 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         writeControl(OutboundFrame.finish(out));
     }
 
+    /**
+     * Queues a reply, flushed at the end of the read. It counts against
+     * {@code limits.outboundQueueBytes} like an update: past it the session is closed as a slow
+     * consumer, which also ends the decoding of the frame that asked for it.
+     */
     private void writeControl(ByteBuf frame) {
         session.ctx.write(frame, session.ctx.voidPromise());
         wroteControl = true;
+        if (!server.outboundLimit.closeIfOver(session) && !waitingForWritable && !session.channel.isWritable()) {
+            waitingForWritable = true; // no more reads in this batch: what is read already is still decoded
+            updateAutoRead();
+        }
     }
 
     private void fatal(ErrorCode code, String reason) {
@@ -598,6 +638,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         if (!session.channel.isActive()) {
             return;
         }
+        session.channel.config().setAutoRead(true); // read and drop, even if reading was paused
         ByteBuf out = OutboundFrame.allocate(ctx.alloc(), 64 + reason.length() * 3);
         WireCodec.writeError(out, code, 0, reason);
         ctx.write(OutboundFrame.finish(out), ctx.voidPromise());

@@ -1,0 +1,211 @@
+package io.ringcast.it;
+
+import io.ringcast.protocol.WireCodec;
+import io.ringcast.server.RingcastServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Replies count against {@code limits.outboundQueueBytes} like updates do: a client that sends
+ * requests (here protocol {@code PING}s, 5,000 to a frame) and reads none of the answers is held
+ * back by TCP while its replies wait, and is a slow consumer once they pass the limit. Measured
+ * from the outside: the server's largest outbound queue ({@code ringcast_outbound_queue_largest_bytes})
+ * is sampled throughout the flood, and a witness keeps receiving every update.
+ */
+@Timeout(120)
+class UnreadRepliesTest {
+    private static final int PINGS_PER_FRAME = 5_000; // 65,000 bytes: one frame of the 16-bit length form
+
+    /** Samples a gauge of the server's {@code /metrics} every few milliseconds and keeps the largest value. */
+    private static final class Sampler implements AutoCloseable {
+        private final HttpClient http = HttpClient.newHttpClient();
+        private final URI metrics;
+        private final String gauge;
+        private final AtomicLong largest = new AtomicLong();
+        private final AtomicLong samples = new AtomicLong();
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final Thread thread;
+
+        Sampler(RingcastServer server, String gauge) {
+            this.metrics = URI.create("http://127.0.0.1:" + server.port() + "/metrics");
+            this.gauge = gauge;
+            thread = new Thread(() -> {
+                while (running.get()) {
+                    try {
+                        largest.accumulateAndGet((long) metric(http, metrics, gauge), Math::max);
+                        samples.incrementAndGet();
+                    } catch (Exception e) {
+                        return;
+                    }
+                }
+            }, "metrics-sampler");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        /** Waits until {@code n} more samples were taken, so that they cover what happened until now. */
+        void awaitSamples(long n) {
+            long target = samples.get() + n;
+            Await.until(() -> samples.get() >= target || !thread.isAlive(), n + " more samples of " + gauge);
+            assertThat(thread.isAlive()).as("the sampler of " + gauge + " is still running").isTrue();
+        }
+
+        long largest() {
+            return largest.get();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running.set(false);
+            thread.join(5_000);
+        }
+    }
+
+    static double metric(HttpClient http, URI metrics, String name) throws Exception {
+        String body = http.send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString()).body();
+        return body.lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + name + " in /metrics"));
+    }
+
+    private static void sendPings(WireSocket flooder, int frames, long firstNonce) throws IOException {
+        for (int f = 0; f < frames; f++) {
+            long base = firstNonce + (long) f * PINGS_PER_FRAME;
+            flooder.send(out -> {
+                for (int i = 0; i < PINGS_PER_FRAME; i++) {
+                    WireCodec.writePing(out, base + i);
+                }
+            });
+        }
+    }
+
+    /** Sends in a thread of its own: the server may stop reading, and then only our reading unblocks the send. */
+    private static Thread flood(WireSocket flooder, int frames, String name) {
+        Thread t = new Thread(() -> {
+            try {
+                sendPings(flooder, frames, 1);
+            } catch (IOException closedByTheServer) {
+                // expected where the server closes the slow consumer while we are still sending
+            }
+        }, name);
+        t.start();
+        return t;
+    }
+
+    @Test
+    void fourSessionsFloodingPingsAndReadingNothingAreSlowConsumersAtTheLimit() throws Exception {
+        long limit = 65536; // less than one frame's replies: the limit, not the pause, stops them
+        try (RingcastServer server = TestServers.start("limits:\n  outboundQueueBytes: " + limit
+                + "\n  slowConsumerCloseGraceMs: 200\n");
+             Witness witness = Witness.start(server);
+             Sampler queue = new Sampler(server, "ringcast_outbound_queue_largest_bytes")) {
+            List<Thread> floods = new ArrayList<>();
+            List<WireSocket> flooders = new ArrayList<>();
+            for (int s = 0; s < 4; s++) {
+                WireSocket flooder = new WireSocket(server.webSocketUrl(), null, 4096);
+                flooder.hello();
+                flooders.add(flooder);
+                // 1,000,000 PINGs each: ~110 MB of queued PONGs per session if nothing stopped them
+                floods.add(flood(flooder, 200, "flooder-" + s));
+            }
+            URI metrics = URI.create("http://127.0.0.1:" + server.port() + "/metrics");
+            HttpClient http = HttpClient.newHttpClient();
+            Await.until(() -> {
+                try {
+                    return metric(http, metrics, "ringcast_slow_consumer_disconnects_total") >= 4;
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }, "the four flooders to be closed as slow consumers");
+            for (Thread t : floods) {
+                t.join(30_000);
+                assertThat(t.isAlive()).as(t.getName() + " stopped: the server closed its connection").isFalse();
+            }
+            queue.awaitSamples(3);
+            // each check comes right after a write, so a queue passes the limit by one reply at most, plus the
+            // ERROR and close frame that end it
+            assertThat(queue.largest()).as("the largest outbound queue during the flood")
+                    .isGreaterThan(limit / 2).isLessThanOrEqualTo(limit + 4096);
+            Await.until(() -> {
+                try {
+                    return metric(http, metrics, "ringcast_sessions") == 2;
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }, "the flooders' sessions to be gone, the witness's two left");
+            for (WireSocket flooder : flooders) {
+                flooder.close();
+            }
+            witness.stopAndVerify();
+            try (RawWebSocket newcomer = RawWebSocket.connectAndHello(server.webSocketUrl())) {
+                newcomer.send(out -> WireCodec.writePing(out, 42));
+                assertThat(newcomer.await("PONG").b()).isEqualTo(42);
+            }
+        }
+    }
+
+    @Test
+    void aClientThatReadsNoRepliesIsHeldBackByTcpAndGetsEveryReplyWhenItReads() throws Exception {
+        // unwritable past 64 KiB unsent: from there the server stops reading this client
+        try (RingcastServer server = TestServers.start("features:\n  conflationBacklogBytes: 65536\n");
+             Witness witness = Witness.start(server);
+             Sampler queue = new Sampler(server, "ringcast_outbound_queue_largest_bytes");
+             // a 64 KiB window: small enough to fill, large enough that reading 15 MB through it is quick
+             WireSocket flooder = new WireSocket(server.webSocketUrl(), null, 65536)) {
+            flooder.hello();
+            // 400,000 PINGs: their PONGs are 6 MB on the wire, more than the kernel's socket buffers take (4 MiB
+            // at most here); without a pause the rest would queue in the server (over 13 MB with Netty's
+            // per-write overhead)
+            int frames = 80;
+            Thread sender = flood(flooder, frames, "flooder");
+            // the abuse goes on: what the server does not read waits in the sockets' buffers, or blocks the sender
+            Await.until(() -> queue.largest() > 65536, "the server to queue replies");
+            queue.awaitSamples(1000);
+            assertThat(queue.largest()).as("the largest outbound queue while the client read nothing")
+                    .isLessThan(4L << 20);
+            long pongs = flooder.countMessages("PONG", (long) frames * PINGS_PER_FRAME);
+            assertThat(pongs).isEqualTo((long) frames * PINGS_PER_FRAME);
+            sender.join(10_000);
+            assertThat(sender.isAlive()).as("the sender finished once the client read").isFalse();
+            assertThat(flooder.messages).as("anything but the PONGs").noneMatch(m -> m.type().equals("ERROR"));
+            witness.stopAndVerify();
+            assertThat(metric(HttpClient.newHttpClient(), URI.create("http://127.0.0.1:" + server.port() + "/metrics"),
+                    "ringcast_slow_consumer_disconnects_total")).isZero();
+        }
+    }
+
+    @Test
+    void aClientThatReadsNothingForTheIdleTimeoutIsClosedAsASlowConsumer() throws Exception {
+        try (RingcastServer server = TestServers.start("features:\n  conflationBacklogBytes: 65536\n"
+                + "session:\n  idleTimeoutMs: 2000\n");
+             Witness witness = Witness.start(server);
+             WireSocket flooder = new WireSocket(server.webSocketUrl(), null, 4096)) {
+            flooder.hello();
+            Thread sender = flood(flooder, 40, "flooder");
+            URI metrics = URI.create("http://127.0.0.1:" + server.port() + "/metrics");
+            HttpClient http = HttpClient.newHttpClient();
+            Await.until(() -> {
+                try {
+                    return metric(http, metrics, "ringcast_slow_consumer_disconnects_total") == 1;
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }, "the flooder, whose replies waited unread for the idle timeout, to be closed as a slow consumer");
+            sender.join(30_000);
+            assertThat(sender.isAlive()).as("the sender stopped: the server closed the connection").isFalse();
+            witness.stopAndVerify();
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.ringcast.server.internal;
+
+import io.ringcast.protocol.ErrorCode;
+
+/**
+ * {@code limits.outboundQueueBytes}: the most a session may have queued and not yet sent, whatever
+ * was queued: updates, snapshots, acks, pongs and errors alike. A client that sends requests and
+ * reads no replies is as slow a consumer as one that reads no updates, and gets the same answer:
+ * {@code SLOW_CONSUMER} and a close.
+ *
+ * <p>The measure is the channel's own count of pending bytes (Netty's {@code ChannelOutboundBuffer},
+ * which includes what TLS has not encrypted yet and a per-write overhead), so it follows the memory
+ * a session holds, not only its payload.
+ *
+ * <p>Thread contract: {@link #closeIfOver} on the session's event loop, after each write to it.
+ * Stateless otherwise; one per node.
+ */
+final class OutboundLimit {
+    private final long maxBytes;
+    private final long closeGraceMs;
+    private final ServerCounters counters;
+
+    OutboundLimit(long maxBytes, long closeGraceMs, ServerCounters counters) {
+        this.maxBytes = maxBytes;
+        this.closeGraceMs = closeGraceMs;
+        this.counters = counters;
+    }
+
+    /** Closes {@code s} as a slow consumer when its unsent bytes passed the limit; returns whether it did. */
+    boolean closeIfOver(Session s) {
+        long pending = s.pendingOutboundBytes();
+        if (pending <= maxBytes || s.closing) {
+            return false;
+        }
+        close(s, pending + " bytes unsent, more than limits.outboundQueueBytes = " + maxBytes);
+        return true;
+    }
+
+    /** Closes {@code s} as a slow consumer for {@code why}. */
+    void close(Session s, String why) {
+        counters.slowConsumerDisconnects.increment();
+        SessionHandler.closeWithError(s, ErrorCode.SLOW_CONSUMER, "slow consumer: " + why, closeGraceMs);
+    }
+}
