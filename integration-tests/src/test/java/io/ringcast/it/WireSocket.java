@@ -132,6 +132,11 @@ final class WireSocket implements AutoCloseable {
         }
     }
 
+    /** Sends a close frame with {@code status} (any value, as a peer may) and no reason. */
+    void sendClose(int status) throws IOException {
+        sendFrame(0x8, new byte[] {(byte) (status >>> 8), (byte) status});
+    }
+
     private void sendFrame(int opcode, byte[] payload) throws IOException {
         sendFrame(true, false, opcode, payload);
     }
