@@ -133,6 +133,26 @@ class AuthTest {
     }
 
     @Test
+    void tokenNotValidBeforeAFutureTimeIsRefusedNamingTheNbfClaim() throws Exception {
+        String early = JWT.create().withSubject("bob").withExpiresAt(Instant.now().plusSeconds(600))
+                .withNotBefore(Instant.now().plusSeconds(300)).withArrayClaim("roles", new String[] {"trader"})
+                .sign(Algorithm.HMAC256(HS256_SECRET));
+        assertThat(refusedLogin(client().token(early)).getMessage())
+                .endsWith("token not yet valid: its nbf claim is in the future").doesNotContain("Exception");
+        othersCarryOn();
+    }
+
+    @Test
+    void tokenIssuedInTheFutureIsRefusedNamingTheIatClaim() throws Exception {
+        String fromTheFuture = JWT.create().withSubject("bob").withExpiresAt(Instant.now().plusSeconds(600))
+                .withIssuedAt(Instant.now().plusSeconds(300)).withArrayClaim("roles", new String[] {"trader"})
+                .sign(Algorithm.HMAC256(HS256_SECRET));
+        assertThat(refusedLogin(client().token(fromTheFuture)).getMessage())
+                .endsWith("token not yet valid: its iat claim is in the future").doesNotContain("Exception");
+        othersCarryOn();
+    }
+
+    @Test
     void tokenWithABadSignatureIsRefused() throws Exception {
         String forgedHs = token(Algorithm.HMAC256("another secret, also 32 bytes or more"),
                 Instant.now().plusSeconds(600), "admin");

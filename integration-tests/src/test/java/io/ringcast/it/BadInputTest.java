@@ -166,6 +166,29 @@ class BadInputTest {
         }
     }
 
+    /** RFC 6455 7.4.2: a status outside the ranges allowed on the wire fails the connection with 1002. */
+    @Test
+    void closeWithAStatusNotAllowedOnTheWireIsAnsweredWithProtocolError() throws Exception {
+        for (int status : new int[] {5000, 65535}) {
+            assertThat(closeAnswer(status)).as("close answering a close with status %d", status).isEqualTo(1002);
+        }
+    }
+
+    @Test
+    void closeWithAnAllowedStatusIsEchoed() throws Exception {
+        for (int status : new int[] {1000, 4000}) {
+            assertThat(closeAnswer(status)).as("close answering a close with status %d", status).isEqualTo(status);
+        }
+    }
+
+    private static int closeAnswer(int status) throws Exception {
+        try (WireSocket peer = new WireSocket(server.webSocketUrl(), null, 0)) {
+            peer.hello();
+            peer.sendClose(status);
+            return peer.awaitMessage("CLOSE").a();
+        }
+    }
+
     @Test
     void invalidPathIsRefusedAndSessionStaysUsable() throws Exception {
         try (RawWebSocket peer = badPeer(b -> b.publish(11, "fx//EURUSD", "x"))) {

@@ -119,21 +119,50 @@ final class WireSocket implements AutoCloseable {
         sendFrame(0x2, payload);
     }
 
+    /**
+     * Sends one message already compressed as RFC 7692 says (raw deflate, the 4-byte tail of the
+     * final empty block removed) in {@code frames} frames: RSV1 on the first, the rest
+     * continuations. Nothing checks that it inflates to something sensible: that is the point.
+     */
+    void sendDeflated(byte[] deflated, int frames) throws IOException {
+        int step = (deflated.length + frames - 1) / frames;
+        for (int i = 0, from = 0; i < frames; i++, from += step) {
+            byte[] part = java.util.Arrays.copyOfRange(deflated, from, Math.min(deflated.length, from + step));
+            sendFrame(i == frames - 1, i == 0, i == 0 ? 0x2 : 0x0, part);
+        }
+    }
+
+    /** Sends a close frame with {@code status} (any value, as a peer may) and no reason. */
+    void sendClose(int status) throws IOException {
+        sendFrame(0x8, new byte[] {(byte) (status >>> 8), (byte) status});
+    }
+
     private void sendFrame(int opcode, byte[] payload) throws IOException {
-        ByteArrayOutputStream frame = new ByteArrayOutputStream();
-        frame.write(0x80 | opcode);
+        sendFrame(true, false, opcode, payload);
+    }
+
+    private void sendFrame(boolean fin, boolean rsv1, int opcode, byte[] payload) throws IOException {
+        ByteArrayOutputStream frame = new ByteArrayOutputStream(payload.length + 14);
+        frame.write((fin ? 0x80 : 0) | (rsv1 ? 0x40 : 0) | opcode);
         if (payload.length < 126) {
             frame.write(0x80 | payload.length);
-        } else {
+        } else if (payload.length <= 0xFFFF) {
             frame.write(0x80 | 126);
             frame.write(payload.length >>> 8);
             frame.write(payload.length);
+        } else {
+            frame.write(0x80 | 127);
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                frame.write((int) ((long) payload.length >>> shift));
+            }
         }
         byte[] mask = {1, 2, 3, 4};
         frame.write(mask);
+        byte[] masked = new byte[payload.length];
         for (int i = 0; i < payload.length; i++) {
-            frame.write(payload[i] ^ mask[i & 3]);
+            masked[i] = (byte) (payload[i] ^ mask[i & 3]);
         }
+        frame.write(masked);
         out.write(frame.toByteArray());
         out.flush();
     }

@@ -27,8 +27,10 @@ import java.util.zip.Inflater;
  * which the Ringcast server always asks for so that it compresses each update once for all
  * subscribers; this one keeps one {@link Inflater} per connection and resets it, which costs
  * nothing. The client sends its own messages uncompressed (RFC 7692 lets an endpoint do so), so
- * nothing is compressed on the client's side. An inflated message larger than the client's frame
- * limit ends the connection (no decompression bomb).
+ * nothing is compressed on the client's side. A message is inflated only up to the client's frame
+ * limit ({@code RingcastClient.Builder.maxFrameBytes}, across all of its frames): one byte more ends
+ * the connection with {@code MESSAGE_TOO_BIG}, and nothing larger is ever allocated, so a
+ * decompression bomb costs the client no more than the limit.
  */
 final class InflatingExtensionHandshaker implements WebSocketClientExtensionHandshaker {
     static final String PERMESSAGE_DEFLATE = "permessage-deflate";
@@ -113,7 +115,11 @@ final class InflatingExtensionHandshaker implements WebSocketClientExtensionHand
                 out.add(frame.retain());
                 return;
             }
-            ByteBuf plain = ctx.alloc().heapBuffer(Math.max(256, frame.content().readableBytes() * 4));
+            // capacity at most one byte past what the limit still allows: a bomb is caught at that
+            // byte, before the buffer could grow (by doubling) towards what it inflates to
+            int allowed = maxMessageBytes - messageBytes + 1;
+            ByteBuf plain = ctx.alloc().heapBuffer(Math.min(allowed,
+                    Math.max(256, frame.content().readableBytes() * 4)), allowed);
             try {
                 inflate(frame.content().nioBuffer(), plain);
                 if (frame.isFinalFragment()) {
@@ -138,14 +144,15 @@ final class InflatingExtensionHandshaker implements WebSocketClientExtensionHand
         private void inflate(ByteBuffer input, ByteBuf plain) throws DataFormatException {
             inflater.setInput(input);
             while (true) {
-                plain.ensureWritable(CHUNK);
+                plain.ensureWritable(Math.min(CHUNK, plain.maxWritableBytes()));
                 ByteBuffer dst = plain.nioBuffer(plain.writerIndex(), plain.writableBytes());
                 int n = inflater.inflate(dst);
                 plain.writerIndex(plain.writerIndex() + n);
                 messageBytes += n;
                 if (messageBytes > maxMessageBytes) {
                     throw new CorruptedWebSocketFrameException(WebSocketCloseStatus.MESSAGE_TOO_BIG,
-                            "inflated message larger than maxFrameBytes = " + maxMessageBytes);
+                            "permessage-deflate message inflates to more than maxFrameBytes = " + maxMessageBytes
+                                    + " (RingcastClient.Builder.maxFrameBytes)");
                 }
                 if (n == 0) {
                     if (inflater.needsInput() || inflater.finished()) {

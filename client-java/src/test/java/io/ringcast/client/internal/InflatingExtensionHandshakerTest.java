@@ -1,8 +1,10 @@
 package io.ringcast.client.internal;
 
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
@@ -124,7 +126,51 @@ class InflatingExtensionHandshakerTest {
 
         assertThatThrownBy(() -> ch.writeInbound(new BinaryWebSocketFrame(true, WebSocketExtension.RSV1, frame)))
                 .isInstanceOf(CorruptedWebSocketFrameException.class)
-                .hasMessageContaining("larger than maxFrameBytes");
+                .hasMessageContaining("inflates to more than maxFrameBytes = 65536");
+        ch.finishAndReleaseAll();
+    }
+
+    /**
+     * The inflater writes into buffers that cannot grow past one byte over the limit, so a bomb is
+     * refused before anything near its size is allocated (the buffer's own doubling included).
+     */
+    @Test
+    void aBombNeverGetsABufferThatCouldGrowPastTheLimit() {
+        int[] largestMaxCapacity = {0};
+        AbstractByteBufAllocator recording = new AbstractByteBufAllocator(false) {
+            @Override
+            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+                largestMaxCapacity[0] = Math.max(largestMaxCapacity[0], maxCapacity);
+                return UnpooledByteBufAllocator.DEFAULT.heapBuffer(initialCapacity, maxCapacity);
+            }
+
+            @Override
+            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+                return UnpooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
+            }
+
+            @Override
+            public boolean isDirectBufferPooled() {
+                return false;
+            }
+        };
+        WebSocketClientExtension ext = HANDSHAKER.handshakeExtension(
+                new WebSocketExtensionData("permessage-deflate", Map.of("server_no_context_takeover", "")));
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.config().setAllocator(recording);
+        ch.pipeline().addLast(ext.newExtensionDecoder());
+        Deflater deflater = new Deflater(9, true);
+        byte[] bomb = deflate(deflater, new byte[16 * 1024 * 1024]); // 16 MiB of zeros, 16 KiB compressed
+        deflater.end();
+
+        ch.writeInbound(new BinaryWebSocketFrame(false, WebSocketExtension.RSV1,
+                Unpooled.wrappedBuffer(Arrays.copyOf(bomb, 20)))); // about 20 KiB: within the limit
+        ((WebSocketFrame) ch.readInbound()).release();
+        assertThatThrownBy(() -> ch.writeInbound(new ContinuationWebSocketFrame(true, 0,
+                Unpooled.wrappedBuffer(Arrays.copyOfRange(bomb, 20, bomb.length)))))
+                .hasMessageContaining("inflates to more than maxFrameBytes = 65536");
+        assertThat(largestMaxCapacity[0]).as("the largest buffer the inflater could have grown to")
+                .isLessThanOrEqualTo(64 * 1024 + 1);
         ch.finishAndReleaseAll();
     }
 

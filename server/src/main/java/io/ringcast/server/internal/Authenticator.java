@@ -5,8 +5,10 @@ import com.auth0.jwt.JWT;
 import com.auth0.jwt.JWTVerifier;
 import com.auth0.jwt.algorithms.Algorithm;
 import com.auth0.jwt.exceptions.AlgorithmMismatchException;
+import com.auth0.jwt.exceptions.IncorrectClaimException;
 import com.auth0.jwt.exceptions.JWTDecodeException;
 import com.auth0.jwt.exceptions.JWTVerificationException;
+import com.auth0.jwt.exceptions.MissingClaimException;
 import com.auth0.jwt.exceptions.SignatureVerificationException;
 import com.auth0.jwt.exceptions.TokenExpiredException;
 import com.auth0.jwt.interfaces.DecodedJWT;
@@ -32,8 +34,8 @@ import java.util.Map;
  * ({@link Permissions}). Anonymous sessions get {@code security.anonymousRoles}; a password is
  * checked against the principal's bcrypt hash (deliberately slow: call {@link #authenticate} off
  * the event loops for passwords); a token is a JWT signed with HS256 or RS256 whose {@code sub}
- * names the principal, whose {@code roles} claim lists its roles and whose {@code exp} must be in
- * the future. Failures name the reason class, never the secret. Immutable; any thread.
+ * names the principal, whose {@code roles} claim lists its roles, whose {@code exp} must be in
+ * the future and whose {@code nbf} and {@code iat}, when present, must not be. Failures name the reason class, never the secret. Immutable; any thread.
  */
 final class Authenticator {
     /** Why a login failed, in words safe to send to the client and to log. */
@@ -117,8 +119,16 @@ final class Authenticator {
             throw new Refused("token expired");
         } catch (SignatureVerificationException | AlgorithmMismatchException e) {
             throw new Refused("token signature does not verify");
+        } catch (IncorrectClaimException e) {
+            throw new Refused(switch (e.getClaimName()) {
+                case "nbf", "iat" -> "token not yet valid: its " + e.getClaimName() + " claim is in the future";
+                default -> "token's " + e.getClaimName() + " claim has a value this server does not accept";
+            });
+        } catch (MissingClaimException e) {
+            throw new Refused("token has no " + e.getClaimName() + " claim, which this server requires");
         } catch (JWTVerificationException e) {
-            throw new Refused("token not accepted: " + e.getClass().getSimpleName());
+            // a reason class, never the library's exception name or message (which may quote the token)
+            throw new Refused("token claims do not verify");
         }
         String subject = jwt.getSubject() == null ? "token" : "token of '" + jwt.getSubject() + "'";
         List<String> roles = jwt.getClaim("roles").asList(String.class);

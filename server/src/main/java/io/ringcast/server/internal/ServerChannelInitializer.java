@@ -26,18 +26,18 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
     static final String WEBSOCKET_PATH = "/ws";
     private static final int MAX_HTTP_REQUEST_BYTES = 64 * 1024;
 
-    private static final SharedDeflateHandshaker DEFLATE = new SharedDeflateHandshaker();
-
     private final ServerContext server;
     private final WebSocketServerProtocolConfig webSocketConfig;
     /** The same, accepting frames with RSV1 set: for connections that may negotiate compression. */
     private final WebSocketServerProtocolConfig compressingWebSocketConfig;
+    private final SharedDeflateHandshaker deflate;
 
     ServerChannelInitializer(ServerContext server) {
         this.server = server;
         ServerConfig.Limits limits = server.config.limits();
         this.webSocketConfig = webSocketConfig(limits, false);
         this.compressingWebSocketConfig = webSocketConfig(limits, true);
+        this.deflate = new SharedDeflateHandshaker(limits.maxFrameBytes());
     }
 
     private static WebSocketServerProtocolConfig webSocketConfig(ServerConfig.Limits limits, boolean allowExtensions) {
@@ -73,7 +73,7 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         // compression is offered to connections made while it is on somewhere (features reload live)
         boolean compression = server.features.compressionAnywhere();
         if (compression) {
-            p.addLast("websocket-extensions", new WebSocketServerExtensionHandler(DEFLATE));
+            p.addLast("websocket-extensions", new WebSocketServerExtensionHandler(deflate));
         }
         p.addLast("websocket", new WebSocketUpgradeHandler(compression ? compressingWebSocketConfig : webSocketConfig));
         p.addLast("websocket-aggregator", new WebSocketFrameAggregator(server.config.limits().maxFrameBytes()));

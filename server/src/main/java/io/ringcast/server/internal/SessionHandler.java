@@ -11,6 +11,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.compression.DecompressionException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
@@ -40,6 +41,7 @@ import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.DataFormatException;
 
 /**
  * The protocol end of one WebSocket connection, on its event loop: handshake, decoding of each
@@ -214,6 +216,14 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
                 || cause instanceof TooLongFrameException) {
             fatal(ErrorCode.FRAME_TOO_LARGE, "frame larger than limits.maxFrameBytes = "
                     + server.config.limits().maxFrameBytes() + " (" + cause.getMessage() + ")");
+        } else if (cause instanceof DecompressionException) {
+            // Netty's inflater throws this one type both for its maxAllocation and for bad data
+            if (cause.getCause() instanceof DataFormatException) {
+                fatal(ErrorCode.MALFORMED_FRAME, "bad permessage-deflate data: " + cause.getCause().getMessage());
+            } else {
+                fatal(ErrorCode.FRAME_TOO_LARGE, "permessage-deflate message inflates to more than "
+                        + "limits.maxFrameBytes = " + server.config.limits().maxFrameBytes());
+            }
         } else if (cause instanceof CorruptedFrameException) {
             fatal(ErrorCode.MALFORMED_FRAME, "bad WebSocket frame: " + cause.getMessage());
         } else if (cause instanceof IOException) {
