@@ -8,6 +8,7 @@ import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.WireCodec;
 
+import javax.net.ssl.SSLContext;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
@@ -37,8 +38,8 @@ final class RawWebSocket implements AutoCloseable {
     final CompletableFuture<Integer> closeCode = new CompletableFuture<>();
     private final ByteBuf partial = Unpooled.buffer();
 
-    private RawWebSocket(String url) throws Exception {
-        ws = HttpClient.newHttpClient().newWebSocketBuilder()
+    private RawWebSocket(String url, HttpClient http) throws Exception {
+        ws = http.newWebSocketBuilder()
                 .connectTimeout(Duration.ofSeconds(5))
                 .buildAsync(URI.create(url), new WebSocket.Listener() {
                     @Override
@@ -66,12 +67,20 @@ final class RawWebSocket implements AutoCloseable {
     }
 
     static RawWebSocket connect(String url) throws Exception {
-        return new RawWebSocket(url);
+        return new RawWebSocket(url, HttpClient.newHttpClient());
     }
 
     /** Connects and completes the handshake. */
     static RawWebSocket connectAndHello(String url) throws Exception {
-        RawWebSocket raw = connect(url);
+        return hello(connect(url));
+    }
+
+    /** The same over {@code wss://}, trusting what {@code tls} trusts (a test certificate). */
+    static RawWebSocket connectAndHello(String url, SSLContext tls) throws Exception {
+        return hello(new RawWebSocket(url, HttpClient.newBuilder().sslContext(tls).build()));
+    }
+
+    private static RawWebSocket hello(RawWebSocket raw) {
         raw.send(out -> WireCodec.writeHello(out, WireCodec.VERSION, "raw-test"));
         raw.await("WELCOME");
         return raw;

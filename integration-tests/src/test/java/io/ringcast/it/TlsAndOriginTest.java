@@ -141,7 +141,7 @@ class TlsAndOriginTest {
     }
 
     /** An SSLContext trusting the certificates of one PEM file. */
-    private static SSLContext trusting(Path pem) throws Exception {
+    static SSLContext trusting(Path pem) throws Exception {
         KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
         trust.load(null, null);
         try (InputStream in = Files.newInputStream(pem)) {

@@ -2,6 +2,7 @@ package io.ringcast.it;
 
 import io.ringcast.server.RingcastServer;
 
+import javax.net.ssl.SSLContext;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,11 +26,11 @@ final class Witness implements AutoCloseable {
     private final AtomicInteger published = new AtomicInteger();
     private final Thread thread;
 
-    private Witness(RingcastServer server) throws Exception {
-        subscriber = RawWebSocket.connectAndHello(server.webSocketUrl());
+    private Witness(RingcastServer server, SSLContext tls) throws Exception {
+        subscriber = connectAndHello(server, tls);
         subscriber.subscribe(1, "witness/#");
         subscriber.await("SUBSCRIBED");
-        publisher = RawWebSocket.connectAndHello(server.webSocketUrl());
+        publisher = connectAndHello(server, tls);
         thread = new Thread(this::publishUntilStopped, "witness-publisher");
         thread.setDaemon(true);
         thread.start();
@@ -37,7 +38,17 @@ final class Witness implements AutoCloseable {
 
     /** Starts a witness on {@code server}: its subscriber is subscribed when this returns. */
     static Witness start(RingcastServer server) throws Exception {
-        return new Witness(server);
+        return new Witness(server, null);
+    }
+
+    /** The same on a server with TLS on, trusting what {@code tls} trusts (the test certificate). */
+    static Witness start(RingcastServer server, SSLContext tls) throws Exception {
+        return new Witness(server, tls);
+    }
+
+    private static RawWebSocket connectAndHello(RingcastServer server, SSLContext tls) throws Exception {
+        return tls == null ? RawWebSocket.connectAndHello(server.webSocketUrl())
+                : RawWebSocket.connectAndHello(server.webSocketUrl(), tls);
     }
 
     private void publishUntilStopped() {

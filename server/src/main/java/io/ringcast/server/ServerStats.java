@@ -23,6 +23,11 @@ package io.ringcast.server;
  * @param configReloads           {@code features} changes applied from the config file while running
  * @param configReloadsRefused    config file edits refused as invalid (the settings in force stayed)
  * @param republishesRecognised   publishes sent again ({@code REPUBLISH}) that were applied before: acked, not applied twice
+ * @param connectionsBeforeUpgrade        connections accepted whose WebSocket upgrade has not completed (plain
+ *                                        HTTP or mid-upgrade), at most {@code limits.maxConnectionsBeforeUpgrade}
+ * @param connectionsRefusedBeforeUpgrade connections closed on accept because that many were already open
+ * @param httpTimeouts                    connections closed because their TLS handshake, an HTTP request or the
+ *                                        upgrade did not complete within {@code limits.handshakeTimeoutMs}
  */
 public record ServerStats(int sessions, int topics, long publishes, long deliveries, long deliveredBytes,
                           long slowConsumerDisconnects,
@@ -30,5 +35,6 @@ public record ServerStats(int sessions, int topics, long publishes, long deliver
                           int valuesCached, long deltasSent, long deltaBytesSaved,
                           long compressedFrames, long compressionBytesIn, long compressionBytesOut,
                           long conflatedUpdates, long configReloads, long configReloadsRefused,
-                          long republishesRecognised) {
+                          long republishesRecognised, int connectionsBeforeUpgrade,
+                          long connectionsRefusedBeforeUpgrade, long httpTimeouts) {
 }

@@ -107,15 +107,20 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param outboundQueueBytes         unsent bytes per session before it is a slow consumer
      * @param slowConsumerCloseGraceMs   how long a slow consumer's connection stays open after its
      *                                   {@code SLOW_CONSUMER} error is queued
-     * @param handshakeTimeoutMs         time allowed between connect and {@code HELLO}
+     * @param handshakeTimeoutMs         time allowed from accept to the WebSocket upgrade (TLS handshake
+     *                                   included), between HTTP requests on one connection, and from
+     *                                   the upgrade to {@code HELLO}
      * @param maxValueBytes              largest value a publish may carry
      * @param maxTopics                  topics the node holds at most; a publish that would create one more is refused
      * @param maxConnections             sessions at once; one more is refused before {@code WELCOME}
+     * @param maxConnectionsBeforeUpgrade connections at once that have not completed a WebSocket upgrade
+     *                                   (plain HTTP or mid-upgrade); one more is closed on accept
      * @param publishRatePerSession      publishes per second per session, with one second of burst; 0 for no limit
      */
     public record Limits(int maxFrameBytes, int maxPathBytes, int maxPathDepth, int maxSubscriptionsPerSession,
                          long outboundQueueBytes, long slowConsumerCloseGraceMs, long handshakeTimeoutMs,
-                         int maxValueBytes, int maxTopics, int maxConnections, int publishRatePerSession) {
+                         int maxValueBytes, int maxTopics, int maxConnections, int maxConnectionsBeforeUpgrade,
+                         int publishRatePerSession) {
 
         /** The path limits for the protocol's path and selector parsers. */
         public PathLimits pathLimits() {
@@ -133,6 +138,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             between("limits.maxValueBytes", maxValueBytes, 1, 67108864);
             between("limits.maxTopics", maxTopics, 1, 1_000_000_000);
             between("limits.maxConnections", maxConnections, 1, 10_000_000);
+            between("limits.maxConnectionsBeforeUpgrade", maxConnectionsBeforeUpgrade, 1, 10_000_000);
             between("limits.publishRatePerSession", publishRatePerSession, 0, 100_000_000);
         }
     }

@@ -102,6 +102,9 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                 .put("slowConsumerDisconnects", c.slowConsumerDisconnects())
                 .put("clientPings", c.clientPings())
                 .put("idlePings", c.idlePings())
+                .put("connectionsBeforeUpgrade", c.connectionsBeforeUpgrade())
+                .put("connectionsRefusedBeforeUpgrade", c.connectionsRefusedBeforeUpgrade())
+                .put("httpTimeouts", c.httpTimeouts())
                 .put("originRefusals", c.originRefusals())
                 .put("valuesCached", c.valuesCached())
                 .put("deltasSent", c.deltasSent())
@@ -160,7 +163,8 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
         return r;
     }
 
-    private static FullHttpResponse text(HttpResponseStatus status, String body) {
+    /** A plain-text response (its {@code Content-Length} is set where it is written). */
+    static FullHttpResponse text(HttpResponseStatus status, String body) {
         FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
                 Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");

@@ -16,9 +16,10 @@ import io.ringcast.server.config.ServerConfig;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The whole per-connection pipeline, in order. Inbound: TLS (when configured), HTTP, the origin
- * check (when origins are listed), the permessage-deflate negotiation
- * (when compression is on), the WebSocket upgrade at {@code /ws}, frame reassembly, idle detection, plain HTTP endpoints, then the Ringcast session.
+ * The whole per-connection pipeline, in order. Inbound: TLS (when configured), HTTP, the HTTP
+ * phase's deadline and connection limit (until the upgrade), the origin check (when origins are
+ * listed), the permessage-deflate negotiation (when compression is on), the WebSocket upgrade at
+ * {@code /ws}, frame reassembly, idle detection, plain HTTP endpoints, then the Ringcast session.
  * Outbound, shared update frames are already complete WebSocket frames and pass the WebSocket
  * encoder untouched (see {@link OutboundFrame}).
  */
@@ -67,6 +68,8 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
         }
         p.addLast("http", new HttpServerCodec());
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_HTTP_REQUEST_BYTES));
+        // behind the aggregator, it sees whole requests and every response; the session removes it at the upgrade
+        p.addLast("http-deadline", new HttpPhaseDeadline(server.counters, server.config.limits()));
         if (server.originCheck != null) {
             p.addLast("origin", server.originCheck);
         }

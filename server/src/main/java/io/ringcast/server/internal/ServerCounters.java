@@ -43,6 +43,15 @@ public final class ServerCounters {
                     0.25, 0.5, 1, 2.5)
             .classicOnly()
             .build();
+    /**
+     * Connections accepted whose WebSocket upgrade has not completed (plain HTTP or mid-upgrade),
+     * at most {@code limits.maxConnectionsBeforeUpgrade}: taken and released by {@link HttpPhaseDeadline} only.
+     */
+    final AtomicInteger connectionsBeforeUpgrade = new AtomicInteger();
+    /** Connections closed on accept because {@code limits.maxConnectionsBeforeUpgrade} were already open. */
+    final LongAdder connectionsRefusedBeforeUpgrade = new LongAdder();
+    /** Connections closed because their HTTP phase outlasted {@code limits.handshakeTimeoutMs}. */
+    final LongAdder httpTimeouts = new LongAdder();
     /** WebSocket upgrades refused because the page's origin is not in {@code security.allowedOrigins}. */
     final LongAdder originRefusals = new LongAdder();
     /** {@code REPUBLISH}es of publishes applied before: answered with their sequence, not applied again (single node). */
@@ -149,6 +158,18 @@ public final class ServerCounters {
 
     public long receivedBytes() {
         return receivedBytes.sum();
+    }
+
+    public int connectionsBeforeUpgrade() {
+        return connectionsBeforeUpgrade.get();
+    }
+
+    public long connectionsRefusedBeforeUpgrade() {
+        return connectionsRefusedBeforeUpgrade.sum();
+    }
+
+    public long httpTimeouts() {
+        return httpTimeouts.sum();
     }
 
     public long originRefusals() {

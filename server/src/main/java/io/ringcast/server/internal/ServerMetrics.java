@@ -74,6 +74,13 @@ final class ServerMetrics {
                     }
                 })
                 .register(registry);
+        gauge("ringcast_connections_before_upgrade", "Connections accepted whose WebSocket upgrade has not completed "
+                + "(plain HTTP or mid-upgrade), at most limits.maxConnectionsBeforeUpgrade.", null,
+                c::connectionsBeforeUpgrade);
+        counter("ringcast_connections_refused_before_upgrade", "Connections closed on accept: "
+                + "limits.maxConnectionsBeforeUpgrade were already open.", null, c::connectionsRefusedBeforeUpgrade);
+        counter("ringcast_http_timeouts", "Connections closed because the TLS handshake, an HTTP request or the "
+                + "WebSocket upgrade did not complete within limits.handshakeTimeoutMs.", null, c::httpTimeouts);
         counter("ringcast_origin_refusals", "WebSocket upgrades refused: the page's origin is not allowed.", null,
                 c::originRefusals);
         counter("ringcast_republishes_recognised", "Publishes sent again after a lost connection that were applied "

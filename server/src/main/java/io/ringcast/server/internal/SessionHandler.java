@@ -124,6 +124,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         if (session != null) {
             return;
         }
+        // upgraded: the HTTP phase's deadline ends and its place among limits.maxConnectionsBeforeUpgrade is released
+        if (ctx.pipeline().get(HttpPhaseDeadline.class) != null) {
+            ctx.pipeline().remove(HttpPhaseDeadline.class);
+        }
         session = new Session(server.nextSessionId(), ctx, server.loopIndexOf(ctx.channel().eventLoop()),
                 deflateNegotiated(ctx.pipeline()));
         int sessions = server.counters.sessions.incrementAndGet();
