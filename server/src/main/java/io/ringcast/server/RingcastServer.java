@@ -63,7 +63,8 @@ public final class RingcastServer implements AutoCloseable {
                 c.slowConsumerDisconnects(),
                 c.protocolErrors(), c.clientPings(), c.idlePings(), c.originRefusals(), c.valuesCached(), c.deltasSent(), c.deltaBytesSaved(), c.compressedFrames(),
                 c.compressionBytesIn(), c.compressionBytesOut(), c.conflatedUpdates(), c.configReloads(),
-                c.configReloadsRefused(), c.republishesRecognised());
+                c.configReloadsRefused(), c.republishesRecognised(),
+                c.publisherLedgers(), c.publisherLedgersForgotten());
     }
 
     /** Tells every client {@code SERVER_SHUTDOWN}, stops every thread, releases every buffer. Idempotent. */

@@ -23,6 +23,8 @@ package io.ringcast.server;
  * @param configReloads           {@code features} changes applied from the config file while running
  * @param configReloadsRefused    config file edits refused as invalid (the settings in force stayed)
  * @param republishesRecognised   publishes sent again ({@code REPUBLISH}) that were applied before: acked, not applied twice
+ * @param publisherLedgers        publisher ledgers held for {@code REPUBLISH} (open sessions' and publishers' away)
+ * @param publisherLedgersForgotten ledgers of publishers away forgotten to stay within {@code limits.publisherLedgers*}
  */
 public record ServerStats(int sessions, int topics, long publishes, long deliveries, long deliveredBytes,
                           long slowConsumerDisconnects,
@@ -30,5 +32,5 @@ public record ServerStats(int sessions, int topics, long publishes, long deliver
                           int valuesCached, long deltasSent, long deltaBytesSaved,
                           long compressedFrames, long compressionBytesIn, long compressionBytesOut,
                           long conflatedUpdates, long configReloads, long configReloadsRefused,
-                          long republishesRecognised) {
+                          long republishesRecognised, int publisherLedgers, long publisherLedgersForgotten) {
 }

@@ -78,7 +78,7 @@ public final class FanOutHarness implements AutoCloseable {
             pollers[i] = new FanOutPoller(i, loops[i], ring, Long.MAX_VALUE, 0, FlushPolicy.END_OF_BATCH, 0, counters);
         }
         sequencer = new TopicSequencer(ring, pollers, PooledByteBufAllocator.DEFAULT, 8, Integer.MAX_VALUE,
-                new FeatureResolver(features, PathLimits.DEFAULT), counters, false);
+                4096, 1024, new FeatureResolver(features, PathLimits.DEFAULT), counters, false);
         sequencer.onStart();
 
         Selector everything;
