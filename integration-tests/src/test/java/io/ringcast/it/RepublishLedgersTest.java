@@ -2,6 +2,9 @@ package io.ringcast.it;
 
 import com.auth0.jwt.JWT;
 import com.auth0.jwt.algorithms.Algorithm;
+import io.ringcast.client.ConnectionListener;
+import io.ringcast.client.PublishOutcomeUnknownException;
+import io.ringcast.client.RingcastClient;
 import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.WireCodec;
@@ -12,8 +15,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.ThreadLocalRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -201,6 +211,72 @@ class RepublishLedgersTest {
                         .extracting(RawWebSocket.Msg::b).containsExactly(2L);
                 witness.stopAndVerify();
             }
+        }
+    }
+
+    /**
+     * The Java client's side: a burst cut mid-flight (as in ClientBehaviourTest), then the server
+     * restarts without its memory of publishers; the publishes the client sends again fail with
+     * {@link PublishOutcomeUnknownException}, the ones that waited behind the 1,024-publish window
+     * are applied once, numbered after nothing applied twice.
+     */
+    @Test
+    void javaClientFailsPublishesSentAgainToARestartedServerWithPublishOutcomeUnknown() throws Exception {
+        int count = 3_000;
+        RingcastServer first = TestServers.start();
+        int port = first.port();
+        try (CuttableProxy proxy = new CuttableProxy(port)) {
+            AtomicBoolean cutOnce = new AtomicBoolean();
+            CountDownLatch cut = new CountDownLatch(1);
+            ConnectionListener cutAtOnce = new ConnectionListener() {
+                @Override
+                public void onConnected(String address, String sessionId) {
+                    if (cutOnce.compareAndSet(false, true)) {
+                        proxy.refuse(true);
+                        proxy.cut(); // on the client's loop: nothing acked yet, the window sent
+                    }
+                }
+
+                @Override
+                public void onDisconnected(String address, io.ringcast.client.RingcastException reason, int closeCode) {
+                    cut.countDown();
+                }
+            };
+            try (RingcastClient client = RingcastClient.builder().addresses(proxy.webSocketUrl())
+                    .reconnectDelay(Duration.ofMillis(10), Duration.ofMillis(100)).connectionListener(cutAtOnce).build()) {
+                List<CompletableFuture<Long>> burst = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    burst.add(client.publish("burst/t", ("v" + i).getBytes(StandardCharsets.UTF_8)));
+                }
+                client.connect();
+                assertThat(cut.await(10, TimeUnit.SECONDS)).as("the cut").isTrue();
+                first.close();
+                try (RingcastServer restarted = TestServers.startOnPort(port, "")) {
+                    Witness witness = Witness.start(restarted);
+                    proxy.refuse(false);
+                    int unknown = 0;
+                    long acked = 0;
+                    for (int i = 0; i < count; i++) {
+                        try {
+                            long seq = burst.get(i).get(30, TimeUnit.SECONDS);
+                            acked++;
+                            assertThat(seq).as("sequence of publish %d on the restarted server", i).isEqualTo(acked);
+                        } catch (java.util.concurrent.ExecutionException e) {
+                            assertThat(e.getCause()).isInstanceOf(PublishOutcomeUnknownException.class);
+                            assertThat(acked).as("only publishes sent before the cut are unknown").isZero();
+                            unknown++;
+                        }
+                    }
+                    assertThat(unknown).as("publishes sent before the cut, within the window")
+                            .isBetween(1, 1024);
+                    assertThat(client.publish("burst/t", "after".getBytes(StandardCharsets.UTF_8))
+                            .get(10, TimeUnit.SECONDS)).as("the next publish").isEqualTo(acked + 1);
+                    witness.stopAndVerify();
+                    witness.close();
+                }
+            }
+        } finally {
+            first.close();
         }
     }
 }
