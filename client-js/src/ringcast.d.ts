@@ -49,6 +49,10 @@ export declare const ErrorCode: Readonly<{
     PERMISSION_DENIED: 27;
     NO_MAJORITY: 28;
     REPLICATION_TIMEOUT: 29;
+    /** A publish sent again (REPUBLISH) the server can no longer tell applied or not; it did not apply it again. */
+    PUBLISH_OUTCOME_UNKNOWN: 30;
+    /** A publish sent again whose correlation id this publisher first published to another topic; not applied. */
+    REPUBLISH_CONFLICT: 31;
 }>;
 
 /** A protocol error name, such as `'SLOW_CONSUMER'`. */
@@ -207,7 +211,11 @@ export interface RingcastClient {
      *
      * Rejects with a RingcastError: `code` `'INVALID_PATH'` for a bad path (at once, locally, or
      * from the server), `'VALUE_TOO_LARGE'` when the message exceeds the server's frame limit;
-     * `'client closed'` (code null) when the client closed before the ack.
+     * `'client closed'` (code null) when the client closed before the ack;
+     * `'PUBLISH_OUTCOME_UNKNOWN'` when it was sent again after a lost connection and the server
+     * could no longer tell whether the first send was applied (a restart, or its memory of this
+     * client forgotten): it was not applied again, and may have been applied once. At most 1,024
+     * publishes are sent and unacked at a time; the rest wait and go out as acks come.
      */
     publish(topic: string, value: string | Uint8Array | ArrayBuffer): Promise<number>;
 

@@ -25,6 +25,12 @@ const MAX_PATH_DEPTH = 1024;
  * Java client does).
  */
 const FIRST_CORRELATION_ID = 2 ** 30;
+/**
+ * Publishes sent and not acked at most (the protocol's rule for a client that gives a publisher
+ * id: the server remembers that many per publisher, so a REPUBLISH it does not find was never
+ * applied). More wait in the outbox and go out as acks come.
+ */
+const PUBLISH_WINDOW = 1024;
 const LAST_CORRELATION_ID = 2 ** 31 - 1;
 const LAST_SUBSCRIPTION_ID = FIRST_CORRELATION_ID - 1;
 /** A check timer that fires this much later than scheduled ran in a throttled or frozen tab. */
@@ -70,6 +76,8 @@ export const ErrorCode = Object.freeze({
     PERMISSION_DENIED: 27,
     NO_MAJORITY: 28,
     REPLICATION_TIMEOUT: 29,
+    PUBLISH_OUTCOME_UNKNOWN: 30,
+    REPUBLISH_CONFLICT: 31,
 });
 
 const ERROR_NAMES = new Map(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
@@ -1021,6 +1029,7 @@ class RingcastClient {
                 if (request) {
                     this.#unacked.delete(m.correlationId);
                     request.resolve(m.sequence);
+                    this.#scheduleFlush(); // room in the window for a publish that waited
                 }
                 this.#leaveMinorityNodeOnceAnswered(c);
                 return;
@@ -1108,6 +1117,7 @@ class RingcastClient {
                     return;
                 }
                 request.reject(error);
+                this.#scheduleFlush();
                 this.#leaveMinorityNodeOnceAnswered(c);
                 return;
             }
@@ -1210,7 +1220,11 @@ class RingcastClient {
 
     #enqueue(command) {
         this.#outbox.push(command);
-        if (!this.#flushScheduled && this.#connection?.welcomed) {
+        this.#scheduleFlush();
+    }
+
+    #scheduleFlush() {
+        if (!this.#flushScheduled && this.#outbox.length > 0 && this.#connection?.welcomed) {
             this.#flushScheduled = true;
             // one flush per turn of the event loop: the calls of one task share frames
             queueMicrotask(() => {
@@ -1235,10 +1249,12 @@ class RingcastClient {
             const messages = [];
             let bytes = 0;
             let taken = 0;
-            while (taken < this.#outbox.length && bytes < c.maxFrameBytes) {
+            while (taken < this.#outbox.length && bytes < c.maxFrameBytes
+                && !(this.#outbox[taken].kind === 'publish' && this.#unacked.size >= PUBLISH_WINDOW)) {
                 const m = this.#encode(c, this.#outbox[taken++], c.maxFrameBytes);
                 if (m) { messages.push(m); bytes += m.length; }
             }
+            if (taken === 0) return; // the window is full: the next ack flushes again
             this.#outbox.splice(0, taken);
             for (const frame of packFrames(messages, c.maxFrameBytes)) {
                 if (!this.#send(c, frame)) return;
@@ -1440,7 +1456,7 @@ export async function connect(urlOrUrls, options = {}) {
 
 /** Internals for the tests. Not public API: may change in any release. */
 export const internals = Object.freeze({
-    MessageType, Flags, HEADER_BYTES, MAX_PATH_BYTES, MAX_PATH_DEPTH,
+    MessageType, Flags, HEADER_BYTES, MAX_PATH_BYTES, MAX_PATH_DEPTH, PUBLISH_WINDOW,
     encodeHello, encodeSubscribe, encodeUnsubscribe, encodePublish, encodeRepublish, encodePing,
     decodeFrame, packFrames, ProtocolError,
     validatePath, parseSelector, matches, segmentsMatch,

@@ -481,3 +481,43 @@ test('liveness: a check that runs late (throttled tab) pings again instead of ju
         Object.defineProperty(globalThis, 'performance', { value: realPerformance, configurable: true, writable: true });
     }
 });
+
+test('at most PUBLISH_WINDOW publishes are sent unacked; the rest wait and go out as acks come', async () => {
+    const { client, ws } = await connected();
+    const window = internals.PUBLISH_WINDOW;
+    assert.equal(window, 1024, 'the window the server\'s ledger remembers (docs/protocol.md)');
+    const published = [];
+    for (let i = 0; i < window + 5; i++) {
+        const p = client.publish('w/t', 'v' + i);
+        p.catch(() => {}); // the unacked ones are rejected by close() at the end
+        published.push(p);
+    }
+    await until(() => ws().received().filter((m) => m.type === 'PUBLISH').length === window);
+    await tick(10);
+    const sent = ws().received().filter((m) => m.type === 'PUBLISH');
+    assert.equal(sent.length, window, 'no more than the window before an ack');
+    ws().push(S.ack(sent[0].corr, 1), S.ack(sent[1].corr, 2));
+    await until(() => ws().received().filter((m) => m.type === 'PUBLISH').length === window + 2);
+    assert.equal(await published[0], 1);
+    assert.deepEqual(ws().received().filter((m) => m.type === 'PUBLISH').slice(window).map((m) => m.value), ['v1024', 'v1025'],
+        'the waiting ones in call order');
+    client.close();
+});
+
+test('a publish sent again that the server can no longer place rejects with PUBLISH_OUTCOME_UNKNOWN; a conflict with REPUBLISH_CONFLICT', async () => {
+    const { client, sockets } = await connected();
+    const a = client.publish('t/a', 'a');
+    const b = client.publish('t/b', 'b');
+    await tick();
+    sockets[0].drop();
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    sockets[1].push(S.welcome('s-2'));
+    await until(() => sockets[1].received().filter((m) => m.type === 'REPUBLISH').length === 2);
+    const [ra, rb] = sockets[1].received().filter((m) => m.type === 'REPUBLISH');
+    sockets[1].push(S.error(30, ra.corr, "the server no longer knows whether publish 1 to 't/a' was applied"),
+        S.error(31, rb.corr, 'first published to another topic'));
+    await assert.rejects(a, (e) => e instanceof RingcastError && e.code === 'PUBLISH_OUTCOME_UNKNOWN'
+        && /no longer knows/.test(e.message));
+    await assert.rejects(b, (e) => e.code === 'REPUBLISH_CONFLICT');
+    client.close();
+});

@@ -254,3 +254,10 @@ test('exported constants', () => {
     assert.equal(new RingcastError('y').code, null);
     assert.equal(new RingcastError('y').closeCode, 0);
 });
+
+test('error codes are those of the Java protocol module, by name and number', () => {
+    const java = readFileSync(new URL('../../protocol/src/main/java/io/ringcast/protocol/ErrorCode.java', import.meta.url), 'utf8');
+    const codes = Object.fromEntries([...java.matchAll(/^\s+([A-Z_]+)\((\d+),/gm)].map(([, name, code]) => [name, Number(code)]));
+    assert.ok(Object.keys(codes).length > 20);
+    assert.deepEqual({ ...ErrorCode }, codes);
+});

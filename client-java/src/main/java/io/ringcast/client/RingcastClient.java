@@ -63,15 +63,18 @@ public interface RingcastClient extends AutoCloseable {
 
     /**
      * Publishes {@code value} to {@code topic}, creating the topic on its first publish. Publishes
-     * are sent in call order, batched with others into few frames. The array is not copied: do
-     * not change it until the returned future completes.
+     * are sent in call order, batched with others into few frames; at most 1,024 are sent and
+     * unacked at once (the protocol's rule, so that one sent again after a lost connection is
+     * applied at most once), the rest wait in memory. The array is not copied: do not change it
+     * until the returned future completes.
      *
      * @return completes with the sequence the topic gave the value; fails with a
      *         {@link RingcastException}: with an {@link io.ringcast.protocol.ErrorCode} when the
      *         server refused it (e.g. {@code INVALID_PATH}), or at once when the path is not valid,
      *         when {@link Builder#maxInFlightPublishes} publishes await their ack already, or when
-     *         the client is closed; without a code when the connection was lost after the publish
-     *         was sent and before its ack (it may or may not have been applied)
+     *         the client is closed; with a {@link PublishOutcomeUnknownException} when it was sent
+     *         again after a lost connection and the server could no longer tell whether the first
+     *         send was applied (it did not apply it again)
      */
     CompletableFuture<Long> publish(String topic, byte[] value);
 
@@ -217,7 +220,8 @@ public interface RingcastClient extends AutoCloseable {
 
         /**
          * The most publishes queued or awaiting their ack at once; beyond it
-         * {@link RingcastClient#publish} fails the future at once. Default 65536.
+         * {@link RingcastClient#publish} fails the future at once. Default 65536. Of these, at
+         * most 1,024 are sent and unacked at a time; the others wait in memory.
          */
         public Builder maxInFlightPublishes(int maxInFlightPublishes) {
             if (maxInFlightPublishes < 1 || maxInFlightPublishes > MAX_MAX_IN_FLIGHT_PUBLISHES) {

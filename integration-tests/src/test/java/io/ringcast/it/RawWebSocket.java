@@ -88,8 +88,13 @@ final class RawWebSocket implements AutoCloseable {
 
     /** Connects and completes the handshake giving a publisher id ({@code REPUBLISH} is applied once). */
     static RawWebSocket connectAndHello(String url, long publisherId) throws Exception {
+        return connectAndHello(url, Credentials.ANONYMOUS, publisherId);
+    }
+
+    /** The same, logging in with {@code credentials}. */
+    static RawWebSocket connectAndHello(String url, Credentials credentials, long publisherId) throws Exception {
         RawWebSocket raw = connect(url);
-        raw.send(out -> WireCodec.writeHello(out, WireCodec.VERSION, "raw-test", Credentials.ANONYMOUS, publisherId));
+        raw.send(out -> WireCodec.writeHello(out, WireCodec.VERSION, "raw-test", credentials, publisherId));
         raw.await("WELCOME");
         return raw;
     }

@@ -2,6 +2,7 @@ package io.ringcast.it;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.WireCodec;
 
 import java.io.ByteArrayOutputStream;
@@ -107,6 +108,12 @@ final class WireSocket implements AutoCloseable {
 
     void hello() throws IOException {
         send(b -> WireCodec.writeHello(b, WireCodec.VERSION, "wire-test"));
+        awaitMessage("WELCOME");
+    }
+
+    /** The handshake giving a publisher id, anonymously. */
+    void hello(long publisherId) throws IOException {
+        send(b -> WireCodec.writeHello(b, WireCodec.VERSION, "wire-test", Credentials.ANONYMOUS, publisherId));
         awaitMessage("WELCOME");
     }
 

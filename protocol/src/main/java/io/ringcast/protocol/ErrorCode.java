@@ -30,7 +30,14 @@ public enum ErrorCode {
     /** Cluster: this node is on the minority side of a split and may not sequence; publish to another node. */
     NO_MAJORITY(28, false, 0),
     /** Cluster: the partition's owner and backup did not take the publish in time; it may or may not be applied. */
-    REPLICATION_TIMEOUT(29, false, 0);
+    REPLICATION_TIMEOUT(29, false, 0),
+    /**
+     * A {@code REPUBLISH} whose publish the server can no longer tell applied or not (its publisher's
+     * ledger was forgotten: a restart, or too many publishers away); it was not applied again.
+     */
+    PUBLISH_OUTCOME_UNKNOWN(30, false, 0),
+    /** A {@code REPUBLISH} whose correlation id this publisher first published to another topic; not applied. */
+    REPUBLISH_CONFLICT(31, false, 0);
 
     private static final ErrorCode[] BY_CODE = new ErrorCode[64];
 

@@ -64,7 +64,7 @@ public final class RingcastServer implements AutoCloseable {
                 c.protocolErrors(), c.clientPings(), c.idlePings(), c.originRefusals(), c.valuesCached(), c.deltasSent(), c.deltaBytesSaved(), c.compressedFrames(),
                 c.compressionBytesIn(), c.compressionBytesOut(), c.conflatedUpdates(), c.configReloads(),
                 c.configReloadsRefused(), c.republishesRecognised(), c.connectionsBeforeUpgrade(),
-                c.connectionsRefusedBeforeUpgrade(), c.httpTimeouts());
+                c.connectionsRefusedBeforeUpgrade(), c.httpTimeouts(), c.publisherLedgers(), c.publisherLedgersForgotten());
     }
 
     /** Tells every client {@code SERVER_SHUTDOWN}, stops every thread, releases every buffer. Idempotent. */

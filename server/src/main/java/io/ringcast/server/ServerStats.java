@@ -28,6 +28,8 @@ package io.ringcast.server;
  * @param connectionsRefusedBeforeUpgrade connections closed on accept because that many were already open
  * @param httpTimeouts                    connections closed because their TLS handshake, an HTTP request or the
  *                                        upgrade did not complete within {@code limits.handshakeTimeoutMs}
+ * @param publisherLedgers        publisher ledgers held for {@code REPUBLISH} (open sessions' and publishers' away)
+ * @param publisherLedgersForgotten ledgers of publishers away forgotten to stay within {@code limits.publisherLedgers*}
  */
 public record ServerStats(int sessions, int topics, long publishes, long deliveries, long deliveredBytes,
                           long slowConsumerDisconnects,
@@ -36,5 +38,6 @@ public record ServerStats(int sessions, int topics, long publishes, long deliver
                           long compressedFrames, long compressionBytesIn, long compressionBytesOut,
                           long conflatedUpdates, long configReloads, long configReloadsRefused,
                           long republishesRecognised, int connectionsBeforeUpgrade,
-                          long connectionsRefusedBeforeUpgrade, long httpTimeouts) {
+                          long connectionsRefusedBeforeUpgrade, long httpTimeouts, int publisherLedgers,
+                          long publisherLedgersForgotten) {
 }

@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.util.collection.IntObjectHashMap;
+import io.ringcast.client.PublishOutcomeUnknownException;
 import io.ringcast.client.RingcastException;
 import io.ringcast.client.UpdateKind;
 import io.ringcast.protocol.Delta;
@@ -57,6 +58,12 @@ final class ClientSession {
     static final int MAX_FRAMES_PER_DRAIN = 8;
     static final int UNSUBSCRIBE_BYTES = WireCodec.HEADER_BYTES + 4;
     static final int PING_BYTES = WireCodec.HEADER_BYTES + 8;
+    /**
+     * Publishes sent and not acked at most (the protocol's rule for a client that gives a
+     * publisher id: the server's ledger remembers that many, so a publish sent again that it does
+     * not find was never applied). More wait in memory and go out as acks come.
+     */
+    static final int PUBLISH_WINDOW = 1024;
 
     private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
     private static final ClientSubscription[] NO_SUBSCRIPTIONS = TopicState.NO_SUBSCRIPTIONS;
@@ -142,7 +149,8 @@ final class ClientSession {
         assert eventLoop.inEventLoop();
         if (closedError != null) {
             p.fail(closedError);
-        } else if (channel != null && !leavingMinorityNode) {
+        } else if (channel != null && !leavingMinorityNode && waitingPublishes.isEmpty()
+                && unacked.size() < PUBLISH_WINDOW) {
             sendPublish(p);
         } else {
             waitingPublishes.add(p);
@@ -209,10 +217,15 @@ final class ClientSession {
             // with its id: an earlier send on a lost connection may have been applied
             sendRepublish(p);
         }
-        while ((p = waitingPublishes.poll()) != null) {
-            sendPublish(p);
-        }
+        sendWaitingPublishes();
         frames.flush();
+    }
+
+    /** Sends publishes that waited while the window has room, oldest first; not flushed. */
+    private void sendWaitingPublishes() {
+        while (channel != null && !leavingMinorityNode && unacked.size() < PUBLISH_WINDOW && !waitingPublishes.isEmpty()) {
+            sendPublish(waitingPublishes.poll());
+        }
     }
 
     /**
@@ -376,6 +389,7 @@ final class ClientSession {
             p.acked(sequence);
         }
         leaveMinorityNodeOnceAnswered();
+        sendWaitingPublishes();
     }
 
     /** After a {@code NO_MAJORITY}: once every publish sent to this node is answered, move to the next address. */
@@ -403,8 +417,9 @@ final class ClientSession {
      */
     boolean onRequestError(ErrorCode code, int wireCode, int correlationId, String reason) {
         assert eventLoop.inEventLoop();
-        RingcastException error = new RingcastException((code != null ? code.name() : "error " + wireCode) + ": "
-                + reason, code, 0);
+        String message = (code != null ? code.name() : "error " + wireCode) + ": " + reason;
+        RingcastException error = code == ErrorCode.PUBLISH_OUTCOME_UNKNOWN
+                ? new PublishOutcomeUnknownException(message) : new RingcastException(message, code, 0);
         if (correlationId >= FIRST_PUBLISH_CORRELATION_ID) {
             PublishRequest p = unacked.remove(unackedKey(correlationId));
             if (p == null) {
@@ -420,6 +435,7 @@ final class ClientSession {
                 p.fail(error);
             }
             leaveMinorityNodeOnceAnswered();
+            sendWaitingPublishes();
             return true;
         }
         ClientSubscription s = subscriptions.remove(correlationId);

@@ -187,6 +187,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
             if (msg instanceof BinaryWebSocketFrame) {
                 if (!closing) {
                     WireCodec.decode(((BinaryWebSocketFrame) msg).content(), this);
+                    session.flush(); // publishes the frame's acks let out of the window
                 }
             } else if (msg instanceof CloseWebSocketFrame) {
                 CloseWebSocketFrame close = (CloseWebSocketFrame) msg;

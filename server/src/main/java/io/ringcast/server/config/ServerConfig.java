@@ -116,11 +116,13 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param maxConnectionsBeforeUpgrade connections at once that have not completed a WebSocket upgrade
      *                                   (plain HTTP or mid-upgrade); one more is closed on accept
      * @param publishRatePerSession      publishes per second per session, with one second of burst; 0 for no limit
+     * @param publisherLedgers           ledgers of publishers with no open session kept for {@code REPUBLISH}, in total
+     * @param publisherLedgersPerPrincipal the same, per principal (all anonymous sessions are one principal)
      */
     public record Limits(int maxFrameBytes, int maxPathBytes, int maxPathDepth, int maxSubscriptionsPerSession,
                          long outboundQueueBytes, long slowConsumerCloseGraceMs, long handshakeTimeoutMs,
                          int maxValueBytes, int maxTopics, int maxConnections, int maxConnectionsBeforeUpgrade,
-                         int publishRatePerSession) {
+                         int publishRatePerSession, int publisherLedgers, int publisherLedgersPerPrincipal) {
 
         /** The path limits for the protocol's path and selector parsers. */
         public PathLimits pathLimits() {
@@ -140,6 +142,8 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             between("limits.maxConnections", maxConnections, 1, 10_000_000);
             between("limits.maxConnectionsBeforeUpgrade", maxConnectionsBeforeUpgrade, 1, 10_000_000);
             between("limits.publishRatePerSession", publishRatePerSession, 0, 100_000_000);
+            between("limits.publisherLedgers", publisherLedgers, 0, 10_000_000);
+            between("limits.publisherLedgersPerPrincipal", publisherLedgersPerPrincipal, 0, 10_000_000);
         }
     }
 

@@ -79,7 +79,7 @@ public final class FanOutHarness implements AutoCloseable {
                     FlushPolicy.END_OF_BATCH, 0, counters);
         }
         sequencer = new TopicSequencer(ring, pollers, PooledByteBufAllocator.DEFAULT, 8, Integer.MAX_VALUE,
-                new FeatureResolver(features, PathLimits.DEFAULT), counters, false);
+                4096, 1024, new FeatureResolver(features, PathLimits.DEFAULT), counters, false);
         sequencer.onStart();
 
         Selector everything;

@@ -116,6 +116,8 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                 .put("configReloads", c.configReloads())
                 .put("configReloadsRefused", c.configReloadsRefused())
                 .put("republishesRecognised", c.republishesRecognised())
+                .put("publisherLedgers", c.publisherLedgers())
+                .put("publisherLedgersForgotten", c.publisherLedgersForgotten())
                 .put("demo", server.config.demo().enabled())
                 .put("inboundRingRemaining", server.inbound.remainingCapacity());
         if (server.cluster != null) {

@@ -121,6 +121,7 @@ public final class NodeRuntime implements AutoCloseable {
         inbound = RingBuffer.createMultiProducer(InboundEvent::new, pc.inboundRingSize(),
                 waitStrategy(pc));
         sequencer = new TopicSequencer(fanOut, pollers, alloc, config.history().length(), config.limits().maxTopics(),
+                config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal(),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters,
                 config.cluster().enabled());
         if (config.state().enabled() && !config.cluster().enabled()) {

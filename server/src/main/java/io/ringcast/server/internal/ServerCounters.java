@@ -56,6 +56,10 @@ public final class ServerCounters {
     final LongAdder originRefusals = new LongAdder();
     /** {@code REPUBLISH}es of publishes applied before: answered with their sequence, not applied again (single node). */
     final LongAdder republishesRecognised = new LongAdder();
+    /** Publisher ledgers held for {@code REPUBLISH}, attached and detached; written by the sequencer. */
+    private volatile int publisherLedgers;
+    /** Publisher ledgers forgotten to stay within {@code limits.publisherLedgers*}; written by the sequencer. */
+    private volatile long publisherLedgersForgotten;
     /** {@code PING}s received from clients. */
     final LongAdder clientPings = new LongAdder();
     /** WebSocket pings the server sent to sessions silent for half the idle timeout. */
@@ -178,6 +182,22 @@ public final class ServerCounters {
 
     public long republishesRecognised() {
         return republishesRecognised.sum();
+    }
+
+    /** Sequencer thread only. */
+    void publisherLedgers(int held, long forgotten) {
+        publisherLedgers = held;
+        publisherLedgersForgotten = forgotten;
+    }
+
+    /** Publisher ledgers held for {@code REPUBLISH} (single node). */
+    public int publisherLedgers() {
+        return publisherLedgers;
+    }
+
+    /** Publisher ledgers forgotten to stay within the bounds: their {@code REPUBLISH}es get {@code PUBLISH_OUTCOME_UNKNOWN}. */
+    public long publisherLedgersForgotten() {
+        return publisherLedgersForgotten;
     }
 
     public long clientPings() {

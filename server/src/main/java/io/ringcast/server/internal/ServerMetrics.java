@@ -85,6 +85,12 @@ final class ServerMetrics {
                 c::originRefusals);
         counter("ringcast_republishes_recognised", "Publishes sent again after a lost connection that were applied "
                 + "before: acked with their sequence, not applied twice.", null, c::republishesRecognised);
+        gauge("ringcast_publisher_ledgers", "Publisher ledgers held for REPUBLISH (sessions open and publishers "
+                + "away), within limits.publisherLedgers and limits.publisherLedgersPerPrincipal.", null,
+                c::publisherLedgers);
+        counter("ringcast_publisher_ledgers_forgotten", "Ledgers of publishers away forgotten to stay within those "
+                + "bounds; their REPUBLISHes get PUBLISH_OUTCOME_UNKNOWN (ringcast_errors).", null,
+                c::publisherLedgersForgotten);
         counter("ringcast_client_pings", "PING messages received from clients.", null, c::clientPings);
         counter("ringcast_idle_pings", "WebSocket pings sent to sessions silent for half the idle timeout.", null,
                 c::idlePings);

@@ -83,12 +83,19 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     // the frame being built for one session's subscribe reply
     private ByteBuf directed;
     /** Each publisher's recent publishes, for {@code REPUBLISH}. */
-    private final PublisherLedgers ledgers = new PublisherLedgers();
+    private final PublisherLedgers ledgers;
+    /** {@code limits.publisherLedgers} and {@code limits.publisherLedgersPerPrincipal}, named in refusals. */
+    private final int maxDetachedLedgers;
+    private final int maxDetachedLedgersPerPrincipal;
     private Session directedTarget;
 
     TopicSequencer(RingBuffer<FanOutEvent> fanOut, FanOutPoller[] pollers, ByteBufAllocator alloc, int historyLength,
-                   int maxTopics, FeatureResolver features, ServerCounters counters, boolean clusterMode) {
+                   int maxTopics, int maxDetachedLedgers, int maxDetachedLedgersPerPrincipal, FeatureResolver features,
+                   ServerCounters counters, boolean clusterMode) {
         this.clusterMode = clusterMode;
+        this.maxDetachedLedgers = maxDetachedLedgers;
+        this.maxDetachedLedgersPerPrincipal = maxDetachedLedgersPerPrincipal;
+        this.ledgers = new PublisherLedgers(maxDetachedLedgers, maxDetachedLedgersPerPrincipal);
         this.fanOut = fanOut;
         this.maxTopics = maxTopics;
         this.pollers = pollers;
@@ -147,15 +154,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     private void publish(InboundEvent e) {
         PublisherLedgers.Ledger ledger = e.fixedSequence == 0 ? ledgerOf(e.session) : null;
-        if (e.republish && ledger != null) {
-            long applied = ledger.sequenceOf(e.id);
-            if (applied != 0) {
-                // sent again after a lost connection, applied the first time: the same answer, once more
-                WireCodec.writePublishAck(directedRoom(e.session, WireCodec.HEADER_BYTES + 12), e.id, applied);
-                directedFlush();
-                counters.republishesRecognised.increment();
-                return;
-            }
+        if (e.republish && ledger != null && !answeredFromLedger(e, ledger)) {
+            return;
         }
         Topic topic = tree.get(e.path);
         boolean created = topic == null;
@@ -172,7 +172,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         if (e.fixedSequence == 0) {
             seq = ++topic.sequence;
             if (ledger != null) {
-                ledger.record(e.id, seq);
+                ledger.recordApplied(e.id, topic.path, seq, e.republish);
             }
         } else if (e.fixedSequence <= topic.sequence) {
             return; // applied before (a node catching up may be sent an update twice)
@@ -268,13 +268,43 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         }
     }
 
-    /** The ledger of the session's publisher, or null when its client gave no publisher id. */
+    /**
+     * Answers a {@code REPUBLISH} from its publisher's ledger (see {@link PublisherLedgers}):
+     *
+     * @return whether it is to be applied now; if not, it was answered
+     */
+    private boolean answeredFromLedger(InboundEvent e, PublisherLedgers.Ledger ledger) {
+        long answer = ledger.answer(e.id, e.path);
+        if (answer == PublisherLedgers.APPLY) {
+            return true; // the ledger vouches that its first send was never applied
+        }
+        if (answer > 0) {
+            // sent again after a lost connection, applied the first time: the same answer, once more
+            WireCodec.writePublishAck(directedRoom(e.session, WireCodec.HEADER_BYTES + 12), e.id, answer);
+            directedFlush();
+            counters.republishesRecognised.increment();
+        } else if (answer == PublisherLedgers.CONFLICT) {
+            refuse(e.session, ErrorCode.REPUBLISH_CONFLICT, e.id, "REPUBLISH of correlation id " + e.id + " to '"
+                    + e.path + "' refused: this publisher's correlation id " + e.id + " was first published to '"
+                    + ledger.topicOf(e.id) + "'; not applied");
+        } else {
+            ledger.recordOutcomeUnknown(e.id, e.path);
+            refuse(e.session, ErrorCode.PUBLISH_OUTCOME_UNKNOWN, e.id, "the server no longer knows whether publish "
+                    + e.id + " to '" + e.path + "' was applied: its publisher's ledger was forgotten (a restart, or "
+                    + "past limits.publisherLedgers = " + maxDetachedLedgers + " / limits.publisherLedgersPerPrincipal = "
+                    + maxDetachedLedgersPerPrincipal + " while the publisher was away); it was not applied again");
+        }
+        return false;
+    }
+
+    /** The ledger of the session's publisher, attached on its first publish; null when its client gave no publisher id. */
     private PublisherLedgers.Ledger ledgerOf(Session publisher) {
         if (publisher == null || publisher.publisherId == 0) {
             return null;
         }
         if (publisher.ledger == null) {
-            publisher.ledger = ledgers.of(publisher.publisherId);
+            publisher.ledger = ledgers.attach(publisher.permissions.who(), publisher.publisherId);
+            counters.publisherLedgers(ledgers.size(), ledgers.forgotten());
         }
         return publisher.ledger;
     }
@@ -468,6 +498,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             index.remove(s.getValue(), session, s.getKey());
         }
         session.subscriptions.clear();
+        if (session.ledger != null) {
+            ledgers.detach(session.ledger);
+            session.ledger = null;
+            counters.publisherLedgers(ledgers.size(), ledgers.forgotten());
+        }
     }
 
     // ------------------------------------------------------------------ fan-out ring
