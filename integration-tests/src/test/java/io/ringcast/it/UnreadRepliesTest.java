@@ -80,6 +80,20 @@ class UnreadRepliesTest {
                 .orElseThrow(() -> new AssertionError("no " + name + " in /metrics"));
     }
 
+    /** Waits until the server's metric {@code name} satisfies {@code condition}. */
+    private static void awaitMetric(RingcastServer server, String name, java.util.function.DoublePredicate condition,
+                                    String what) {
+        URI metrics = URI.create("http://127.0.0.1:" + server.port() + "/metrics");
+        HttpClient http = HttpClient.newHttpClient();
+        Await.until(() -> {
+            try {
+                return condition.test(metric(http, metrics, name));
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        }, what);
+    }
+
     private static void sendPings(WireSocket flooder, int frames, long firstNonce) throws IOException {
         for (int f = 0; f < frames; f++) {
             long base = firstNonce + (long) f * PINGS_PER_FRAME;
@@ -120,15 +134,8 @@ class UnreadRepliesTest {
                 // 1,000,000 PINGs each: ~110 MB of queued PONGs per session if nothing stopped them
                 floods.add(flood(flooder, 200, "flooder-" + s));
             }
-            URI metrics = URI.create("http://127.0.0.1:" + server.port() + "/metrics");
-            HttpClient http = HttpClient.newHttpClient();
-            Await.until(() -> {
-                try {
-                    return metric(http, metrics, "ringcast_slow_consumer_disconnects_total") >= 4;
-                } catch (Exception e) {
-                    throw new AssertionError(e);
-                }
-            }, "the four flooders to be closed as slow consumers");
+            awaitMetric(server, "ringcast_slow_consumer_disconnects_total", v -> v >= 4,
+                    "the four flooders to be closed as slow consumers");
             for (Thread t : floods) {
                 t.join(30_000);
                 assertThat(t.isAlive()).as(t.getName() + " stopped: the server closed its connection").isFalse();
@@ -138,13 +145,8 @@ class UnreadRepliesTest {
             // ERROR and close frame that end it
             assertThat(queue.largest()).as("the largest outbound queue during the flood")
                     .isGreaterThan(limit / 2).isLessThanOrEqualTo(limit + 4096);
-            Await.until(() -> {
-                try {
-                    return metric(http, metrics, "ringcast_sessions") == 2;
-                } catch (Exception e) {
-                    throw new AssertionError(e);
-                }
-            }, "the flooders' sessions to be gone, the witness's two left");
+            awaitMetric(server, "ringcast_sessions", v -> v == 2,
+                    "the flooders' sessions to be gone, the witness's two left");
             for (WireSocket flooder : flooders) {
                 flooder.close();
             }
@@ -194,15 +196,8 @@ class UnreadRepliesTest {
              WireSocket flooder = new WireSocket(server.webSocketUrl(), null, 4096)) {
             flooder.hello();
             Thread sender = flood(flooder, 40, "flooder");
-            URI metrics = URI.create("http://127.0.0.1:" + server.port() + "/metrics");
-            HttpClient http = HttpClient.newHttpClient();
-            Await.until(() -> {
-                try {
-                    return metric(http, metrics, "ringcast_slow_consumer_disconnects_total") == 1;
-                } catch (Exception e) {
-                    throw new AssertionError(e);
-                }
-            }, "the flooder, whose replies waited unread for the idle timeout, to be closed as a slow consumer");
+            awaitMetric(server, "ringcast_slow_consumer_disconnects_total", v -> v == 1,
+                    "the flooder, whose replies waited unread for the idle timeout, to be closed as a slow consumer");
             sender.join(30_000);
             assertThat(sender.isAlive()).as("the sender stopped: the server closed the connection").isFalse();
             witness.stopAndVerify();
