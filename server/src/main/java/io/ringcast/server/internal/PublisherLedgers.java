@@ -1,9 +1,11 @@
 package io.ringcast.server.internal;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A single node's memory of what each publisher published lately, so that a {@code REPUBLISH}
@@ -18,10 +20,12 @@ import java.util.Map;
  * {@code REPUBLISH}es before any new {@code PUBLISH} (docs/protocol.md). So once a ledger has
  * recorded a new publish, every publish its client may still send again was either sent after
  * the ledger was made (recorded if applied, and still among the newest entries) or sent again
- * before that new publish (recorded then, as applied or as unknown). A ledger that has recorded
- * no new publish yet <em>vouches</em> for nothing: it was made by a {@code REPUBLISH}, after a
- * restart or after the publisher's old ledger was forgotten, and what is not in it may have been
- * applied into the ledger that is gone. {@link Ledger#answer} gives the four answers.
+ * before that new publish (recorded then, as applied or as unknown). A ledger made while this
+ * node cannot have lost one (it forgot no ledger of that principal and did not start from a state
+ * file) vouches from the start: nothing of its publisher was applied here before it. Any other
+ * ledger that has recorded no new publish yet <em>vouches</em> for nothing: what is not in it may
+ * have been applied into a ledger that is gone (forgotten, or before a restart).
+ * {@link Ledger#answer} gives the four answers.
  *
  * <p>Bounds: a ledger attached to a live session is never forgotten (live sessions are bounded by
  * {@code limits.maxConnections}, one ledger each). When its last session closes it is detached;
@@ -58,6 +62,18 @@ final class PublisherLedgers {
     private final Map<String, LinkedHashSet<Ledger>> detachedByPrincipal = new HashMap<>();
     private int detached;
     private long forgotten;
+    /**
+     * Principals this node has forgotten a ledger of; past {@link #MAX_PRINCIPALS_REMEMBERED_AS_FORGETFUL}
+     * of them, {@link #forgotAny} stands for all.
+     */
+    private final Set<String> principalsForgotten = new HashSet<>();
+    private static final int MAX_PRINCIPALS_REMEMBERED_AS_FORGETFUL = 4096;
+    private boolean forgotAny;
+    /**
+     * Whether this node may have applied publishes before it started (it restored topics from its
+     * state file): then no new ledger can vouch for what came before it.
+     */
+    private boolean startedWithHistory;
 
     /**
      * @param maxDetached             {@code limits.publisherLedgers}
@@ -79,6 +95,8 @@ final class PublisherLedgers {
         Ledger ledger = byPublisher.get(key);
         if (ledger == null) {
             ledger = new Ledger(key, Math.min(INITIAL_CAPACITY, publishesPerPublisher), publishesPerPublisher);
+            // no ledger, and none could have been lost: nothing of this publisher was ever applied here
+            ledger.vouches = !startedWithHistory && !forgotAny && !principalsForgotten.contains(principal);
             byPublisher.put(key, ledger);
         } else if (ledger.sessions == 0) {
             LinkedHashSet<Ledger> own = detachedByPrincipal.get(principal);
@@ -130,6 +148,16 @@ final class PublisherLedgers {
         byPublisher.remove(ledger.key);
         detached--;
         forgotten++;
+        if (!forgotAny && principalsForgotten.add(ledger.key.principal)
+                && principalsForgotten.size() > MAX_PRINCIPALS_REMEMBERED_AS_FORGETFUL) {
+            forgotAny = true;
+            principalsForgotten.clear();
+        }
+    }
+
+    /** The node restored topics from its state file: publishes before its start may have been applied. */
+    void startedWithHistory() {
+        startedWithHistory = true;
     }
 
     /** Ledgers held, attached and detached. */

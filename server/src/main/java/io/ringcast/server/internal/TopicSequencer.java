@@ -154,7 +154,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     private void publish(InboundEvent e) {
         PublisherLedgers.Ledger ledger = e.fixedSequence == 0 ? ledgerOf(e.session) : null;
-        if (e.republish && ledger != null && !answeredFromLedger(e, ledger)) {
+        if (e.republish && ledger != null && !appliesAfterLedgerCheck(e, ledger)) {
             return;
         }
         Topic topic = tree.get(e.path);
@@ -273,7 +273,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
      *
      * @return whether it is to be applied now; if not, it was answered
      */
-    private boolean answeredFromLedger(InboundEvent e, PublisherLedgers.Ledger ledger) {
+    private boolean appliesAfterLedgerCheck(InboundEvent e, PublisherLedgers.Ledger ledger) {
         long answer = ledger.answer(e.id, e.path);
         if (answer == PublisherLedgers.APPLY) {
             return true; // the ledger vouches that its first send was never applied
@@ -580,6 +580,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
      */
     int restore(List<TopicStateFile.SavedTopic> saved, PathLimits limits) {
         assert thread == null : "restore before the sequencer starts";
+        ledgers.startedWithHistory(); // what publishers sent before the restart is not in any ledger
         int restored = 0;
         for (TopicStateFile.SavedTopic t : saved) {
             String[] segments;

@@ -32,9 +32,12 @@ class PublisherLedgersTest {
     }
 
     @Test
-    void absentPublishIsAppliedOnlyOnceTheLedgerHasRecordedANewPublish() {
-        PublisherLedgers.Ledger ledger = new PublisherLedgers(4, 4).attach("anonymous", 7);
-        assertThat(ledger.answer(C + 5, "a")).as("a fresh ledger vouches for nothing").isEqualTo(OUTCOME_UNKNOWN);
+    void afterARestartAnAbsentPublishIsAppliedOnlyOnceTheLedgerHasRecordedANewPublish() {
+        PublisherLedgers ledgers = new PublisherLedgers(4, 4);
+        ledgers.startedWithHistory();
+        PublisherLedgers.Ledger ledger = ledgers.attach("anonymous", 7);
+        assertThat(ledger.answer(C + 5, "a")).as("a new ledger after a restart vouches for nothing")
+                .isEqualTo(OUTCOME_UNKNOWN);
 
         ledger.recordApplied(C + 6, "a", 1, true);
         assertThat(ledger.answer(C + 5, "a")).as("a publish sent again does not make it vouch").isEqualTo(OUTCOME_UNKNOWN);
@@ -45,8 +48,24 @@ class PublisherLedgersTest {
     }
 
     @Test
+    void aNewLedgerVouchesFromTheStartOnlyWhereNoLedgerOfItsPrincipalCanHaveBeenLost() {
+        PublisherLedgers ledgers = new PublisherLedgers(1, 1);
+        assertThat(ledgers.attach("anonymous", 1).answer(C, "a")).as("nothing forgotten yet: never applied here")
+                .isEqualTo(APPLY);
+        ledgers.detach(ledgers.attach("anonymous", 2));
+        ledgers.detach(ledgers.attach("anonymous", 3)); // forgets publisher 2: one detached ledger per principal
+        assertThat(ledgers.forgotten()).isEqualTo(1);
+        assertThat(ledgers.attach("anonymous", 2).answer(C, "a")).as("its principal lost a ledger, maybe this one")
+                .isEqualTo(OUTCOME_UNKNOWN);
+        assertThat(ledgers.attach("principal 'alice'", 2).answer(C, "a")).as("another principal lost none")
+                .isEqualTo(APPLY);
+    }
+
+    @Test
     void republishAnsweredOutcomeUnknownGetsTheSameAnswerAgainEvenOnceTheLedgerVouches() {
-        PublisherLedgers.Ledger ledger = new PublisherLedgers(4, 4).attach("anonymous", 7);
+        PublisherLedgers ledgers = new PublisherLedgers(4, 4);
+        ledgers.startedWithHistory();
+        PublisherLedgers.Ledger ledger = ledgers.attach("anonymous", 7);
         ledger.recordOutcomeUnknown(C, "a");
         ledger.recordApplied(C + 1, "a", 1, false);
 
@@ -134,7 +153,8 @@ class PublisherLedgersTest {
         PublisherLedgers.Ledger bob = ledgers.attach("token of 'bob'", 7);
 
         assertThat(bob).isNotSameAs(alice);
-        assertThat(bob.answer(C, "alice/t")).isEqualTo(OUTCOME_UNKNOWN);
+        assertThat(bob.answer(C, "alice/t")).as("bob never published C here: alice's publish is not his")
+                .isEqualTo(APPLY);
     }
 
     @Test
