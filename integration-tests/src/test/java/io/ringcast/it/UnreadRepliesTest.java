@@ -142,9 +142,10 @@ class UnreadRepliesTest {
             }
             queue.awaitSamples(3);
             // each check comes right after a write, so a queue passes the limit by one reply at most, plus the
-            // ERROR and close frame that end it
+            // ERROR and close frame that end it; a queue this small goes to the kernel at the end of the read
+            // that made it, so the sampler may see it at any size up to there (without the limit: tens of MB)
             assertThat(queue.largest()).as("the largest outbound queue during the flood")
-                    .isGreaterThan(limit / 2).isLessThanOrEqualTo(limit + 4096);
+                    .isLessThanOrEqualTo(limit + 4096);
             awaitMetric(server, "ringcast_sessions", v -> v == 2,
                     "the flooders' sessions to be gone, the witness's two left");
             for (WireSocket flooder : flooders) {
