@@ -1,5 +1,6 @@
 package io.ringcast.client;
 
+import io.ringcast.testkit.DeflateBomb;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.ringcast.protocol.WireCodec;
@@ -19,11 +20,9 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.Deflater;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,7 +41,7 @@ class DecompressionBombFromServerTest {
 
     @Test
     void frameInflatingPastTheClientsLimitEndsTheSessionNamingItWithinBoundedHeap() throws Exception {
-        byte[] bomb = deflatedZeros(INFLATED_BYTES);
+        byte[] bomb = DeflateBomb.zeros(INFLATED_BYTES);
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         CompletableFuture<RingcastException> disconnected = new CompletableFuture<>();
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -150,27 +149,5 @@ class DecompressionBombFromServerTest {
             }
         }
         return line.toString();
-    }
-
-    /** Zeros as RFC 7692 sends a message: raw deflate, sync-flushed, the trailing 00 00 ff ff removed. */
-    private static byte[] deflatedZeros(long inflatedBytes) {
-        Deflater deflater = new Deflater(Deflater.BEST_COMPRESSION, true);
-        byte[] zeros = new byte[1024 * 1024];
-        byte[] chunk = new byte[64 * 1024];
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (long left = inflatedBytes; left > 0; left -= zeros.length) {
-            deflater.setInput(zeros, 0, (int) Math.min(zeros.length, left));
-            while (!deflater.needsInput()) {
-                out.write(chunk, 0, deflater.deflate(chunk, 0, chunk.length, Deflater.NO_FLUSH));
-            }
-        }
-        int n;
-        do {
-            n = deflater.deflate(chunk, 0, chunk.length, Deflater.SYNC_FLUSH);
-            out.write(chunk, 0, n);
-        } while (n == chunk.length);
-        deflater.end();
-        byte[] deflated = out.toByteArray();
-        return Arrays.copyOf(deflated, deflated.length - 4);
     }
 }

@@ -1,5 +1,6 @@
 package io.ringcast.it;
 
+import io.ringcast.testkit.DeflateBomb;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.server.RingcastServer;
 import org.junit.jupiter.api.AfterEach;
@@ -8,13 +9,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.Deflater;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,8 +41,8 @@ class DeflateBombTest {
 
     @BeforeAll
     static void makeBombs() {
-        fiftyMiB = deflatedZeros(50 * MIB);
-        oneGiB = deflatedZeros(1024 * MIB);
+        fiftyMiB = DeflateBomb.zeros(50 * MIB);
+        oneGiB = DeflateBomb.zeros(1024 * MIB);
         assertThat(fiftyMiB.length).as("the 50 MiB bomb's frame").isBetween(40_000, 60_000);
         assertThat(oneGiB.length).as("the 1 GiB bomb's frame, within the frame limit").isBetween(1_000_000, MAX_FRAME_BYTES);
     }
@@ -116,33 +114,6 @@ class DeflateBombTest {
         try (WireSocket next = new WireSocket(server.webSocketUrl(), "permessage-deflate", 0)) {
             next.hello(); // awaits WELCOME
         }
-    }
-
-    /**
-     * {@code inflatedBytes} zeros as RFC 7692 sends a message: raw deflate, sync-flushed, the
-     * trailing {@code 00 00 ff ff} removed. Zeros deflate about 1,030 to 1, deflate's best.
-     */
-    static byte[] deflatedZeros(long inflatedBytes) {
-        Deflater deflater = new Deflater(Deflater.BEST_COMPRESSION, true);
-        byte[] zeros = new byte[(int) MIB];
-        byte[] chunk = new byte[64 * 1024];
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (long left = inflatedBytes; left > 0; left -= zeros.length) {
-            deflater.setInput(zeros, 0, (int) Math.min(zeros.length, left));
-            while (!deflater.needsInput()) {
-                out.write(chunk, 0, deflater.deflate(chunk, 0, chunk.length, Deflater.NO_FLUSH));
-            }
-        }
-        int n;
-        do {
-            n = deflater.deflate(chunk, 0, chunk.length, Deflater.SYNC_FLUSH);
-            out.write(chunk, 0, n);
-        } while (n == chunk.length);
-        deflater.end();
-        byte[] deflated = out.toByteArray();
-        byte[] tail = Arrays.copyOfRange(deflated, deflated.length - 4, deflated.length);
-        assertThat(tail).as("a sync flush's empty block").containsExactly(0, 0, 0xff, 0xff);
-        return Arrays.copyOf(deflated, deflated.length - 4);
     }
 
     /** The most heap used, above what was used at its start, sampled every millisecond while it runs. */
