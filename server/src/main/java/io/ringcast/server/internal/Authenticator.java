@@ -35,7 +35,8 @@ import java.util.Map;
  * checked against the principal's bcrypt hash (deliberately slow: call {@link #authenticate} off
  * the event loops for passwords); a token is a JWT signed with HS256 or RS256 whose {@code sub}
  * names the principal, whose {@code roles} claim lists its roles, whose {@code exp} must be in
- * the future and whose {@code nbf} and {@code iat}, when present, must not be. Failures name the reason class, never the secret. Immutable; any thread.
+ * the future and whose {@code nbf} and {@code iat}, when present, must not be. Failures name the
+ * reason class, never the secret. Immutable; any thread.
  */
 final class Authenticator {
     /** Why a login failed, in words safe to send to the client and to log. */
