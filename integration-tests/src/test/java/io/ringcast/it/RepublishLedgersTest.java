@@ -220,6 +220,48 @@ class RepublishLedgersTest {
      * {@link PublishOutcomeUnknownException}, the ones that waited behind the 1,024-publish window
      * are applied once, numbered after nothing applied twice.
      */
+    /**
+     * Over {@code limits.publishRatePerSession}, a publish sent again still gets its honest answer:
+     * the sequence it got the first time (it was applied: "rate exceeded" would tell the client it
+     * was not), and only one never applied is refused as over the rate.
+     */
+    @Test
+    void republishOverThePublishRateIsStillAnsweredFromTheLedger() throws Exception {
+        long publisherId = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        try (RingcastServer server = TestServers.start("limits:\n  publishRatePerSession: 200\n");
+             Witness witness = Witness.start(server);
+             RawWebSocket sub = RawWebSocket.connectAndHello(server.webSocketUrl())) {
+            sub.subscribe(1, "rate/t");
+            sub.await("SUBSCRIBED");
+            try (RawWebSocket first = RawWebSocket.connectAndHello(server.webSocketUrl(), publisherId)) {
+                first.publish(C, "rate/t", "once");
+                assertThat(first.await("PUBLISH_ACK").b()).isEqualTo(1);
+            }
+            try (RawWebSocket again = RawWebSocket.connectAndHello(server.webSocketUrl(), publisherId)) {
+                // in one frame: 300 publishes spend the second of burst (200), then the two sent again are over the rate
+                again.send(out -> {
+                    for (int i = 0; i < 300; i++) {
+                        WireCodec.writePublish(out, C + 10 + i, "rate/filler", new byte[] {1});
+                    }
+                    WireCodec.writeRepublish(out, C, "rate/t", "once".getBytes(StandardCharsets.UTF_8));
+                    WireCodec.writeRepublish(out, C + 1, "rate/t", "never sent before".getBytes(StandardCharsets.UTF_8));
+                });
+                RawWebSocket.Msg acked = Await.value(() -> again.all("PUBLISH_ACK").stream().filter(m -> m.a() == C)
+                        .findFirst().orElse(null), () -> "the answer to publish C sent again: " + again.all("ERROR"));
+                assertThat(acked.b()).as("the sequence publish C got the first time").isEqualTo(1);
+                RawWebSocket.Msg refused = Await.value(() -> again.all("ERROR").stream().filter(m -> m.b() == C + 1)
+                        .findFirst().orElse(null), () -> "the answer to publish C + 1");
+                assertThat(ErrorCode.of(refused.a())).isEqualTo(ErrorCode.PUBLISH_RATE_EXCEEDED);
+                assertThat(refused.text()).contains("limits.publishRatePerSession", "not applied");
+                assertThat(again.all("ERROR")).as("publishes over the rate, C + 1 among them")
+                        .allMatch(m -> ErrorCode.of(m.a()) == ErrorCode.PUBLISH_RATE_EXCEEDED).hasSizeGreaterThan(1);
+            }
+            assertThat(updatesUpToAMarker(server, sub, "rate/t")).extracting(m -> new String(m.value(), StandardCharsets.UTF_8))
+                    .containsExactly("once", "marker");
+            witness.stopAndVerify();
+        }
+    }
+
     @Test
     void javaClientFailsPublishesSentAgainToARestartedServerWithPublishOutcomeUnknown(@TempDir Path dir)
             throws Exception {

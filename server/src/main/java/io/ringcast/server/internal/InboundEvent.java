@@ -31,6 +31,11 @@ final class InboundEvent {
     long fixedSequence;
     /** A {@code REPUBLISH}: applied unless the publisher's ledger has its correlation id. */
     boolean republish;
+    /**
+     * A {@code REPUBLISH} over {@code limits.publishRatePerSession}: the ledger still answers it (it
+     * may have been applied the first time), but it is not applied now.
+     */
+    boolean overRate;
     String path;
     String[] segments;
     /** A retained slice of the publisher's frame; the sequencer releases it. */
@@ -44,6 +49,7 @@ final class InboundEvent {
         receivedNanos = 0;
         fixedSequence = 0;
         republish = false;
+        overRate = false;
         session = null;
         path = null;
         segments = null;

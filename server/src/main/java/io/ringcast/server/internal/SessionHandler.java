@@ -517,7 +517,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
                     + session.permissions.who() + " may not publish there");
             return;
         }
-        if (publishRate != null && !publishRate.tryAcquire(System.nanoTime())) {
+        boolean overRate = publishRate != null && !publishRate.tryAcquire(System.nanoTime());
+        // a publish sent again may have been applied the first time: the sequencer's ledger answers
+        // it honestly, and the rate only keeps it from being applied now
+        if (overRate && !(republish && session.publisherId != 0 && server.cluster == null)) {
             refuse(ErrorCode.PUBLISH_RATE_EXCEEDED, correlationId, "publish to '" + topicPath + "' refused: over "
                     + "limits.publishRatePerSession = " + server.config.limits().publishRatePerSession() + " per second");
             return;
@@ -552,6 +555,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         e.segments = segments;
         e.value = frame.retainedSlice(valueIndex, valueLength);
         e.republish = republish;
+        e.overRate = overRate;
     }
 
     @Override

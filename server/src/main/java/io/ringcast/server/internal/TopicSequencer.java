@@ -157,6 +157,12 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         if (e.republish && ledger != null && !appliesAfterLedgerCheck(e, ledger)) {
             return;
         }
+        if (e.overRate) {
+            // the ledger vouches it was never applied; over the rate, it is not applied now either
+            refuse(e.session, ErrorCode.PUBLISH_RATE_EXCEEDED, e.id, "publish to '" + e.path
+                    + "' refused: over limits.publishRatePerSession; not applied");
+            return;
+        }
         Topic topic = tree.get(e.path);
         boolean created = topic == null;
         if (created) {
