@@ -131,7 +131,7 @@ class UnreadRepliesTest {
                 WireSocket flooder = new WireSocket(server.webSocketUrl(), null, 4096);
                 flooder.hello();
                 flooders.add(flooder);
-                // 1,000,000 PINGs each: ~110 MB of queued PONGs per session if nothing stopped them
+                // 1,000,000 PINGs each: 13 MB of queued PONGs per session if nothing stopped them
                 floods.add(flood(flooder, 200, "flooder-" + s));
             }
             awaitMetric(server, "ringcast_slow_consumer_disconnects_total", v -> v >= 4,
@@ -160,9 +160,9 @@ class UnreadRepliesTest {
     }
 
     /**
-     * At a sampled leak level: paranoid detection takes a stack trace for each of the 400,000 PONG
-     * buffers, which slows the server so much that it would read the flood no faster than the
-     * kernel's buffers take the replies, with or without the pause.
+     * At a sampled leak level, so that the server reads the flood as fast as it would in production:
+     * a server slowed down by paranoid detection reads no faster than the kernel's buffers take the
+     * replies, with or without the pause, and the test could not tell the two apart.
      */
     @Test
     void aClientThatReadsNoRepliesIsHeldBackByTcpAndGetsEveryReplyWhenItReads() throws Exception {
@@ -178,10 +178,9 @@ class UnreadRepliesTest {
              // a 64 KiB window: small enough to fill, large enough that reading 15 MB through it is quick
              WireSocket flooder = new WireSocket(server.webSocketUrl(), null, 65536)) {
             flooder.hello();
-            // 400,000 PINGs: their PONGs are 6 MB on the wire, more than the kernel's socket buffers take (4 MiB
-            // at most here); without a pause the rest would queue in the server (over 13 MB with Netty's
-            // per-write overhead)
-            int frames = 80;
+            // 1,000,000 PINGs: their PONGs are 13 MB on the wire, far more than the kernel's socket buffers take
+            // (4 MiB at most here); without a pause the rest would queue in the server
+            int frames = 200;
             Thread sender = flood(flooder, frames, "flooder");
             // the abuse goes on: what the server does not read waits in the sockets' buffers, or blocks the sender
             Await.until(() -> queue.largest() > 65536, "the server to queue replies");
@@ -206,7 +205,8 @@ class UnreadRepliesTest {
              Witness witness = Witness.start(server);
              WireSocket flooder = new WireSocket(server.webSocketUrl(), null, 4096)) {
             flooder.hello();
-            Thread sender = flood(flooder, 40, "flooder");
+            // 1,000,000 PINGs: their 13 MB of PONGs are more than the kernel's socket buffers take
+            Thread sender = flood(flooder, 200, "flooder");
             awaitMetric(server, "ringcast_slow_consumer_disconnects_total", v -> v == 1,
                     "the flooder, whose replies waited unread for the idle timeout, to be closed as a slow consumer");
             sender.join(30_000);

@@ -28,7 +28,12 @@ final class OutboundLimit {
 
     /** Closes {@code s} as a slow consumer when its unsent bytes passed the limit; returns whether it did. */
     boolean closeIfOver(Session s) {
-        long pending = s.pendingOutboundBytes();
+        return closeIfOver(s, 0);
+    }
+
+    /** The same, counting {@code gatheredBytes} not handed to the channel yet ({@link ReplyFrames}). */
+    boolean closeIfOver(Session s, long gatheredBytes) {
+        long pending = s.pendingOutboundBytes() + gatheredBytes;
         if (pending <= maxBytes || s.closing) {
             return false;
         }

@@ -71,6 +71,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
      */
     private boolean waitingForWritable;
     private boolean wroteControl;
+    /** Replies written while decoding, gathered into frames; made when the session opens. */
+    private ReplyFrames replies;
     /** The inbound slot claimed for the message being decoded, or -1. */
     private long claimed = -1;
     private boolean closeCommandSent;
@@ -130,6 +132,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         }
         session = new Session(server.nextSessionId(), ctx, server.loopIndexOf(ctx.channel().eventLoop()),
                 deflateNegotiated(ctx.pipeline()));
+        replies = new ReplyFrames(ctx, server.config.limits().maxFrameBytes());
         int sessions = server.counters.sessions.incrementAndGet();
         server.channels.add(ctx.channel());
         log.info("session {} opened from {}", session, ctx.channel().remoteAddress());
@@ -179,6 +182,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         }
         pending.clear();
         if (session != null) {
+            replies.release();
             session.releaseConflated();
             server.counters.sessions.decrementAndGet();
             server.counters.subscriptions.addAndGet(-session.openSubscriptionIds.size());
@@ -295,10 +299,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (wroteControl) {
-            wroteControl = false;
-            ctx.flush();
-        }
+        flushReplies();
         if (session != null && !ctx.channel().isWritable() && !waitingForWritable) {
             waitingForWritable = true;
             updateAutoRead();
@@ -366,10 +367,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
             }
             pending.pollFirst().release();
         }
-        if (wroteControl) {
-            wroteControl = false;
-            session.ctx.flush();
-        }
+        flushReplies();
         waitingForWritable = !session.channel.isWritable();
         updateAutoRead();
     }
@@ -437,11 +435,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         session.permissions = granted;
         session.welcomed = true;
         handshakeTimer.cancel(false);
-        ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), 64);
-        WireCodec.writeWelcome(out, WireCodec.VERSION, session.name, server.config.limits().maxFrameBytes(),
-                (int) server.config.session().idleTimeoutMs());
-        writeControl(OutboundFrame.finish(out));
-        session.ctx.flush(); // the answer may come from the login executor, outside a read
+        WireCodec.writeWelcome(replies.room(64), WireCodec.VERSION, session.name,
+                server.config.limits().maxFrameBytes(), (int) server.config.session().idleTimeoutMs());
+        replied();
+        flushReplies(); // the answer may come from the login executor, outside a read
         log.debug("session {} welcomed client '{}' as {}", session, session.clientName, granted.who());
     }
 
@@ -562,9 +559,8 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
     public void onPing(long nonce) throws ProtocolException {
         requireWelcome(MessageType.PING);
         server.counters.clientPings.increment();
-        ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), WireCodec.HEADER_BYTES + 8);
-        WireCodec.writePong(out, nonce);
-        writeControl(OutboundFrame.finish(out));
+        WireCodec.writePong(replies.room(WireCodec.HEADER_BYTES + 8), nonce);
+        replied();
     }
 
     /** The inbound slot claimed for the message being decoded, filled with what every command has. */
@@ -592,11 +588,9 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
         }
         switch (outcome) {
             case ACKED: {
-                ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), WireCodec.HEADER_BYTES + 12);
-                WireCodec.writePublishAck(out, correlationId, sequence);
-                session.ctx.writeAndFlush(OutboundFrame.finish(out), session.ctx.voidPromise());
-                server.outboundLimit.closeIfOver(session);
-                return;
+                WireCodec.writePublishAck(replies.room(WireCodec.HEADER_BYTES + 12), correlationId, sequence);
+                replied();
+                break;
             }
             case NO_MAJORITY:
                 refuse(ErrorCode.NO_MAJORITY, correlationId, "publish to '" + topicPath + "' refused: node '"
@@ -610,33 +604,48 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> i
                         + server.config.cluster().replicationTimeoutMs() + "; it may or may not have been applied");
                 break;
         }
-        wroteControl = false;
-        session.ctx.flush();
+        flushReplies(); // outside a read: nothing else will
     }
 
     private void refuse(ErrorCode code, int correlationId, String reason) {
         server.counters.error(code);
-        ByteBuf out = OutboundFrame.allocate(session.ctx.alloc(), 64 + reason.length() * 3);
-        WireCodec.writeError(out, code, correlationId, reason);
-        writeControl(OutboundFrame.finish(out));
+        WireCodec.writeError(replies.room(64 + reason.length() * 3), code, correlationId, reason);
+        replied();
     }
 
     /**
-     * Queues a reply, flushed at the end of the read. It counts against
-     * {@code limits.outboundQueueBytes} like an update: past it the session is closed as a slow
-     * consumer, which also ends the decoding of the frame that asked for it.
+     * A reply was gathered ({@link ReplyFrames}), to go out at the end of the read. It counts
+     * against {@code limits.outboundQueueBytes} like an update: past it the session is closed as a
+     * slow consumer, which also ends the decoding of the frame that asked for it.
      */
-    private void writeControl(ByteBuf frame) {
-        session.ctx.write(frame, session.ctx.voidPromise());
+    private void replied() {
         wroteControl = true;
-        if (!server.outboundLimit.closeIfOver(session) && !waitingForWritable && !session.channel.isWritable()) {
+        if (!server.outboundLimit.closeIfOver(session, replies.gatheredBytes()) && !waitingForWritable
+                && !session.channel.isWritable()) {
             waitingForWritable = true; // no more reads in this batch: what is read already is still decoded
             updateAutoRead();
         }
     }
 
+    /** Hands the gathered replies to the channel and flushes; a closing session's are dropped. */
+    private void flushReplies() {
+        if (!wroteControl) {
+            return;
+        }
+        wroteControl = false;
+        if (session.closing) {
+            replies.release();
+        } else {
+            replies.write();
+            session.ctx.flush();
+        }
+    }
+
     private void fatal(ErrorCode code, String reason) {
         server.counters.error(code);
+        if (!session.closing) {
+            replies.write(); // the replies before it go out before the ERROR
+        }
         closeWithError(session, code, reason, FATAL_CLOSE_GRACE_MS);
     }
 
