@@ -81,7 +81,12 @@ final class RawWebSocket implements AutoCloseable {
     }
 
     private static RawWebSocket hello(RawWebSocket raw) {
-        raw.send(out -> WireCodec.writeHello(out, WireCodec.VERSION, "raw-test"));
+        return hello(raw, Credentials.ANONYMOUS, 0);
+    }
+
+    /** Sends {@code HELLO} (the plain form when anonymous without a publisher id) and waits for {@code WELCOME}. */
+    private static RawWebSocket hello(RawWebSocket raw, Credentials credentials, long publisherId) {
+        raw.send(out -> WireCodec.writeHello(out, WireCodec.VERSION, "raw-test", credentials, publisherId));
         raw.await("WELCOME");
         return raw;
     }
@@ -93,10 +98,7 @@ final class RawWebSocket implements AutoCloseable {
 
     /** The same, logging in with {@code credentials}. */
     static RawWebSocket connectAndHello(String url, Credentials credentials, long publisherId) throws Exception {
-        RawWebSocket raw = connect(url);
-        raw.send(out -> WireCodec.writeHello(out, WireCodec.VERSION, "raw-test", credentials, publisherId));
-        raw.await("WELCOME");
-        return raw;
+        return hello(connect(url), credentials, publisherId);
     }
 
     void republish(int correlationId, String topic, String value) {

@@ -223,7 +223,8 @@ final class ClientSession {
 
     /** Sends publishes that waited while the window has room, oldest first; not flushed. */
     private void sendWaitingPublishes() {
-        while (channel != null && !leavingMinorityNode && unacked.size() < PUBLISH_WINDOW && !waitingPublishes.isEmpty()) {
+        while (channel != null && !leavingMinorityNode && unacked.size() < PUBLISH_WINDOW
+                && !waitingPublishes.isEmpty()) {
             sendPublish(waitingPublishes.poll());
         }
     }

@@ -42,7 +42,7 @@ final class ReplyFrames {
 
     /** Bytes gathered and not handed to the channel yet. */
     int gatheredBytes() {
-        return open == null ? 0 : open.writerIndex();
+        return open == null ? 0 : OutboundFrame.payloadBytes(open);
     }
 
     /** Hands the gathered frame, if any, to the channel; not flushed. */
