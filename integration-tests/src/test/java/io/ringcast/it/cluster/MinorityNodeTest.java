@@ -11,6 +11,7 @@ import io.ringcast.server.RingcastServer;
 import io.ringcast.server.config.ConfigLoader;
 import io.ringcast.testkit.FreePorts;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
  * A node that sees only a minority of its configured cluster sequences nothing: a publish to it is
  * refused with {@code NO_MAJORITY}, and the Java client sends it again through its next address.
  */
+@Timeout(60)
 class MinorityNodeTest {
     private static final String OPEN = "security:\n  anonymousRoles: [\"everything\"]\n  roles:\n"
             + "    - name: \"everything\"\n      subscribe: [\"#\"]\n      publish: [\"#\"]\n";
