@@ -14,6 +14,7 @@ import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.config.Conflation;
 import io.ringcast.server.config.FlushPolicy;
 
+import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -261,11 +262,15 @@ final class FanOutFixture implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Peer p : peers) {
-            p.session.releaseConflated();
-            p.channel.finishAndReleaseAll();
+        try {
+            for (Peer p : peers) {
+                p.session.releaseConflated();
+                p.session.conflation = null;
+                p.channel.finishAndReleaseAll();
+            }
+        } finally {
+            releaseRing();
         }
-        releaseRing();
         for (EmbeddedChannel loop : loops) {
             loop.finishAndReleaseAll();
         }
@@ -294,6 +299,14 @@ final class FanOutFixture implements AutoCloseable {
                         poller.onWritable(self[0]);
                     }
                     super.channelWritabilityChanged(ctx);
+                }
+
+                @Override
+                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+                    // writes on the void promise fail here once the channel is closed, as in SessionHandler
+                    if (!(cause instanceof ClosedChannelException)) {
+                        super.exceptionCaught(ctx, cause);
+                    }
                 }
             });
             channel.freezeTime();
