@@ -223,6 +223,11 @@ final class FanOutFixture implements AutoCloseable {
         }
     }
 
+    /** The event most recently put on the ring (until the sequencer, that is the test, reuses its slot). */
+    FanOutEvent lastEvent() {
+        return ring.get(ring.getCursor());
+    }
+
     // ------------------------------------------------------------------ the loops' side
 
     /** Wakes loop {@code loopIndex}'s poller and runs that loop's tasks: the poller drains all it can. */
