@@ -88,7 +88,7 @@ class ConflationBufferTest {
     void aCompressingSessionHoldsTheCompressedFrame() {
         try (FanOutFixture fx = new FanOutFixture(1)) {
             Peer s = fx.session(0, true);
-            String value = "{\"bid\":1.08412,\"ask\":1.08415}".repeat(20);
+            String value = FanOutFixture.COMPRESSIBLE_VALUE;
             fx.update(fx.topic(1, "a"), 1, value).conflation(Conflation.ALWAYS).compressed().publish();
             ConflationBuffer buffer = new ConflationBuffer();
             buffer.put(fx.lastEvent(), true);

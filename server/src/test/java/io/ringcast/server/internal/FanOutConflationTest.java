@@ -78,7 +78,7 @@ class FanOutConflationTest {
         try (FanOutFixture fx = new FanOutFixture(1)) {
             Peer plain = fx.session(0);
             Peer deflating = fx.session(0, true);
-            String value = "{\"bid\":1.08412,\"ask\":1.08415}".repeat(20);
+            String value = FanOutFixture.COMPRESSIBLE_VALUE;
             ByteBuf frame = fx.update(fx.topic(1, "a"), 1, value).to(plain, deflating).conflation(ALWAYS)
                     .compressed().publish();
             fx.drain(0);
@@ -98,7 +98,7 @@ class FanOutConflationTest {
         try (FanOutFixture fx = new FanOutFixture(1)) {
             Peer deflating = fx.session(0, true);
             Topic a = fx.topic(1, "a");
-            String v1 = "{\"bid\":1.08412,\"ask\":1.08415}".repeat(20);
+            String v1 = FanOutFixture.COMPRESSIBLE_VALUE;
             String v2 = "{\"bid\":1.08413,\"ask\":1.08416}".repeat(20);
             fx.update(a, 1, v1).to(deflating).conflation(ALWAYS).compressed().publish();
             fx.update(a, 2, v2).asDelta("d2").to(deflating).conflation(ALWAYS).publish();

@@ -33,6 +33,8 @@ import java.util.function.Consumer;
 final class FanOutFixture implements AutoCloseable {
     static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
     static final int RING_SIZE = 8192;
+    /** A value that deflate shrinks to a fraction, for the compressed paths. */
+    static final String COMPRESSIBLE_VALUE = "{\"bid\":1.08412,\"ask\":1.08415}".repeat(20);
     /** {@code limits.slowConsumerCloseGraceMs} of this fixture's {@link OutboundLimit}. */
     static final long SLOW_CONSUMER_GRACE_MS = 1_000;
 
@@ -104,13 +106,19 @@ final class FanOutFixture implements AutoCloseable {
         messages.accept(frame);
         OutboundFrame.finish(frame);
         long slot = ring.next();
-        FanOutEvent ev = ring.get(slot);
-        ev.recycle();
-        ev.kind = FanOutEvent.DIRECTED;
-        ev.frame = frame;
+        FanOutEvent ev = claim(slot, FanOutEvent.DIRECTED, frame);
         ev.target = target.session;
         ring.publish(slot);
         return frame;
+    }
+
+    /** The slot's event, its previous use recycled as the sequencer does, holding {@code frame}. */
+    private FanOutEvent claim(long slot, int kind, ByteBuf frame) {
+        FanOutEvent ev = ring.get(slot);
+        ev.recycle();
+        ev.kind = kind;
+        ev.frame = frame;
+        return ev;
     }
 
     /** One update as {@code TopicSequencer.publish} puts it on the fan-out ring. */
@@ -206,10 +214,7 @@ final class FanOutFixture implements AutoCloseable {
                 }
             }
             long slot = ring.next();
-            FanOutEvent ev = ring.get(slot);
-            ev.recycle();
-            ev.kind = FanOutEvent.UPDATE;
-            ev.frame = frame;
+            FanOutEvent ev = claim(slot, FanOutEvent.UPDATE, frame);
             ev.compressedFrame = compressedFrame;
             ev.subscribers = subscribers;
             ev.publisher = publisher == null ? null : publisher.session;

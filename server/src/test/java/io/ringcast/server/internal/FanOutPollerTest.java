@@ -145,7 +145,7 @@ class FanOutPollerTest {
             Peer plain = fx.session(0);
             Peer deflating0 = fx.session(0, true);
             Peer deflating1 = fx.session(1, true);
-            String value = "{\"bid\":1.08412,\"ask\":1.08415}".repeat(20);
+            String value = FanOutFixture.COMPRESSIBLE_VALUE;
             fx.update(fx.topic(1, "fx/eur"), 1, value).to(plain, deflating0, deflating1).compressed().publish();
             fx.drainAll();
 

@@ -44,8 +44,9 @@ class FrameCompressorTest {
         return ByteBufUtil.getBytes(finishedFrame, start, finishedFrame.writerIndex() - start);
     }
 
-    /** Compresses {@code frame} and checks the result is a smaller RSV1 frame inflating to its payload. */
-    private void assertRoundTrip(ByteBuf frame) {
+    /** Compresses a frame of {@code value} and checks the result is a smaller RSV1 frame inflating to its payload. */
+    private void assertRoundTrip(byte[] value) {
+        ByteBuf frame = updateFrame(value);
         byte[] before = ByteBufUtil.getBytes(frame);
         int readerIndex = frame.readerIndex();
         ByteBuf compressed = compressor.compress(FanOutFixture.ALLOC, frame);
@@ -62,6 +63,7 @@ class FrameCompressorTest {
             assertThat(frame.readerIndex()).isEqualTo(readerIndex);
             assertThat(ByteBufUtil.getBytes(frame)).as("and its bytes").isEqualTo(before);
         } finally {
+            frame.release();
             if (compressed != null) {
                 compressed.release();
             }
@@ -70,40 +72,20 @@ class FrameCompressorTest {
 
     @Test
     void aCompressedFrameInflatesToThePlainFramesPayload() {
-        ByteBuf frame = updateFrame(text(2_000));
-        try {
-            assertRoundTrip(frame);
-        } finally {
-            frame.release();
-        }
+        assertRoundTrip(text(2_000));
     }
 
     @Test
     void aPayloadOver64KiBRoundTripsWithTheLongHeader() {
-        ByteBuf frame = updateFrame(text(200_000));
-        try {
-            assertRoundTrip(frame);
-        } finally {
-            frame.release();
-        }
+        assertRoundTrip(text(200_000));
     }
 
     @Test
     void eachFrameIsCompressedOnItsOwnWhateverCameBefore() {
-        ByteBuf large = updateFrame(text(50_000));
-        ByteBuf small = updateFrame(text(300));
-        ByteBuf other = updateFrame("another value, repeated; another value, repeated".repeat(10)
-                .getBytes(StandardCharsets.US_ASCII));
-        try {
-            assertRoundTrip(large);
-            assertRoundTrip(small);
-            assertRoundTrip(other);
-            assertRoundTrip(large);
-        } finally {
-            large.release();
-            small.release();
-            other.release();
-        }
+        assertRoundTrip(text(50_000));
+        assertRoundTrip(text(300));
+        assertRoundTrip("another value, repeated; another value, repeated".repeat(10).getBytes(StandardCharsets.US_ASCII));
+        assertRoundTrip(text(50_000));
     }
 
     @Test

@@ -51,11 +51,14 @@ class OutboundLimitTest {
             long pending = queueOneFrame(s, 100);
             OutboundLimit limit = new OutboundLimit(pending + 13, 1_000, fx.counters);
             ReplyFrames replies = new ReplyFrames(s.session.ctx, 1 << 20);
-            WireCodec.writePong(replies.room(13), 1);
-            assertThat(limit.closeIfOver(s.session, replies.gatheredBytes())).as("exactly at the limit").isFalse();
-            WireCodec.writePong(replies.room(13), 2);
-            assertThat(limit.closeIfOver(s.session, replies.gatheredBytes())).isTrue();
-            replies.release();
+            try {
+                WireCodec.writePong(replies.room(13), 1);
+                assertThat(limit.closeIfOver(s.session, replies.gatheredBytes())).as("exactly at the limit").isFalse();
+                WireCodec.writePong(replies.room(13), 2);
+                assertThat(limit.closeIfOver(s.session, replies.gatheredBytes())).isTrue();
+            } finally {
+                replies.release();
+            }
         }
     }
 

@@ -33,12 +33,19 @@ final class ReceivedFrames {
     private ReceivedFrames() {
     }
 
-    /** Reads everything the channel sent since the last read, decodes it, and releases every buffer. */
+    /**
+     * Reads everything the channel sent since the last read, decodes it, and releases every buffer.
+     * Each buffer is consumed as a socket consumes what it writes, so a buffer shared between
+     * sessions instead of duplicated would reach the next one empty.
+     */
     static List<Frame> readAll(EmbeddedChannel channel) {
         List<Frame> out = new ArrayList<>();
         for (Object msg; (msg = channel.readOutbound()) != null; ) {
             try {
                 out.add(decode(msg));
+                if (msg instanceof ByteBuf frame) {
+                    frame.skipBytes(frame.readableBytes());
+                }
             } finally {
                 ReferenceCountUtil.release(msg);
             }
