@@ -3,88 +3,47 @@ package io.ringcast.server.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.util.ReferenceCountUtil;
+import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.MessageType;
 import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.StringJoiner;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
 
 /**
- * Reads back what the server wrote to an {@link EmbeddedChannel}: whole WebSocket frames as
- * {@link OutboundFrame} builds them (inflated when permessage-deflate compressed them), decoded
- * into {@link Received} messages. Releases every buffer it reads.
+ * What a client makes of the server's frames: each WebSocket frame's header checked (one whole
+ * binary frame per buffer), its payload inflated when RSV1 says it is compressed (as a
+ * permessage-deflate client does), and its messages decoded with {@link WireCodec} into short
+ * strings that tests compare, such as {@code "UPDATE 7 #3 CONFLATED v3"}.
  */
 final class ReceivedFrames {
-    private ReceivedFrames() {
-    }
-
-    /** Everything written to {@code channel} since the last drain, in order. */
-    static List<Received> drain(EmbeddedChannel channel) {
-        List<Received> out = new ArrayList<>();
-        int frameIndex = 0;
-        for (Object msg = channel.readOutbound(); msg != null; msg = channel.readOutbound()) {
-            try {
-                if (msg instanceof ByteBuf frame) {
-                    decodeFrame(frame, frameIndex++, out);
-                }
-            } finally {
-                ReferenceCountUtil.release(msg);
-            }
-        }
-        return out;
-    }
-
-    private static void decodeFrame(ByteBuf frame, int frameIndex, List<Received> out) {
-        int first = frame.getUnsignedByte(frame.readerIndex());
-        int length = frame.getUnsignedByte(frame.readerIndex() + 1) & 0x7F;
-        int header = length == 126 ? 4 : length == 127 ? 10 : 2;
-        boolean compressed = (first & 0x40) != 0;
-        byte[] payload = new byte[frame.readableBytes() - header];
-        frame.getBytes(frame.readerIndex() + header, payload);
-        if (compressed) {
-            payload = inflate(payload);
-        }
-        ByteBuf messages = Unpooled.wrappedBuffer(payload);
-        try {
-            WireCodec.decode(messages, new Recorder(frameIndex, compressed, out));
-        } catch (ProtocolException e) {
-            throw new AssertionError("the server wrote a frame that does not decode: " + e.getMessage(), e);
-        }
-    }
-
-    private static byte[] inflate(byte[] deflated) {
-        Inflater inflater = new Inflater(true);
-        try {
-            ByteArrayOutputStream tail = new ByteArrayOutputStream();
-            tail.writeBytes(deflated);
-            tail.writeBytes(new byte[] {0, 0, (byte) 0xFF, (byte) 0xFF}); // RFC 7692 7.2.2
-            inflater.setInput(tail.toByteArray());
-            ByteArrayOutputStream plain = new ByteArrayOutputStream();
-            byte[] chunk = new byte[4096];
-            int n;
-            while ((n = inflater.inflate(chunk)) > 0) {
-                plain.write(chunk, 0, n);
-            }
-            return plain.toByteArray();
-        } catch (DataFormatException e) {
-            throw new AssertionError("a compressed frame does not inflate", e);
-        } finally {
-            inflater.end();
+    /** One WebSocket frame: whether it was compressed, its size on the wire, its messages in order. */
+    record Frame(boolean compressed, int wireBytes, List<Received> received) {
+        /** The messages as short strings, such as {@code "UPDATE 7 #3 CONFLATED v3"}. */
+        List<String> messages() {
+            return received.stream().map(Received::line).toList();
         }
     }
 
     /**
      * One message a session received. {@code id} is the subscription id (SNAPSHOT, SUBSCRIBED) or
-     * the correlation id (PUBLISH_ACK, ERROR); {@code sequence} is also SUBSCRIBED's matched count;
-     * {@code code} is ERROR's; {@code text} is the path (TOPIC), value (SNAPSHOT, UPDATE) or reason (ERROR).
+     * the correlation id (PUBLISH_ACK, ERROR); {@code sequence} is also SUBSCRIBED's matched count
+     * and PONG's nonce; {@code code} is ERROR's; {@code bytes} are the path (TOPIC), the value
+     * (SNAPSHOT, UPDATE) or the reason (ERROR). {@code frame} counts the frames of one read from 0.
      */
+    /** The {@link Received#type} of a WebSocket close frame, which is no protocol message. */
+    static final byte CLOSE = 0;
+
     record Received(byte type, int frame, boolean compressed, int id, int alias, long sequence, int flags, int code,
                     byte[] bytes) {
         String text() {
@@ -95,12 +54,169 @@ final class ReceivedFrames {
             return type == messageType;
         }
 
+        /** The short form tests compare. */
+        String line() {
+            return switch (type) {
+                case MessageType.TOPIC -> "TOPIC " + alias + " " + text();
+                case MessageType.UPDATE -> "UPDATE " + alias + " #" + sequence + " " + ReceivedFrames.flags(flags) + text();
+                case MessageType.SNAPSHOT -> "SNAPSHOT " + id + " " + alias + " #" + sequence + " " + ReceivedFrames.flags(flags)
+                        + text();
+                case MessageType.PUBLISH_ACK -> "PUBLISH_ACK " + id + " #" + sequence;
+                case MessageType.SUBSCRIBED -> "SUBSCRIBED " + id + " " + sequence;
+                case MessageType.ERROR -> "ERROR " + ErrorCode.of(code);
+                case MessageType.PONG -> "PONG " + sequence;
+                case CLOSE -> text();
+                default -> MessageType.name(type) + " " + text();
+            };
+        }
+
         @Override
         public String toString() {
-            return MessageType.name(type) + "{frame " + frame + (compressed ? " deflated" : "") + ", id " + id
-                    + ", alias " + alias + ", seq " + sequence + ", flags " + flags + ", code " + code + ", '"
-                    + text() + "'}";
+            return line() + " (frame " + frame + (compressed ? ", deflated)" : ")");
         }
+    }
+
+    private ReceivedFrames() {
+    }
+
+    /**
+     * Reads everything the channel sent since the last read, decodes it, and releases every buffer.
+     * Each buffer is consumed as a socket consumes what it writes, so a buffer shared between
+     * sessions instead of duplicated would reach the next one empty.
+     */
+    static List<Frame> readAll(EmbeddedChannel channel) {
+        List<Frame> out = new ArrayList<>();
+        for (Object msg; (msg = channel.readOutbound()) != null; ) {
+            try {
+                out.add(decode(msg, out.size()));
+                if (msg instanceof ByteBuf frame) {
+                    frame.skipBytes(frame.readableBytes());
+                }
+            } finally {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+        return out;
+    }
+
+    /** Every message written to {@code channel} since the last read, in order, frames flattened. */
+    static List<Received> drain(EmbeddedChannel channel) {
+        List<Received> out = new ArrayList<>();
+        for (Frame f : readAll(channel)) {
+            out.addAll(f.received());
+        }
+        return out;
+    }
+
+    /** Decodes one message written to a channel; does not release it. */
+    static Frame decode(Object msg) {
+        return decode(msg, 0);
+    }
+
+    private static Frame decode(Object msg, int frameIndex) {
+        if (msg instanceof CloseWebSocketFrame close) {
+            return new Frame(false, 0, List.of(new Received(CLOSE, frameIndex, false, 0, 0, 0, 0,
+                    close.statusCode(), ("CLOSE " + close.statusCode() + " " + close.reasonText())
+                    .getBytes(StandardCharsets.UTF_8))));
+        }
+        if (msg instanceof ByteBuf frame) {
+            return decodeWebSocketFrame(frame, frameIndex);
+        }
+        throw new AssertionError("not a frame: " + msg);
+    }
+
+    /** Decodes one complete server-to-client WebSocket binary frame; does not release or move it. */
+    static Frame decodeWebSocketFrame(ByteBuf frame) {
+        return decodeWebSocketFrame(frame, 0);
+    }
+
+    private static Frame decodeWebSocketFrame(ByteBuf frame, int frameIndex) {
+        int at = frame.readerIndex();
+        int first = frame.getUnsignedByte(at);
+        if ((first & 0x80) == 0 || (first & 0x0F) != 0x2 || (first & 0x30) != 0) {
+            throw new AssertionError("not a final binary frame without RSV2/RSV3: 0x" + Integer.toHexString(first));
+        }
+        boolean compressed = (first & 0x40) != 0;
+        int second = frame.getUnsignedByte(at + 1);
+        if ((second & 0x80) != 0) {
+            throw new AssertionError("a server frame must not be masked");
+        }
+        int headerBytes;
+        long length;
+        if ((second & 0x7F) < 126) {
+            headerBytes = 2;
+            length = second & 0x7F;
+        } else if ((second & 0x7F) == 126) {
+            headerBytes = 4;
+            length = frame.getUnsignedShort(at + 2);
+        } else {
+            headerBytes = 10;
+            length = frame.getLong(at + 2);
+        }
+        if (frame.readableBytes() != headerBytes + length) {
+            throw new AssertionError("header says " + length + " payload bytes after " + headerBytes
+                    + " header bytes, the buffer holds " + frame.readableBytes());
+        }
+        ByteBuf payload = frame.slice(at + headerBytes, (int) length);
+        List<Received> messages = received(compressed ? inflate(payload) : payload.duplicate(), frameIndex, compressed);
+        return new Frame(compressed, frame.readableBytes(), messages);
+    }
+
+    /** Inflates a permessage-deflate payload: the sender removed the trailing {@code 00 00 ff ff}. */
+    static ByteBuf inflate(ByteBuf deflated) {
+        byte[] in = new byte[deflated.readableBytes() + 4];
+        deflated.getBytes(deflated.readerIndex(), in, 0, deflated.readableBytes());
+        in[in.length - 2] = (byte) 0xFF;
+        in[in.length - 1] = (byte) 0xFF;
+        Inflater inflater = new Inflater(true);
+        try {
+            inflater.setInput(in);
+            byte[] out = new byte[Math.max(1024, in.length * 8)];
+            int n = 0;
+            while (!inflater.needsInput() && !inflater.finished()) {
+                if (n == out.length) {
+                    out = Arrays.copyOf(out, out.length * 2);
+                }
+                n += inflater.inflate(out, n, out.length - n);
+            }
+            return Unpooled.wrappedBuffer(out, 0, n);
+        } catch (DataFormatException e) {
+            throw new AssertionError("compressed payload does not inflate", e);
+        } finally {
+            inflater.end();
+        }
+    }
+
+    /** The messages of a frame's payload, read from its reader index to its writer index. */
+    static List<String> messages(ByteBuf payload) {
+        return received(payload, 0, false).stream().map(Received::line).toList();
+    }
+
+    private static List<Received> received(ByteBuf payload, int frameIndex, boolean compressed) {
+        List<Received> out = new ArrayList<>();
+        try {
+            WireCodec.decode(payload, new Recorder(frameIndex, compressed, out));
+        } catch (ProtocolException e) {
+            throw new AssertionError("undecodable payload after " + out, e);
+        }
+        return out;
+    }
+
+    static String flags(int flags) {
+        StringJoiner j = new StringJoiner("|");
+        if ((flags & UpdateFlags.GAP) != 0) {
+            j.add("GAP");
+        }
+        if ((flags & UpdateFlags.DELTA) != 0) {
+            j.add("DELTA");
+        }
+        if ((flags & UpdateFlags.CONFLATED) != 0) {
+            j.add("CONFLATED");
+        }
+        if ((flags & UpdateFlags.NO_VALUE) != 0) {
+            j.add("NO_VALUE");
+        }
+        return flags == 0 ? "" : j + " ";
     }
 
     private record Recorder(int frame, boolean compressed, List<Received> out) implements MessageHandler {

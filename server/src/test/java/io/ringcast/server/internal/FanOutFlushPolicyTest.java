@@ -1,0 +1,107 @@
+package io.ringcast.server.internal;
+
+import io.ringcast.server.config.FlushPolicy;
+import io.ringcast.server.internal.FanOutFixture.Peer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code pipeline.flushPolicy} as the poller applies it, counted where it matters: the flushes
+ * that reach each session's channel. Each policy gives a different count for the same batches, so
+ * a poller that ignored the policy (or applied another) fails here, whatever it sends.
+ */
+@Timeout(30)
+class FanOutFlushPolicyTest {
+    private static final long MAX_DELAY_NS = TimeUnit.SECONDS.toNanos(10);
+
+    /** Two sessions, one batch: three updates to both, a publish ack to the first; a third session gets nothing. */
+    private static void oneBatch(FanOutFixture fx, Peer a, Peer b, int firstSequence) {
+        Topic t = fx.topic(1, "t");
+        for (int i = firstSequence; i < firstSequence + 3; i++) {
+            FanOutFixture.Update u = fx.update(t, i, "v" + i).to(a, b);
+            if (i == firstSequence + 2) {
+                u.ackingTo(a, i);
+            }
+            u.publish();
+        }
+        fx.drain(0);
+    }
+
+    @Test
+    void immediateFlushesAfterEveryWrite() {
+        try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.IMMEDIATE, 0, Long.MAX_VALUE)) {
+            Peer a = fx.session(0);
+            Peer b = fx.session(0);
+            Peer idle = fx.session(0);
+            oneBatch(fx, a, b, 1);
+
+            assertThat(a.flushes()).as("three updates and an ack").isEqualTo(4);
+            assertThat(b.flushes()).isEqualTo(3);
+            assertThat(idle.flushes()).isZero();
+            assertThat(a.messages()).containsExactly("UPDATE 1 #1 v1", "UPDATE 1 #2 v2", "UPDATE 1 #3 v3",
+                    "PUBLISH_ACK 3 #3");
+            assertThat(b.messages()).containsExactly("UPDATE 1 #1 v1", "UPDATE 1 #2 v2", "UPDATE 1 #3 v3");
+        }
+    }
+
+    @Test
+    void endOfBatchFlushesEachSessionWrittenToOncePerBatch() {
+        try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.END_OF_BATCH, 0, Long.MAX_VALUE)) {
+            Peer a = fx.session(0);
+            Peer b = fx.session(0);
+            Peer idle = fx.session(0);
+            oneBatch(fx, a, b, 1);
+
+            assertThat(a.flushes()).isEqualTo(1);
+            assertThat(b.flushes()).isEqualTo(1);
+            assertThat(idle.flushes()).isZero();
+            assertThat(a.messages()).containsExactly("UPDATE 1 #1 v1", "UPDATE 1 #2 v2", "UPDATE 1 #3 v3",
+                    "PUBLISH_ACK 3 #3");
+            assertThat(b.messages()).hasSize(3);
+
+            oneBatch(fx, a, b, 4);
+            assertThat(a.flushes()).as("one more for the next batch").isEqualTo(2);
+            assertThat(b.flushes()).isEqualTo(2);
+            assertThat(b.messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5", "UPDATE 1 #6 v6");
+            a.messages();
+        }
+    }
+
+    @Test
+    void maxDelayHoldsSeveralBatchesBackAndFlushesEachSessionOnceWhenTheDelayIsUp() {
+        try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.MAX_DELAY, MAX_DELAY_NS, Long.MAX_VALUE)) {
+            Peer a = fx.session(0);
+            Peer b = fx.session(0);
+            Peer idle = fx.session(0);
+            oneBatch(fx, a, b, 1);
+            oneBatch(fx, a, b, 4);
+
+            assertThat(a.flushes()).as("nothing flushed at the end of a batch").isZero();
+            assertThat(b.flushes()).isZero();
+            assertThat(a.messages()).as("the frames wait in the channel").isEmpty();
+            assertThat(a.pendingBytes()).isPositive();
+
+            fx.advanceTime(0, MAX_DELAY_NS / 10);
+            assertThat(a.flushes()).as("not before the delay").isZero();
+
+            fx.advanceTime(0, MAX_DELAY_NS - MAX_DELAY_NS / 10);
+            assertThat(a.flushes()).as("both batches in one flush").isEqualTo(1);
+            assertThat(b.flushes()).isEqualTo(1);
+            assertThat(idle.flushes()).isZero();
+            assertThat(a.messages()).containsExactly("UPDATE 1 #1 v1", "UPDATE 1 #2 v2", "UPDATE 1 #3 v3",
+                    "PUBLISH_ACK 3 #3", "UPDATE 1 #4 v4", "UPDATE 1 #5 v5", "UPDATE 1 #6 v6", "PUBLISH_ACK 6 #6");
+            assertThat(b.messages()).hasSize(6);
+
+            oneBatch(fx, a, b, 7);
+            assertThat(a.flushes()).as("a write after the flush waits for a timer of its own").isEqualTo(1);
+            fx.advanceTime(0, MAX_DELAY_NS);
+            assertThat(a.flushes()).isEqualTo(2);
+            assertThat(a.messages()).hasSize(4);
+            b.messages();
+        }
+    }
+}
