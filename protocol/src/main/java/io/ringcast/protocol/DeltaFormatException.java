@@ -5,6 +5,8 @@ package io.ringcast.protocol;
  * The reason names what was wrong. A receiver never delivers a value from such a delta.
  */
 public final class DeltaFormatException extends Exception {
+    private static final long serialVersionUID = 1L;
+
     public DeltaFormatException(String reason) {
         super(reason, null, false, false);
     }

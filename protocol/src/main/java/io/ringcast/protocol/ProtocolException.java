@@ -6,6 +6,8 @@ package io.ringcast.protocol;
  * {@link Selector}.
  */
 public final class ProtocolException extends Exception {
+    private static final long serialVersionUID = 1L;
+
     private final ErrorCode code;
 
     public ProtocolException(ErrorCode code, String reason) {
