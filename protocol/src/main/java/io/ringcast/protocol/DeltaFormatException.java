@@ -7,6 +7,7 @@ package io.ringcast.protocol;
 public final class DeltaFormatException extends Exception {
     private static final long serialVersionUID = 1L;
 
+    /** {@code reason} names what is wrong with the delta. */
     public DeltaFormatException(String reason) {
         super(reason, null, false, false);
     }

@@ -39,6 +39,7 @@ public final class Main implements Callable<Integer> {
         this.err = err;
     }
 
+    /** Runs the node until SIGTERM or Ctrl-C and exits with the status the class comment lists. */
     public static void main(String[] args) {
         if (System.getProperty("io.netty.leakDetection.level") == null) {
             // Netty's default samples 1 buffer in 128 with a stack trace per retained copy: on the fan-out
