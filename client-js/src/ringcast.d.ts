@@ -24,7 +24,7 @@ export declare const UpdateKind: Readonly<{
     GAP_WITHOUT_VALUE: 'gap-without-value';
 }>;
 
-/** Protocol error names and their wire codes (docs/protocol.md, "Errors"). Codes 1..13 are fatal. Frozen. */
+/** Protocol error names and their wire codes (docs/protocol.md, "Errors", which says which are fatal). Frozen. */
 export declare const ErrorCode: Readonly<{
     MALFORMED_FRAME: 1;
     UNKNOWN_MESSAGE_TYPE: 2;

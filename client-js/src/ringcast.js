@@ -51,39 +51,48 @@ const MessageType = Object.freeze({
 
 const Flags = Object.freeze({ GAP: 0x01, DELTA: 0x02, CONFLATED: 0x04, NO_VALUE: 0x08 });
 
-/** Protocol error codes by name (docs/protocol.md, "Errors"). Codes 1..11 are fatal. */
-export const ErrorCode = Object.freeze({
-    MALFORMED_FRAME: 1,
-    UNKNOWN_MESSAGE_TYPE: 2,
-    TEXT_FRAME_NOT_SUPPORTED: 3,
-    FRAME_TOO_LARGE: 4,
-    HANDSHAKE_REQUIRED: 5,
-    UNSUPPORTED_VERSION: 6,
-    HANDSHAKE_TIMEOUT: 7,
-    SLOW_CONSUMER: 8,
-    IDLE_TIMEOUT: 9,
-    SERVER_SHUTDOWN: 10,
-    INTERNAL_ERROR: 11,
-    TOO_MANY_CONNECTIONS: 12,
-    AUTHENTICATION_FAILED: 13,
-    INVALID_PATH: 20,
-    INVALID_SELECTOR: 21,
-    VALUE_TOO_LARGE: 22,
-    DUPLICATE_SUBSCRIPTION_ID: 23,
-    TOO_MANY_SUBSCRIPTIONS: 24,
-    TOO_MANY_TOPICS: 25,
-    PUBLISH_RATE_EXCEEDED: 26,
-    PERMISSION_DENIED: 27,
-    NO_MAJORITY: 28,
-    REPLICATION_TIMEOUT: 29,
-    PUBLISH_OUTCOME_UNKNOWN: 30,
-    REPUBLISH_CONFLICT: 31,
+/**
+ * The protocol's errors (docs/protocol.md, "Errors"), row for row the server's ErrorCode table:
+ * name: [wire code, fatal (the server closes the connection after it), WebSocket close code it
+ * closes with, 0 when not fatal]. ErrorCodeTablesTest (protocol module) holds this table against
+ * the server's, so a code added there fails the build until it is added here.
+ */
+const ERRORS = Object.freeze({
+    MALFORMED_FRAME: [1, true, 1002],
+    UNKNOWN_MESSAGE_TYPE: [2, true, 1002],
+    TEXT_FRAME_NOT_SUPPORTED: [3, true, 1003],
+    FRAME_TOO_LARGE: [4, true, 1009],
+    HANDSHAKE_REQUIRED: [5, true, 1008],
+    UNSUPPORTED_VERSION: [6, true, 1002],
+    HANDSHAKE_TIMEOUT: [7, true, 1008],
+    SLOW_CONSUMER: [8, true, 1008],
+    IDLE_TIMEOUT: [9, true, 1001],
+    SERVER_SHUTDOWN: [10, true, 1001],
+    INTERNAL_ERROR: [11, true, 1011],
+    TOO_MANY_CONNECTIONS: [12, true, 1013],
+    AUTHENTICATION_FAILED: [13, true, 1008],
+    INVALID_PATH: [20, false, 0],
+    INVALID_SELECTOR: [21, false, 0],
+    VALUE_TOO_LARGE: [22, false, 0],
+    DUPLICATE_SUBSCRIPTION_ID: [23, false, 0],
+    TOO_MANY_SUBSCRIPTIONS: [24, false, 0],
+    TOO_MANY_TOPICS: [25, false, 0],
+    PUBLISH_RATE_EXCEEDED: [26, false, 0],
+    PERMISSION_DENIED: [27, false, 0],
+    NO_MAJORITY: [28, false, 0],
+    REPLICATION_TIMEOUT: [29, false, 0],
+    PUBLISH_OUTCOME_UNKNOWN: [30, false, 0],
+    REPUBLISH_CONFLICT: [31, false, 0],
 });
 
-const ERROR_NAMES = new Map(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
+/** Protocol error codes by name; the fatal ones are marked in ERRORS. */
+export const ErrorCode = Object.freeze(Object.fromEntries(
+    Object.entries(ERRORS).map(([name, [code]]) => [name, code])));
+
+const ERROR_NAMES = new Map(Object.entries(ERRORS).map(([name, [code]]) => [code, name]));
 /** The WebSocket close code the server uses after each fatal error, for when the close event has none. */
-const FATAL_CLOSE_CODES = new Map([[1, 1002], [2, 1002], [3, 1003], [4, 1009], [5, 1008], [6, 1002],
-    [7, 1008], [8, 1008], [9, 1001], [10, 1001], [11, 1011], [12, 1013], [13, 1008]]);
+const FATAL_CLOSE_CODES = new Map(Object.values(ERRORS).filter(([, fatal]) => fatal)
+    .map(([code, , closeCode]) => [code, closeCode]));
 
 const isFatalCode = (code) => FATAL_CLOSE_CODES.has(code);
 

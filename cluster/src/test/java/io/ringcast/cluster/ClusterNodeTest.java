@@ -7,6 +7,7 @@ import io.ringcast.testkit.Await;
 import io.ringcast.testkit.FreePorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import java.util.function.Supplier;
  * acked publish reaches every node, each topic numbered alike and without gaps, also after the
  * owner of a partition leaves. The process-level tests (kill -9, SIGSTOP) are in integration-tests.
  */
+@Timeout(120)
 class ClusterNodeTest {
     private static final int PARTITIONS = 16;
     private final List<ClusterNode> nodes = new ArrayList<>();

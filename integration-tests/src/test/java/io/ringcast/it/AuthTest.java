@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static io.ringcast.server.ServerCounter.PROTOCOL_ERRORS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -238,7 +239,7 @@ class AuthTest {
             anonymous.subscribe("#", got).confirmed().get(10, TimeUnit.SECONDS);
             assertThat(got.topics()).isNotEmpty().allMatch(t -> t.startsWith("demo/"));
         }
-        assertThat(server.stats().protocolErrors()).isPositive();
+        assertThat(server.stats().get(PROTOCOL_ERRORS)).isPositive();
     }
 
     @Test

@@ -31,6 +31,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.stream.LongStream;
 
+import static io.ringcast.server.ServerCounter.CLIENT_PINGS;
+import static io.ringcast.server.ServerCounter.PROTOCOL_ERRORS;
+import static io.ringcast.server.ServerCounter.PUBLISHES;
+import static io.ringcast.server.ServerCounter.SESSIONS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -168,7 +172,7 @@ class ClientBehaviourTest {
                 assertThat(end.address()).isEqualTo(server.webSocketUrl());
                 assertThat(end.reason()).as("no reason: the client closed it").isNull();
                 assertThat(end.closeCode()).isEqualTo(1000);
-                Await.until(() -> server.stats().sessions() == 1, "the server to drop the client's session");
+                Await.until(() -> server.stats().get(SESSIONS) == 1, "the server to drop the client's session");
             }
         }
     }
@@ -187,7 +191,7 @@ class ClientBehaviourTest {
                 assertThat(first).isNotDone();
                 assertThat(second).isNotDone();
                 assertThat(s.confirmed()).isNotDone();
-                assertThat(server.stats().sessions()).as("nothing reached the server").isZero();
+                assertThat(server.stats().get(SESSIONS)).as("nothing reached the server").isZero();
 
                 client.connect().get(10, TimeUnit.SECONDS);
                 s.confirmed().get(10, TimeUnit.SECONDS);
@@ -240,7 +244,7 @@ class ClientBehaviourTest {
                     assertThat(sequences).as("acks of load/%d", t)
                             .containsExactlyElementsOf(LongStream.rangeClosed(1, count / topics).boxed().toList());
                 }
-                Await.until(() -> server.stats().publishes() == count, "the server to count every publish");
+                Await.until(() -> server.stats().get(PUBLISHES) == count, "the server to count every publish");
             }
         }
     }
@@ -445,7 +449,7 @@ class ClientBehaviourTest {
                 String longPath = "refused/" + "p".repeat(TIGHT_PATH_BYTES); // fine for the client, not the server
                 RingcastException e = awaitFailure(client.publish(longPath, bytes("x")));
                 assertThat(e.code()).isEqualTo(ErrorCode.INVALID_PATH);
-                assertThat(server.stats().protocolErrors()).as("refused by the server").isEqualTo(1);
+                assertThat(server.stats().get(PROTOCOL_ERRORS)).as("refused by the server").isEqualTo(1);
                 assertStillOnItsFirstSession(client, sessions);
             }
         }
@@ -537,7 +541,7 @@ class ClientBehaviourTest {
                             .as("idle period %d", period).isEqualTo(ErrorCode.IDLE_TIMEOUT);
                 }
                 // the session lived on the client's PINGs, not only on pongs to the server's pings
-                assertThat(server.stats().clientPings()).as("PINGs from the client").isGreaterThanOrEqualTo(6);
+                assertThat(server.stats().get(CLIENT_PINGS)).as("PINGs from the client").isGreaterThanOrEqualTo(6);
                 assertThat(sessions.events).as("no disconnect, no new session").singleElement()
                         .extracting(Sessions.Event::sessionId).isEqualTo(sessionId);
                 assertThat(client.state()).isEqualTo(ConnectionState.CONNECTED);
@@ -615,7 +619,7 @@ class ClientBehaviourTest {
 
                 assertThat(group.isShuttingDown()).isFalse();
                 assertThat(group.submit(() -> "still running").get(10, TimeUnit.SECONDS)).isEqualTo("still running");
-                Await.until(() -> server.stats().sessions() == 0, "the server to drop the session");
+                Await.until(() -> server.stats().get(SESSIONS) == 0, "the server to drop the session");
             }
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);

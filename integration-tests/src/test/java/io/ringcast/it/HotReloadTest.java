@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
 
+import static io.ringcast.server.ServerCounter.CONFIG_RELOADS;
+import static io.ringcast.server.ServerCounter.CONFIG_RELOADS_REFUSED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -41,15 +43,15 @@ class HotReloadTest {
                 Path edited = dir.resolve("server.yaml.tmp");
                 Files.writeString(edited, HEAD + "features:\n  deltas: true\n");
                 Files.move(edited, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-                Await.until(() -> server.stats().configReloads() == 1, "the reload");
+                Await.until(() -> server.stats().get(CONFIG_RELOADS) == 1, "the reload");
                 publishAndAwait(pub, sub, 3);
                 assertThat(lastUpdate(sub).flags()).as("deltas on, same connections").isEqualTo(UpdateFlags.DELTA);
 
                 Files.writeString(file, HEAD + "features:\n  deltas: false\n  conflation: sometimes\n");
-                Await.until(() -> server.stats().configReloadsRefused() == 1, "the bad edit refused");
+                Await.until(() -> server.stats().get(CONFIG_RELOADS_REFUSED) == 1, "the bad edit refused");
                 publishAndAwait(pub, sub, 4);
                 assertThat(lastUpdate(sub).flags()).as("the settings in force stay").isEqualTo(UpdateFlags.DELTA);
-                assertThat(server.stats().configReloads()).isEqualTo(1);
+                assertThat(server.stats().get(CONFIG_RELOADS)).isEqualTo(1);
             }
         }
     }
@@ -65,7 +67,7 @@ class HotReloadTest {
             }
 
             Files.writeString(file, HEAD + "features:\n  compression: true\n");
-            Await.until(() -> server.stats().configReloads() == 1, "the reload");
+            Await.until(() -> server.stats().get(CONFIG_RELOADS) == 1, "the reload");
 
             try (WireSocket after = new WireSocket(server.webSocketUrl(), "permessage-deflate", 0)) {
                 assertThat(after.negotiatedExtensions()).startsWith("permessage-deflate");

@@ -30,6 +30,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static io.ringcast.server.ServerCounter.CONNECTIONS_BEFORE_UPGRADE;
+import static io.ringcast.server.ServerCounter.CONNECTIONS_REFUSED_BEFORE_UPGRADE;
+import static io.ringcast.server.ServerCounter.HTTP_TIMEOUTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -63,15 +66,15 @@ class HttpPhaseDeadlineTest {
     // ------------------------------------------------------------------ the server's own account
 
     private static int openBeforeUpgrade(RingcastServer server) {
-        return server.stats().connectionsBeforeUpgrade();
+        return Math.toIntExact(server.stats().get(CONNECTIONS_BEFORE_UPGRADE));
     }
 
     private static long refusedBeforeUpgrade(RingcastServer server) {
-        return server.stats().connectionsRefusedBeforeUpgrade();
+        return server.stats().get(CONNECTIONS_REFUSED_BEFORE_UPGRADE);
     }
 
     private static long httpTimeouts(RingcastServer server) {
-        return server.stats().httpTimeouts();
+        return server.stats().get(HTTP_TIMEOUTS);
     }
 
     // ------------------------------------------------------------------ tests

@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.ringcast.server.ServerCounter.SESSIONS;
+import static io.ringcast.server.ServerCounter.TOPICS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -80,7 +82,7 @@ class LimitsTest {
             bystander.stillReceives(second, 1);
 
             third.close();
-            Await.until(() -> server.stats().sessions() == 2, "the third session to end");
+            Await.until(() -> server.stats().get(SESSIONS) == 2, "the third session to end");
             try (RawWebSocket again = RawWebSocket.connectAndHello(server.webSocketUrl())) {
                 bystander.stillReceives(again, 2);
             }
@@ -106,7 +108,7 @@ class LimitsTest {
             publisher.publish(7, "topics/t2", "again"); // an existing topic: accepted
             Await.until(() -> publisher.all("PUBLISH_ACK").stream().anyMatch(m -> m.a() == 7), "the ack of 7");
             bystander.stillReceives(publisher, 8);
-            assertThat(server.stats().topics()).isEqualTo(5);
+            assertThat(server.stats().get(TOPICS)).isEqualTo(5);
             assertThat(errorsCounted(server, ErrorCode.TOO_MANY_TOPICS)).isEqualTo(1);
         }
     }

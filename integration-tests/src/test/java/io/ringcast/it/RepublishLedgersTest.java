@@ -26,6 +26,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.ThreadLocalRandom;
 
+import static io.ringcast.server.ServerCounter.PUBLISHER_LEDGERS;
+import static io.ringcast.server.ServerCounter.PUBLISHER_LEDGERS_FORGOTTEN;
+import static io.ringcast.server.ServerCounter.SESSIONS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -52,18 +55,18 @@ class RepublishLedgersTest {
     /** Anonymous publishers with fresh ids, each publishing once; checks the ledgers held after each. */
     private static void floodOfAnonymousPublishers(RingcastServer server, int publishers, int detachedBound) throws Exception {
         long firstId = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE / 2);
-        int mostHeld = 0;
+        long mostHeld = 0;
         for (int i = 0; i < publishers; i++) {
             try (WireSocket s = new WireSocket(server.webSocketUrl(), null, 0)) {
                 s.hello(firstId + i);
                 s.send(out -> WireCodec.writePublish(out, C, "flood/t", "x".getBytes(StandardCharsets.UTF_8)));
                 s.awaitMessage("PUBLISH_ACK");
             }
-            int held = server.stats().publisherLedgers();
+            long held = server.stats().get(PUBLISHER_LEDGERS);
             mostHeld = Math.max(mostHeld, held);
             // detached ones within the bound, plus one per open session (the flood's closing ones)
             assertThat(held).as("ledgers held after %d anonymous publishers", i + 1)
-                    .isLessThanOrEqualTo(detachedBound + server.stats().sessions() + 1);
+                    .isLessThanOrEqualTo(detachedBound + server.stats().get(SESSIONS) + 1);
         }
         assertThat(mostHeld).isGreaterThan(0);
     }
@@ -106,7 +109,7 @@ class RepublishLedgersTest {
                 }
                 assertThat(values(updatesUpToAMarker(server, sub, "victim/t"))).as("applied once")
                         .containsExactly("once", "marker");
-                assertThat(server.stats().publisherLedgersForgotten()).as("the flood's own ledgers went").isPositive();
+                assertThat(server.stats().get(PUBLISHER_LEDGERS_FORGOTTEN)).as("the flood's own ledgers went").isPositive();
                 witness.stopAndVerify();
             }
         }

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static io.ringcast.server.ServerCounter.TOPICS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -134,7 +135,7 @@ class RestartStateTest {
                 assertThat(g.sequence()).isEqualTo(3);
                 assertThat(g.text()).isEqualTo("v3");
             });
-            assertThat(server.stats().topics()).isEqualTo(100);
+            assertThat(server.stats().get(TOPICS)).isEqualTo(100);
         }
     }
 

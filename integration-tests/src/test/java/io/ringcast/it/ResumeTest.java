@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static io.ringcast.server.ServerCounter.DELTAS_SENT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -124,7 +125,7 @@ class ResumeTest {
     /** Replayed history holds deltas: each applies to the value before it, and the client sees full values. */
     @Test
     void resumeReplaysDeltasOntoTheLastValueTheClientHas() throws Exception {
-        long deltasBefore = server.stats().deltasSent();
+        long deltasBefore = server.stats().get(DELTAS_SENT);
         String topic = "resume/deltas/a";
         List<Recorded.Got> got = cutPublishResume(topic, HISTORY - 2);
 
@@ -133,6 +134,6 @@ class ResumeTest {
             assertThat(got.get(i).sequence()).isEqualTo(i + 1);
             assertThat(got.get(i).text()).isEqualTo(value(topic, i + 1));
         }
-        assertThat(server.stats().deltasSent() - deltasBefore).as("updates sent as deltas").isEqualTo(got.size() - 1);
+        assertThat(server.stats().get(DELTAS_SENT) - deltasBefore).as("updates sent as deltas").isEqualTo(got.size() - 1);
     }
 }

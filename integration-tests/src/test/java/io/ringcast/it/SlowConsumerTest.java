@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import static io.ringcast.server.ServerCounter.SLOW_CONSUMER_DISCONNECTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -66,7 +67,7 @@ class SlowConsumerTest {
                 // publish until the server gives up on the slow one (kernel socket buffers hold a few MB first)
                 byte[] value = new byte[VALUE_BYTES];
                 int published = 0;
-                while (server.stats().slowConsumerDisconnects() == 0) {
+                while (server.stats().get(SLOW_CONSUMER_DISCONNECTS) == 0) {
                     assertThat(published).as("published before the slow consumer was detected").isLessThan(50_000);
                     CompletableFuture<?>[] acks = new CompletableFuture<?>[BURST];
                     for (int i = 0; i < acks.length; i++) {

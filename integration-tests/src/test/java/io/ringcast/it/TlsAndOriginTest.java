@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static io.ringcast.server.ServerCounter.ORIGIN_REFUSALS;
+import static io.ringcast.server.ServerCounter.SESSIONS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -70,7 +72,7 @@ class TlsAndOriginTest {
                 assertThatThrownBy(() -> plainClient.connect().get(10, TimeUnit.SECONDS))
                         .isInstanceOf(ExecutionException.class);
             }
-            assertThat(server.stats().sessions()).isZero();
+            assertThat(server.stats().get(SESSIONS)).isZero();
         }
     }
 
@@ -126,7 +128,7 @@ class TlsAndOriginTest {
             assertThat(program.publish("origin/t", "still here".getBytes(StandardCharsets.UTF_8))
                     .get(10, TimeUnit.SECONDS)).isEqualTo(1L);
             Await.until(() -> got.updates.size() == 1, "the program's subscription to carry on");
-            assertThat(server.stats().originRefusals()).isGreaterThanOrEqualTo(2); // the socket, and the page's tries
+            assertThat(server.stats().get(ORIGIN_REFUSALS)).isGreaterThanOrEqualTo(2); // the socket, and the page's tries
         }
     }
 

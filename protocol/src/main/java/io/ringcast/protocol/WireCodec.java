@@ -3,15 +3,15 @@ package io.ringcast.protocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * Encodes and decodes the messages of wire protocol version 1 ({@code docs/protocol.md}).
  * Each {@code write*} method appends one message ({@code u8 type, u32 body length, body}) to a
  * buffer, so several calls build a batched frame. Stateless; safe from any thread.
+ *
+ * <p>Every message's size is computed here, beside its writer ({@code *_BYTES} constants and
+ * {@code *Bytes} methods), so a caller that sizes a buffer never adds field widths by hand.
  */
 public final class WireCodec {
     /** The protocol version this codec speaks. */
@@ -24,6 +24,20 @@ public final class WireCodec {
     public static final int SNAPSHOT_OVERHEAD_BYTES = UPDATE_OVERHEAD_BYTES + 4;
     /** The longest string field, in UTF-8 bytes. */
     public static final int MAX_STRING_BYTES = 0xFFFF;
+    /** Bytes of an {@code UNSUBSCRIBE}. */
+    public static final int UNSUBSCRIBE_BYTES = HEADER_BYTES + 4;
+    /** Bytes of a {@code PING}, and of the {@code PONG} that answers it. */
+    public static final int PING_BYTES = HEADER_BYTES + 8;
+    /** Bytes of a {@code PONG}. */
+    public static final int PONG_BYTES = PING_BYTES;
+    /** Bytes of a {@code PUBLISH_ACK}. */
+    public static final int PUBLISH_ACK_BYTES = HEADER_BYTES + 4 + 8;
+    /** Bytes of a {@code SUBSCRIBED}. */
+    public static final int SUBSCRIBED_BYTES = HEADER_BYTES + 4 + 4;
+    /** An {@code ERROR} reason longer than this many UTF-8 bytes is cut. */
+    private static final int MAX_ERROR_REASON_BYTES = 1000;
+    /** ... to its first this many characters, and an ellipsis. */
+    private static final int CUT_ERROR_REASON_CHARS = 300;
 
     private WireCodec() {
     }
@@ -68,6 +82,22 @@ public final class WireCodec {
         end(out, start);
     }
 
+    /** Bytes of the {@code HELLO} {@link #writeHello(ByteBuf, int, String, Credentials, long)} writes. */
+    public static int helloBytes(String clientName, Credentials credentials, long publisherId) {
+        int bytes = HEADER_BYTES + 2 + 2 + ByteBufUtil.utf8Bytes(clientName);
+        if (credentials.kind() == Credentials.NONE && publisherId == 0) {
+            return bytes;
+        }
+        bytes += 1;
+        if (credentials.kind() == Credentials.PASSWORD) {
+            bytes += 2 + ByteBufUtil.utf8Bytes(credentials.principal());
+        }
+        if (credentials.kind() != Credentials.NONE) {
+            bytes += 2 + ByteBufUtil.utf8Bytes(credentials.secret());
+        }
+        return publisherId != 0 ? bytes + 8 : bytes;
+    }
+
     /** @param resume last sequence per topic path to resume from; may be empty */
     public static void writeSubscribe(ByteBuf out, int subscriptionId, String selector, Map<String, Long> resume) {
         for (String path : resume.keySet()) {
@@ -86,7 +116,7 @@ public final class WireCodec {
 
     public static void writeUnsubscribe(ByteBuf out, int subscriptionId) {
         out.writeByte(MessageType.UNSUBSCRIBE);
-        out.writeInt(4);
+        out.writeInt(UNSUBSCRIBE_BYTES - HEADER_BYTES);
         out.writeInt(subscriptionId);
     }
 
@@ -99,6 +129,24 @@ public final class WireCodec {
         writePublish(out, MessageType.REPUBLISH, correlationId, topicPath, value);
     }
 
+    /** Bytes of a {@code PUBLISH} (or {@code REPUBLISH}) to a path of {@code topicPathBytes} UTF-8 bytes. */
+    public static int publishBytes(int topicPathBytes, int valueBytes) {
+        return HEADER_BYTES + 4 + 2 + topicPathBytes + valueBytes;
+    }
+
+    /**
+     * Bytes of a {@code SUBSCRIBE} to a selector of {@code selectorBytes} UTF-8 bytes, with no
+     * resume positions; each position adds {@link #resumeEntryBytes}.
+     */
+    public static int subscribeBytes(int selectorBytes) {
+        return HEADER_BYTES + 4 + 2 + selectorBytes + 4;
+    }
+
+    /** Bytes one resume position adds to a {@code SUBSCRIBE}. */
+    public static int resumeEntryBytes(String topicPath) {
+        return 2 + ByteBufUtil.utf8Bytes(topicPath) + 8;
+    }
+
     private static void writePublish(ByteBuf out, byte type, int correlationId, String topicPath, byte[] value) {
         int start = begin(out, type, topicPath);
         out.writeInt(correlationId);
@@ -109,7 +157,7 @@ public final class WireCodec {
 
     public static void writePing(ByteBuf out, long nonce) {
         out.writeByte(MessageType.PING);
-        out.writeInt(8);
+        out.writeInt(PING_BYTES - HEADER_BYTES);
         out.writeLong(nonce);
     }
 
@@ -124,6 +172,21 @@ public final class WireCodec {
         end(out, start);
     }
 
+    /** Bytes of a {@code TOPIC} defining {@code topicPath}. */
+    public static int topicBytes(String topicPath) {
+        return HEADER_BYTES + 4 + 2 + ByteBufUtil.utf8Bytes(topicPath);
+    }
+
+    /** Bytes of a {@code SNAPSHOT} carrying {@code valueLength} bytes of value. */
+    public static int snapshotBytes(int valueLength) {
+        return SNAPSHOT_OVERHEAD_BYTES + valueLength;
+    }
+
+    /** Bytes of an {@code UPDATE} carrying {@code valueLength} bytes of value (or delta). */
+    public static int updateBytes(int valueLength) {
+        return UPDATE_OVERHEAD_BYTES + valueLength;
+    }
+
     public static void writeTopic(ByteBuf out, int alias, String topicPath) {
         int start = begin(out, MessageType.TOPIC, topicPath);
         out.writeInt(alias);
@@ -134,7 +197,7 @@ public final class WireCodec {
     public static void writeSnapshot(ByteBuf out, int subscriptionId, int alias, long sequence, int flags,
                                      ByteBuf value, int valueIndex, int valueLength) {
         out.writeByte(MessageType.SNAPSHOT);
-        out.writeInt(4 + 4 + 8 + 1 + valueLength);
+        out.writeInt(snapshotBytes(valueLength) - HEADER_BYTES);
         out.writeInt(subscriptionId);
         out.writeInt(alias);
         out.writeLong(sequence);
@@ -145,7 +208,7 @@ public final class WireCodec {
     public static void writeUpdate(ByteBuf out, int alias, long sequence, int flags,
                                    ByteBuf value, int valueIndex, int valueLength) {
         out.writeByte(MessageType.UPDATE);
-        out.writeInt(4 + 8 + 1 + valueLength);
+        out.writeInt(updateBytes(valueLength) - HEADER_BYTES);
         out.writeInt(alias);
         out.writeLong(sequence);
         out.writeByte(flags);
@@ -154,14 +217,14 @@ public final class WireCodec {
 
     public static void writePublishAck(ByteBuf out, int correlationId, long sequence) {
         out.writeByte(MessageType.PUBLISH_ACK);
-        out.writeInt(12);
+        out.writeInt(PUBLISH_ACK_BYTES - HEADER_BYTES);
         out.writeInt(correlationId);
         out.writeLong(sequence);
     }
 
     public static void writeSubscribed(ByteBuf out, int subscriptionId, int matchedTopics) {
         out.writeByte(MessageType.SUBSCRIBED);
-        out.writeInt(8);
+        out.writeInt(SUBSCRIBED_BYTES - HEADER_BYTES);
         out.writeInt(subscriptionId);
         out.writeInt(matchedTopics);
     }
@@ -171,17 +234,26 @@ public final class WireCodec {
         int start = begin(out, MessageType.ERROR);
         out.writeShort(code.code());
         out.writeInt(correlationId);
-        String r = reason == null ? "" : reason;
-        if (ByteBufUtil.utf8Bytes(r) > 1000) {
-            r = r.substring(0, Math.min(r.length(), 300)) + "...";
-        }
-        writeString(out, r);
+        writeString(out, errorReason(reason));
         end(out, start);
+    }
+
+    /** Bytes of the {@code ERROR} {@link #writeError} writes for {@code reason}. */
+    public static int errorBytes(String reason) {
+        return HEADER_BYTES + 2 + 4 + 2 + ByteBufUtil.utf8Bytes(errorReason(reason));
+    }
+
+    private static String errorReason(String reason) {
+        String r = reason == null ? "" : reason;
+        if (ByteBufUtil.utf8Bytes(r) > MAX_ERROR_REASON_BYTES) {
+            r = r.substring(0, Math.min(r.length(), CUT_ERROR_REASON_CHARS)) + "...";
+        }
+        return r;
     }
 
     public static void writePong(ByteBuf out, long nonce) {
         out.writeByte(MessageType.PONG);
-        out.writeInt(8);
+        out.writeInt(PONG_BYTES - HEADER_BYTES);
         out.writeLong(nonce);
     }
 
@@ -273,180 +345,8 @@ public final class WireCodec {
         }
         int end = bodyIndex + (int) length;
         frame.readerIndex(bodyIndex);
-        decodeBody(type, frame, end, handler);
+        WireDecoder.decodeBody(type, frame, end, handler);
         frame.readerIndex(end); // skip fields a newer revision may have appended
     }
 
-    private static void decodeBody(byte type, ByteBuf in, int end, MessageHandler h) throws ProtocolException {
-        switch (type) {
-            case MessageType.HELLO: {
-                int version = u16(in, end, type, "version");
-                String clientName = string(in, end, type, "clientName");
-                Credentials credentials = in.readerIndex() < end ? credentials(in, end, type) : Credentials.ANONYMOUS;
-                long publisherId = in.readerIndex() < end ? nonce(in, end, type, "publisherId") : 0;
-                h.onHello(version, clientName, credentials, publisherId);
-                return;
-            }
-            case MessageType.SUBSCRIBE: {
-                int id = u32(in, end, type, "subscriptionId");
-                String selector = string(in, end, type, "selector");
-                long count = u32(in, end, type, "resumeCount") & 0xFFFFFFFFL;
-                // each entry is at least 2 + 8 bytes: refuse a count the body cannot hold before allocating
-                if (count * 10 > end - in.readerIndex()) {
-                    throw malformed(type, "resumeCount " + count + " does not fit in the " + (end - in.readerIndex())
-                            + " bytes left");
-                }
-                Map<String, Long> resume;
-                if (count == 0) {
-                    resume = Collections.emptyMap();
-                } else {
-                    resume = new LinkedHashMap<>((int) count * 2);
-                    for (int i = 0; i < count; i++) {
-                        String path = string(in, end, type, "resume[" + i + "].topicPath");
-                        resume.put(path, u64(in, end, type, "resume[" + i + "].lastSequence"));
-                    }
-                }
-                h.onSubscribe(id, selector, resume);
-                return;
-            }
-            case MessageType.UNSUBSCRIBE:
-                h.onUnsubscribe(u32(in, end, type, "subscriptionId"));
-                return;
-            case MessageType.PUBLISH:
-            case MessageType.REPUBLISH: {
-                int correlationId = u32(in, end, type, "correlationId");
-                String path = string(in, end, type, "topicPath");
-                if (type == MessageType.PUBLISH) {
-                    h.onPublish(correlationId, path, in, in.readerIndex(), end - in.readerIndex());
-                } else {
-                    h.onRepublish(correlationId, path, in, in.readerIndex(), end - in.readerIndex());
-                }
-                return;
-            }
-            case MessageType.PING:
-                h.onPing(nonce(in, end, type));
-                return;
-            case MessageType.WELCOME: {
-                int version = u16(in, end, type, "version");
-                String sessionId = string(in, end, type, "sessionId");
-                int maxFrame = u32(in, end, type, "maxFrameBytes");
-                h.onWelcome(version, sessionId, maxFrame, u32(in, end, type, "idleTimeoutMs"));
-                return;
-            }
-            case MessageType.TOPIC: {
-                int alias = u32(in, end, type, "alias");
-                h.onTopic(alias, string(in, end, type, "topicPath"));
-                return;
-            }
-            case MessageType.SNAPSHOT: {
-                int id = u32(in, end, type, "subscriptionId");
-                int alias = u32(in, end, type, "alias");
-                long seq = u64(in, end, type, "sequence");
-                int flags = u8(in, end, type, "flags");
-                h.onSnapshot(id, alias, seq, flags, in, in.readerIndex(), end - in.readerIndex());
-                return;
-            }
-            case MessageType.UPDATE: {
-                int alias = u32(in, end, type, "alias");
-                long seq = u64(in, end, type, "sequence");
-                int flags = u8(in, end, type, "flags");
-                h.onUpdate(alias, seq, flags, in, in.readerIndex(), end - in.readerIndex());
-                return;
-            }
-            case MessageType.PUBLISH_ACK: {
-                int correlationId = u32(in, end, type, "correlationId");
-                h.onPublishAck(correlationId, u64(in, end, type, "sequence"));
-                return;
-            }
-            case MessageType.SUBSCRIBED: {
-                int id = u32(in, end, type, "subscriptionId");
-                h.onSubscribed(id, u32(in, end, type, "matchedTopics"));
-                return;
-            }
-            case MessageType.ERROR: {
-                int code = u16(in, end, type, "code");
-                int correlationId = u32(in, end, type, "correlationId");
-                h.onError(code, correlationId, string(in, end, type, "reason"));
-                return;
-            }
-            case MessageType.PONG:
-                h.onPong(nonce(in, end, type));
-                return;
-            default:
-                throw new ProtocolException(ErrorCode.UNKNOWN_MESSAGE_TYPE, "unknown message type "
-                        + MessageType.name(type) + " at offset " + (in.readerIndex() - HEADER_BYTES));
-        }
-    }
-
-    private static void need(ByteBuf in, int end, int bytes, byte type, String field) throws ProtocolException {
-        if (end - in.readerIndex() < bytes) {
-            throw malformed(type, "field " + field + " needs " + bytes + " bytes, " + (end - in.readerIndex())
-                    + " left in the body");
-        }
-    }
-
-    private static ProtocolException malformed(byte type, String what) {
-        return new ProtocolException(ErrorCode.MALFORMED_FRAME, "truncated or malformed " + MessageType.name(type)
-                + " message: " + what);
-    }
-
-    private static int u8(ByteBuf in, int end, byte type, String field) throws ProtocolException {
-        need(in, end, 1, type, field);
-        return in.readUnsignedByte();
-    }
-
-    private static int u16(ByteBuf in, int end, byte type, String field) throws ProtocolException {
-        need(in, end, 2, type, field);
-        return in.readUnsignedShort();
-    }
-
-    private static int u32(ByteBuf in, int end, byte type, String field) throws ProtocolException {
-        need(in, end, 4, type, field);
-        return in.readInt();
-    }
-
-    private static long u64(ByteBuf in, int end, byte type, String field) throws ProtocolException {
-        need(in, end, 8, type, field);
-        long v = in.readLong();
-        if (v < 0) {
-            throw malformed(type, "field " + field + " is " + Long.toUnsignedString(v) + ", above 2^63-1");
-        }
-        return v;
-    }
-
-    /** A nonce (or a publisher id) is opaque: all 64 bits are allowed, unlike sequences. */
-    private static long nonce(ByteBuf in, int end, byte type) throws ProtocolException {
-        return nonce(in, end, type, "nonce");
-    }
-
-    private static long nonce(ByteBuf in, int end, byte type, String field) throws ProtocolException {
-        need(in, end, 8, type, field);
-        return in.readLong();
-    }
-
-    /** The optional tail of {@code HELLO}: {@code u8 kind}, then the kind's strings. */
-    private static Credentials credentials(ByteBuf in, int end, byte type) throws ProtocolException {
-        int kind = u8(in, end, type, "credentials kind");
-        switch (kind) {
-            case Credentials.NONE:
-                return Credentials.ANONYMOUS;
-            case Credentials.PASSWORD:
-                return Credentials.password(string(in, end, type, "principal"), string(in, end, type, "password"));
-            case Credentials.TOKEN:
-                return Credentials.token(string(in, end, type, "token"));
-            default:
-                throw malformed(type, "unknown credentials kind " + kind + " (0 none, 1 password, 2 token)");
-        }
-    }
-
-    private static String string(ByteBuf in, int end, byte type, String field) throws ProtocolException {
-        int length = u16(in, end, type, field + " length");
-        need(in, end, length, type, field);
-        int index = in.readerIndex();
-        if (!ByteBufUtil.isText(in, index, length, StandardCharsets.UTF_8)) {
-            throw malformed(type, "field " + field + " is not valid UTF-8");
-        }
-        in.skipBytes(length);
-        return in.toString(index, length, StandardCharsets.UTF_8);
-    }
 }

@@ -2,7 +2,6 @@ package io.ringcast.server;
 
 import io.ringcast.server.config.ServerConfig;
 import io.ringcast.server.internal.NodeRuntime;
-import io.ringcast.server.internal.ServerCounters;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -56,15 +55,9 @@ public final class RingcastServer implements AutoCloseable {
         return runtime.webSocketUrl();
     }
 
-    /** A snapshot of the node's counters; each may lag by one batch. */
+    /** A snapshot of the node's figures ({@link ServerCounter}); each may lag by one batch. */
     public ServerStats stats() {
-        ServerCounters c = runtime.counters();
-        return new ServerStats(c.sessions(), c.topics(), c.publishes(), c.deliveries(), c.deliveredBytes(),
-                c.slowConsumerDisconnects(),
-                c.protocolErrors(), c.clientPings(), c.idlePings(), c.originRefusals(), c.valuesCached(), c.deltasSent(), c.deltaBytesSaved(), c.compressedFrames(),
-                c.compressionBytesIn(), c.compressionBytesOut(), c.conflatedUpdates(), c.configReloads(),
-                c.configReloadsRefused(), c.republishesRecognised(), c.connectionsBeforeUpgrade(),
-                c.connectionsRefusedBeforeUpgrade(), c.httpTimeouts(), c.publisherLedgers(), c.publisherLedgersForgotten());
+        return runtime.counters().snapshot();
     }
 
     /** Tells every client {@code SERVER_SHUTDOWN}, stops every thread, releases every buffer. Idempotent. */

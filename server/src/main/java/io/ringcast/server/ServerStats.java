@@ -1,43 +1,50 @@
 package io.ringcast.server;
 
+import io.ringcast.protocol.ErrorCode;
+
+import java.util.StringJoiner;
+import java.util.function.ToLongFunction;
+
 /**
- * A snapshot of a node's counters.
- *
- * @param sessions                open WebSocket sessions
- * @param topics                  topics in the tree
- * @param publishes               updates sequenced since start
- * @param deliveries              update and snapshot frames written to sessions since start
- * @param deliveredBytes          bytes of those frames as written (WebSocket headers included)
- * @param slowConsumerDisconnects sessions closed with {@code SLOW_CONSUMER}
- * @param protocolErrors          {@code ERROR}s sent to clients, fatal or not
- * @param clientPings             {@code PING}s received from clients
- * @param idlePings               WebSocket pings sent to sessions silent for half the idle timeout
- * @param originRefusals          WebSocket upgrades refused: the page's origin is not in {@code security.allowedOrigins}
- * @param valuesCached            topics whose newest value is cached
- * @param deltasSent              updates sent as deltas (each counted once, however many receive it)
- * @param deltaBytesSaved         bytes deltas kept off the wire, over every delivery
- * @param compressedFrames        frames sent compressed (each compressed once for all its receivers)
- * @param compressionBytesIn      payload bytes offered to compression
- * @param compressionBytesOut     what they became (compressed, or unchanged where it did not pay)
- * @param conflatedUpdates        updates sessions did not receive because conflation replaced them by a newer value
- * @param configReloads           {@code features} changes applied from the config file while running
- * @param configReloadsRefused    config file edits refused as invalid (the settings in force stayed)
- * @param republishesRecognised   publishes sent again ({@code REPUBLISH}) that were applied before: acked, not applied twice
- * @param connectionsBeforeUpgrade        connections accepted whose WebSocket upgrade has not completed (plain
- *                                        HTTP or mid-upgrade), at most {@code limits.maxConnectionsBeforeUpgrade}
- * @param connectionsRefusedBeforeUpgrade connections closed on accept because that many were already open
- * @param httpTimeouts                    connections closed because their TLS handshake, an HTTP request or the
- *                                        upgrade did not complete within {@code limits.handshakeTimeoutMs}
- * @param publisherLedgers        publisher ledgers held for {@code REPUBLISH} (open sessions' and publishers' away)
- * @param publisherLedgersForgotten ledgers of publishers away forgotten to stay within {@code limits.publisherLedgers*}
+ * A snapshot of a node's figures, each read once when it was taken (each may lag the node by one
+ * batch): {@code stats.get(ServerCounter.PUBLISHES)}. Immutable.
  */
-public record ServerStats(int sessions, int topics, long publishes, long deliveries, long deliveredBytes,
-                          long slowConsumerDisconnects,
-                          long protocolErrors, long clientPings, long idlePings, long originRefusals,
-                          int valuesCached, long deltasSent, long deltaBytesSaved,
-                          long compressedFrames, long compressionBytesIn, long compressionBytesOut,
-                          long conflatedUpdates, long configReloads, long configReloadsRefused,
-                          long republishesRecognised, int connectionsBeforeUpgrade,
-                          long connectionsRefusedBeforeUpgrade, long httpTimeouts, int publisherLedgers,
-                          long publisherLedgersForgotten) {
+public final class ServerStats {
+    private static final ServerCounter[] COUNTERS = ServerCounter.values();
+    private static final ErrorCode[] CODES = ErrorCode.values();
+    private final long[] values = new long[COUNTERS.length];
+    private final long[] errors = new long[CODES.length];
+
+    /**
+     * @param counters reads each figure
+     * @param errors   reads the {@code ERROR}s sent with each code
+     */
+    public ServerStats(ToLongFunction<ServerCounter> counters, ToLongFunction<ErrorCode> errors) {
+        for (ServerCounter counter : COUNTERS) {
+            values[counter.ordinal()] = counters.applyAsLong(counter);
+        }
+        for (ErrorCode code : CODES) {
+            this.errors[code.ordinal()] = errors.applyAsLong(code);
+        }
+    }
+
+    /** The figure's value when the snapshot was taken. */
+    public long get(ServerCounter counter) {
+        return values[counter.ordinal()];
+    }
+
+    /** {@code ERROR}s sent with {@code code} (each limit refuses with a code of its own). */
+    public long errors(ErrorCode code) {
+        return errors[code.ordinal()];
+    }
+
+    /** {@code name=value} for every figure, in {@link ServerCounter} order. */
+    @Override
+    public String toString() {
+        StringJoiner s = new StringJoiner(", ", "ServerStats[", "]");
+        for (ServerCounter counter : COUNTERS) {
+            s.add(counter.statName() + "=" + get(counter));
+        }
+        return s.toString();
+    }
 }

@@ -1,5 +1,6 @@
 package io.ringcast.benchmark.load;
 
+import static io.ringcast.server.ServerCounter.SLOW_CONSUMER_DISCONNECTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -72,7 +73,7 @@ class LoadGeneratorTest {
                     .isEqualTo(10 * result.get("publishes").get("issued").asLong());
             assertThat(Files.readString(out.resolve(name + ".hgrm"))).contains("Percentile").contains("#[Max");
             assertPng(out.resolve(name + "-latency.png"));
-            assertThat(server.stats().slowConsumerDisconnects()).isZero();
+            assertThat(server.stats().get(SLOW_CONSUMER_DISCONNECTS)).isZero();
             // the server's own count of what it wrote: a 200-byte value, its UPDATE header and the frame header
             assertThat(result.get("wire").get("known").asBoolean()).isTrue();
             assertThat(result.get("wire").get("bytesPerDelivery").asDouble()).isBetween(200.0, 240.0);

@@ -11,6 +11,7 @@ import io.ringcast.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +35,8 @@ import java.util.function.Supplier;
  * with SIGSTOP, and at the end every subscriber has every acked update of every topic, in order,
  * without a gap or a duplicate.
  */
+// a backstop for a step that hangs: a run takes about 25 s, and each step's own await names what it waited for
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ClusterFailoverTest {
     private static final Logger log = LoggerFactory.getLogger(ClusterFailoverTest.class);
     private static final int NODES = 5;

@@ -78,8 +78,9 @@ public final class FanOutHarness implements AutoCloseable {
             pollers[i] = new FanOutPoller(i, loops[i], ring, new OutboundLimit(Long.MAX_VALUE, 0, counters),
                     FlushPolicy.END_OF_BATCH, 0, counters);
         }
-        sequencer = new TopicSequencer(ring, pollers, PooledByteBufAllocator.DEFAULT, 8, Integer.MAX_VALUE,
-                4096, 1024, new FeatureResolver(features, PathLimits.DEFAULT), counters, false);
+        sequencer = new TopicSequencer(new FanOutProxy(ring, pollers), PooledByteBufAllocator.DEFAULT,
+                new TopicSequencer.SequencerLimits(8, Integer.MAX_VALUE, 4096, 1024),
+                new FeatureResolver(features, PathLimits.DEFAULT), counters, false);
         sequencer.onStart();
 
         Selector everything;

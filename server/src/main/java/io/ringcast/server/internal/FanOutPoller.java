@@ -73,7 +73,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     public void run() {
         assert loop.inEventLoop();
         scheduled.set(false); // before draining: an event published from now on wakes us again
-        VarHandle.fullFence(); // the flag's store before the cursor's load: see TopicSequencer.wakePollers
+        VarHandle.fullFence(); // the flag's store before the cursor's load: see FanOutProxy.wakePollers
         budget = MAX_EVENTS_PER_RUN;
         try {
             poller.poll(this);

@@ -120,8 +120,9 @@ public final class NodeRuntime implements AutoCloseable {
 
         inbound = RingBuffer.createMultiProducer(InboundEvent::new, pc.inboundRingSize(),
                 waitStrategy(pc));
-        sequencer = new TopicSequencer(fanOut, pollers, alloc, config.history().length(), config.limits().maxTopics(),
-                config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal(),
+        sequencer = new TopicSequencer(new FanOutProxy(fanOut, pollers), alloc,
+                new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
+                        config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters,
                 config.cluster().enabled());
         if (config.state().enabled() && !config.cluster().enabled()) {

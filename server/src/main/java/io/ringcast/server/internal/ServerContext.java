@@ -62,7 +62,8 @@ final class ServerContext {
         this.pollers = pollers;
         this.outboundLimit = outboundLimit;
         this.features = config.features();
-        this.metrics = new ServerMetrics(this);
+        counters.readQueuesOf(channels, inbound);
+        this.metrics = new ServerMetrics(counters, cluster);
         this.tls = tls;
         List<String> origins = config.security().allowedOrigins();
         this.originCheck = origins.isEmpty() ? null : new OriginCheck(origins, counters);

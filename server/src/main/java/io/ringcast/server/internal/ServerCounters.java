@@ -1,15 +1,22 @@
 package io.ringcast.server.internal;
 
+import com.lmax.disruptor.RingBuffer;
+import io.netty.channel.Channel;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.ringcast.protocol.ErrorCode;
+import io.ringcast.server.ServerCounter;
+import io.ringcast.server.ServerStats;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The node's running totals. Each hot counter has a single writer that adds once per batch, so
- * counting costs nothing per message; readers (health, tests, later metrics) may lag a batch.
+ * counting costs nothing per message; readers ({@code /metrics}, {@code /health}, stats) may lag a
+ * batch. What each figure is called and how it is reported is declared once, in
+ * {@link ServerCounter}; this class only counts.
  */
 public final class ServerCounters {
     private volatile long publishes;
@@ -76,6 +83,24 @@ public final class ServerCounters {
     private volatile long compressedFrames;
     private volatile long compressionBytesIn;
     private volatile long compressionBytesOut;
+    /** The sessions' channels, for their outbound queues; attached once at start. */
+    private volatile Iterable<Channel> channels = List.of();
+    /** The inbound ring, for its free slots; attached once at start. */
+    private volatile RingBuffer<?> inbound;
+
+    /**
+     * The gauges read from their owners rather than counted: the sessions' outbound queues and the
+     * inbound ring's free slots. Called once, at start.
+     */
+    void readQueuesOf(Iterable<Channel> channels, RingBuffer<?> inbound) {
+        this.channels = channels;
+        this.inbound = inbound;
+    }
+
+    /** Every figure read once, now. Any thread. */
+    public ServerStats snapshot() {
+        return new ServerStats(counter -> counter.read(this), this::errors);
+    }
 
     /** Sequencer thread only. */
     void addPublishes(long n) {
@@ -247,5 +272,19 @@ public final class ServerCounters {
     /** What they became: compressed, or unchanged when compressing did not pay. */
     public long compressionBytesOut() {
         return compressionBytesOut;
+    }
+
+    public long outboundQueuedBytes() {
+        return OutboundQueues.of(channels).totalBytes();
+    }
+
+    public long outboundQueueLargestBytes() {
+        return OutboundQueues.of(channels).largestBytes();
+    }
+
+    /** Free slots of the inbound ring (0 before start). */
+    public long inboundRingRemaining() {
+        RingBuffer<?> ring = inbound;
+        return ring == null ? 0 : ring.remainingCapacity();
     }
 }

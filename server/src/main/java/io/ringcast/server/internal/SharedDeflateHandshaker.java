@@ -29,7 +29,7 @@ final class SharedDeflateHandshaker implements WebSocketServerExtensionHandshake
     private final PerMessageDeflateServerExtensionHandshaker netty;
 
     SharedDeflateHandshaker(int maxFrameBytes) {
-        netty = new PerMessageDeflateServerExtensionHandshaker(TopicSequencer.COMPRESSION_LEVEL, false,
+        netty = new PerMessageDeflateServerExtensionHandshaker(UpdateEncoder.COMPRESSION_LEVEL, false,
                 PerMessageDeflateServerExtensionHandshaker.MAX_WINDOW_SIZE, true, false, maxFrameBytes);
     }
 

@@ -1,0 +1,130 @@
+package io.ringcast.server.internal;
+
+import com.lmax.disruptor.InsufficientCapacityException;
+import com.lmax.disruptor.RingBuffer;
+import io.netty.buffer.ByteBuf;
+
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The sequencer's end of the fan-out ring, and the only code that claims its slots: an update for
+ * a topic's subscribers, or a frame directed to one session. Sequencer thread only, except
+ * {@link #halt}.
+ *
+ * <p>A full ring is waited out, never dropped: the slowest poller is then a whole ring behind,
+ * the inbound ring fills behind the sequencer, and publishers' sockets stop being read.
+ */
+final class FanOutProxy {
+    /** Within one long inbound batch, wake the pollers this often so fan-out starts early. */
+    private static final int WAKE_EVERY_EVENTS = 256;
+    private static final long FULL_RING_PARK_NS = 20_000;
+
+    private final RingBuffer<FanOutEvent> ring;
+    private final FanOutPoller[] pollers;
+    private int publishedSinceWake;
+    private volatile boolean halted;
+
+    FanOutProxy(RingBuffer<FanOutEvent> ring, FanOutPoller[] pollers) {
+        this.ring = ring;
+        this.pollers = pollers;
+    }
+
+    /** The number of pollers, one per event loop: the width of every {@link SubscriberSet}. */
+    int loops() {
+        return pollers.length;
+    }
+
+    /**
+     * Puts an encoded update on the ring for {@code topic}'s current subscribers. The ring takes
+     * over the update's frames and held value.
+     */
+    void update(UpdateEncoder.Encoded update, Topic topic, InboundEvent publish, long sequence) {
+        long slot = claim(update.frame, update.compressedFrame, update.heldValue);
+        FanOutEvent ev = ring.get(slot);
+        ev.kind = FanOutEvent.UPDATE;
+        ev.frame = update.frame;
+        ev.compressedFrame = update.compressedFrame;
+        // null only when the frame holds the full value: see FanOutPoller.deliverOrHold
+        ev.value = update.heldValue;
+        ev.subscribers = topic.subscribers;
+        ev.topic = topic;
+        ev.conflation = topic.features.conflation();
+        ev.publisher = publish.session;
+        ev.correlationId = publish.id;
+        ev.receivedNanos = publish.receivedNanos;
+        ev.sequence = sequence;
+        commit(slot);
+    }
+
+    /** Puts {@code frame} on the ring for {@code target} alone; the ring takes it over. */
+    void directed(Session target, ByteBuf frame) {
+        long slot = claim(frame, null, null);
+        FanOutEvent ev = ring.get(slot);
+        ev.kind = FanOutEvent.DIRECTED;
+        ev.frame = frame;
+        ev.target = target;
+        commit(slot);
+    }
+
+    /**
+     * A free slot, its previous use released. When the server stops while it waits, releases what
+     * the ring would have taken over and throws.
+     */
+    private long claim(ByteBuf frame, ByteBuf compressedFrame, ByteBuf value) {
+        while (true) {
+            try {
+                long slot = ring.tryNext();
+                ring.get(slot).recycle();
+                return slot;
+            } catch (InsufficientCapacityException full) {
+                wakePollers();
+                if (halted) {
+                    release(frame);
+                    release(compressedFrame);
+                    release(value);
+                    throw new IllegalStateException("server stopping");
+                }
+                LockSupport.parkNanos(FULL_RING_PARK_NS);
+            }
+        }
+    }
+
+    private static void release(ByteBuf buf) {
+        if (buf != null) {
+            buf.release();
+        }
+    }
+
+    private void commit(long slot) {
+        ring.publish(slot);
+        if (++publishedSinceWake >= WAKE_EVERY_EVENTS) {
+            wakePollers();
+        }
+    }
+
+    /** Wakes every poller: at the end of each inbound batch, and while the ring is full. */
+    void wakePollers() {
+        publishedSinceWake = 0;
+        // Dekker pattern with FanOutPoller.run: we store the ring cursor then read each poller's
+        // 'scheduled' flag; a poller clears the flag then reads the cursor. The cursor store is a
+        // release store, which a later load may overtake: without this fence we could read a stale
+        // 'scheduled' while the poller reads the old cursor, and the update would wait for the next wake.
+        VarHandle.fullFence();
+        for (FanOutPoller p : pollers) {
+            p.wake();
+        }
+    }
+
+    /** Tells a sequencer blocked on a full ring to give up: the server is stopping. Any thread. */
+    void halt() {
+        halted = true;
+    }
+
+    /** Releases every frame the ring's slots still hold. Only after the sequencer and every poller stopped. */
+    void releaseAll() {
+        for (int i = 0; i < ring.getBufferSize(); i++) {
+            ring.get(i).recycle();
+        }
+    }
+}

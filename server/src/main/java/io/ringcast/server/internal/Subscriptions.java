@@ -1,0 +1,156 @@
+package io.ringcast.server.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.UpdateFlags;
+
+import java.util.ArrayList;
+import java.util.Map;
+
+/**
+ * Who receives which topic: each session's subscriptions, indexed by selector so a new topic
+ * finds its subscribers, and each topic's {@link SubscriberSet}. Answers a subscribe with the
+ * topics it matches (definitions, then a snapshot, a replay from a resume position, or a gap),
+ * through the {@link DirectedReplies}. Sequencer thread only.
+ */
+final class Subscriptions {
+    private final TopicTree tree;
+    private final SelectorIndex index = new SelectorIndex();
+    private final DirectedReplies replies;
+    private final int loops;
+    /**
+     * In a cluster a client may resume on a node that has not applied yet what another node showed
+     * it: it is then ahead, not after a lost state, and this node's next updates carry on its stream.
+     */
+    private final boolean clusterMode;
+    private long visitCounter;
+    /** Reused while creating a topic: the sessions its path matches. */
+    private final ArrayList<Session> matchedSessions = new ArrayList<>();
+    /** Reused while creating a topic: matched sessions that had resumed its path from an earlier server. */
+    private final ArrayList<Session> resettingSessions = new ArrayList<>();
+
+    Subscriptions(TopicTree tree, DirectedReplies replies, int loops, boolean clusterMode) {
+        this.tree = tree;
+        this.replies = replies;
+        this.loops = loops;
+        this.clusterMode = clusterMode;
+    }
+
+    /** Opens subscription {@code subscriptionId} and replies with what it matches, then {@code SUBSCRIBED}. */
+    void subscribe(Session session, int subscriptionId, Selector selector, Map<String, Long> resume) {
+        session.subscriptions.put(subscriptionId, selector);
+        index.add(selector, session, subscriptionId);
+        for (Map.Entry<String, Long> r : resume.entrySet()) {
+            if (!clusterMode && tree.get(r.getKey()) == null) {
+                session.resumeForMissingTopics.put(r.getKey(), r.getValue());
+            }
+        }
+        int[] matched = {0};
+        tree.forEachMatch(selector, topic -> {
+            if (session.permissions.mayRead(topic.segments)) { // a subscription to # sees only what the session may read
+                matched[0]++;
+                join(session, subscriptionId, topic, resume.get(topic.path));
+            }
+        });
+        replies.subscribed(session, subscriptionId, matched[0]);
+        replies.flush();
+    }
+
+    private void join(Session session, int subscriptionId, Topic topic, Long resumeFrom) {
+        if (topic.subscribers.contains(session)) {
+            // live already through another subscription; only a new listener needs the value
+            if (resumeFrom == null && topic.hasValue()) {
+                replies.snapshot(session, subscriptionId, topic, 0);
+            }
+            return;
+        }
+        topic.subscribers = topic.subscribers.with(session);
+        session.topics.add(topic);
+        replies.topic(session, topic);
+        if (resumeFrom == null) {
+            if (topic.hasValue()) {
+                replies.snapshot(session, subscriptionId, topic, 0);
+            }
+        } else if (resumeFrom == topic.sequence || (clusterMode && resumeFrom > topic.sequence)) {
+            // the client is up to date (or, in a cluster, this node is catching up with it: the
+            // client drops what it has seen already)
+        } else if (topic.canReplayAfter(resumeFrom)) {
+            replies.replay(session, topic, resumeFrom);
+        } else if (topic.hasValue()) {
+            // history no longer reaches back (or the client is ahead of a restarted server)
+            replies.snapshot(session, 0, topic, UpdateFlags.GAP);
+        } else {
+            replies.gapWithoutValue(session, topic);
+        }
+    }
+
+    /** Closes subscription {@code subscriptionId}: the session leaves the topics no other of its subscriptions matches. */
+    void unsubscribe(Session session, int subscriptionId) {
+        Selector selector = session.subscriptions.remove(subscriptionId);
+        if (selector == null) {
+            return;
+        }
+        index.remove(selector, session, subscriptionId);
+        tree.forEachMatch(selector, topic -> {
+            for (Selector other : session.subscriptions.values()) {
+                if (other.matches(topic.segments)) {
+                    return;
+                }
+            }
+            topic.subscribers = topic.subscribers.without(session);
+            session.topics.remove(topic);
+        });
+    }
+
+    /** The session is gone: it leaves every topic and the index. */
+    void sessionClosed(Session session) {
+        for (Topic topic : session.topics) {
+            topic.subscribers = topic.subscribers.without(session);
+        }
+        session.topics.clear();
+        for (Map.Entry<Integer, Selector> s : session.subscriptions.entrySet()) {
+            index.remove(s.getValue(), session, s.getKey());
+        }
+        session.subscriptions.clear();
+    }
+
+    /**
+     * The subscribers of a topic being created: every session with a matching subscription that
+     * may read it, each once. Sessions that had resumed its path from an earlier server are kept
+     * apart for {@link #resetResumed}.
+     */
+    SubscriberSet subscribersOfNew(Topic topic) {
+        long mark = ++visitCounter;
+        index.forEachMatch(topic.segments, (session, subscriptionId) -> {
+            if (session.visitMark == mark || !session.permissions.mayRead(topic.segments)) {
+                return; // a session with several matching subscriptions joins once
+            }
+            session.visitMark = mark;
+            session.topics.add(topic);
+            if (!session.resumeForMissingTopics.isEmpty() && session.resumeForMissingTopics.remove(topic.path) != null) {
+                resettingSessions.add(session);
+            } else {
+                matchedSessions.add(session);
+            }
+        });
+        // one pass: adding sessions one by one would copy the set once per session, O(n^2)
+        SubscriberSet set = SubscriberSet.of(matchedSessions, loops);
+        matchedSessions.clear();
+        return set;
+    }
+
+    /**
+     * After the first update of a new topic: the sessions that saw its path numbered higher on a
+     * server before a restart get the value as a snapshot after a gap (a plain {@code UPDATE 1} would
+     * look like a duplicate to them), then join its subscribers.
+     */
+    void resetResumed(Topic topic, ByteBuf value, int valueIndex, int valueLength) {
+        for (Session s : resettingSessions) {
+            replies.topic(s, topic);
+            replies.snapshot(s, 0, topic, UpdateFlags.GAP, value, valueIndex, valueLength);
+            replies.flush();
+            topic.subscribers = topic.subscribers.with(s);
+        }
+        resettingSessions.clear();
+    }
+}

@@ -1,0 +1,194 @@
+package io.ringcast.server.internal;
+
+import com.lmax.disruptor.RingBuffer;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.ringcast.protocol.PathLimits;
+import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.TopicPath;
+import io.ringcast.server.internal.ReceivedFrames.Received;
+import io.ringcast.server.config.ConfigLoader;
+import io.ringcast.server.config.FlushPolicy;
+import io.ringcast.server.config.ServerConfig;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The node's core without sockets or threads: a real {@link TopicSequencer}, fan-out ring and one
+ * {@link FanOutPoller} per "loop", with sessions on {@link EmbeddedChannel}s. The test thread plays
+ * every thread: it hands the sequencer its commands, then {@link #deliver}s, which runs each
+ * poller on its loop (an embedded loop runs its tasks when asked), so what each session received
+ * can be read back with {@link #received}.
+ */
+final class EmbeddedNode implements AutoCloseable {
+    static final int LOOPS = 2;
+
+    final ServerCounters counters = new ServerCounters();
+    final TopicSequencer sequencer;
+    private final EmbeddedChannel[] loopChannels = new EmbeddedChannel[LOOPS];
+    private final List<EmbeddedChannel> sessionChannels = new ArrayList<>();
+    private final InboundEvent event = new InboundEvent();
+    private final ServerConfig config;
+    private long nextSessionId = 1;
+
+    EmbeddedNode() {
+        this("{}");
+    }
+
+    /** A node on the embedded defaults overridden by {@code yaml} (features, limits, history). */
+    EmbeddedNode(String yaml) {
+        this(yaml, false);
+    }
+
+    EmbeddedNode(String yaml, boolean clusterMode) {
+        config = ConfigLoader.fromYaml(yaml);
+        RingBuffer<FanOutEvent> ring = RingBuffer.createSingleProducer(FanOutEvent::new, 1024);
+        FanOutPoller[] pollers = new FanOutPoller[LOOPS];
+        OutboundLimit limit = new OutboundLimit(config.limits().outboundQueueBytes(),
+                config.limits().slowConsumerCloseGraceMs(), counters);
+        for (int i = 0; i < LOOPS; i++) {
+            loopChannels[i] = new EmbeddedChannel();
+            pollers[i] = new FanOutPoller(i, (EventLoop) loopChannels[i].eventLoop(), ring, limit,
+                    FlushPolicy.END_OF_BATCH, 0, counters);
+        }
+        sequencer = new TopicSequencer(new FanOutProxy(ring, pollers), ByteBufAllocator.DEFAULT,
+                new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
+                        config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
+                new FeatureResolver(config.features(), config.limits().pathLimits()), counters, clusterMode);
+        sequencer.onStart();
+    }
+
+    ServerConfig config() {
+        return config;
+    }
+
+    /** A welcomed session on {@code loop} that may read and publish everything. */
+    Session session(int loop) {
+        return session(loop, false);
+    }
+
+    Session session(int loop, boolean compressed) {
+        EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
+        sessionChannels.add(ch);
+        Session s = new Session(nextSessionId++, ch.pipeline().firstContext(), loop, compressed);
+        s.permissions = Permissions.ALL;
+        s.welcomed = true;
+        return s;
+    }
+
+    /** Publishes {@code value} to {@code path} as {@code publisher} (null: no publisher to ack). */
+    void publish(Session publisher, int correlationId, String path, String value) {
+        InboundEvent e = command(InboundEvent.PUBLISH, publisher, correlationId);
+        e.path = path;
+        e.segments = segments(path);
+        e.value = Unpooled.copiedBuffer(value, StandardCharsets.UTF_8);
+        run(e);
+    }
+
+    /** A {@code REPUBLISH}: applied unless the publisher's ledger knows it. */
+    void republish(Session publisher, int correlationId, String path, String value) {
+        InboundEvent e = command(InboundEvent.PUBLISH, publisher, correlationId);
+        e.republish = true;
+        e.path = path;
+        e.segments = segments(path);
+        e.value = Unpooled.copiedBuffer(value, StandardCharsets.UTF_8);
+        run(e);
+    }
+
+    /** A cluster node applying update {@code sequence} its partition's owner gave. */
+    void apply(String path, long sequence, String value) {
+        InboundEvent e = command(InboundEvent.PUBLISH, null, 0);
+        e.fixedSequence = sequence;
+        e.path = path;
+        e.segments = segments(path);
+        e.value = Unpooled.copiedBuffer(value, StandardCharsets.UTF_8);
+        run(e);
+    }
+
+    void subscribe(Session session, int subscriptionId, String selector) {
+        subscribe(session, subscriptionId, selector, Map.of());
+    }
+
+    void subscribe(Session session, int subscriptionId, String selector, Map<String, Long> resume) {
+        InboundEvent e = command(InboundEvent.SUBSCRIBE, session, subscriptionId);
+        try {
+            e.selector = Selector.parse(selector, PathLimits.DEFAULT);
+        } catch (ProtocolException ex) {
+            throw new IllegalArgumentException(ex);
+        }
+        e.resume = resume;
+        run(e);
+    }
+
+    void unsubscribe(Session session, int subscriptionId) {
+        run(command(InboundEvent.UNSUBSCRIBE, session, subscriptionId));
+    }
+
+    void closeSession(Session session) {
+        run(command(InboundEvent.SESSION_CLOSED, session, 0));
+    }
+
+    /** A hot reload of the {@code features} section to what {@code yaml} gives. */
+    void reloadFeatures(String yaml) {
+        ServerConfig reloaded = ConfigLoader.fromYaml(yaml);
+        InboundEvent e = command(InboundEvent.FEATURES, null, 0);
+        e.features = new FeatureResolver(reloaded.features(), reloaded.limits().pathLimits());
+        run(e);
+    }
+
+    private InboundEvent command(int kind, Session session, int id) {
+        event.clear();
+        event.kind = kind;
+        event.session = session;
+        event.id = id;
+        return event;
+    }
+
+    private void run(InboundEvent e) {
+        sequencer.onEvent(e, 0, true);
+    }
+
+    private static String[] segments(String path) {
+        try {
+            return TopicPath.validate(path, PathLimits.DEFAULT);
+        } catch (ProtocolException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    /** Runs every poller on its loop: what the sequencer put on the fan-out ring reaches the sessions. */
+    void deliver() {
+        for (EmbeddedChannel loop : loopChannels) {
+            loop.runPendingTasks();
+        }
+    }
+
+    /** Delivers, then decodes what {@code session} was written since the last call. */
+    List<Received> received(Session session) {
+        deliver();
+        return ReceivedFrames.drain((EmbeddedChannel) session.channel);
+    }
+
+    /** Stops the core and releases every frame: paranoid leak detection then checks the test. */
+    @Override
+    public void close() {
+        deliver();
+        sequencer.halt();
+        sequencer.releaseAll();
+        for (EmbeddedChannel ch : sessionChannels) {
+            ReceivedFrames.drain(ch);
+            ch.finishAndReleaseAll();
+        }
+        for (EmbeddedChannel ch : loopChannels) {
+            ch.finishAndReleaseAll();
+        }
+    }
+}
