@@ -11,6 +11,7 @@ import io.ringcast.protocol.ErrorCode;
 public class PublishOutcomeUnknownException extends RingcastException {
     private static final long serialVersionUID = 1L;
 
+    /** {@code message}: the error's code and the server's reason. */
     public PublishOutcomeUnknownException(String message) {
         super(message, ErrorCode.PUBLISH_OUTCOME_UNKNOWN, 0);
     }

@@ -300,6 +300,8 @@ class ClientBehaviourTest {
      * with a {@code GAP} snapshot. (A topic recreated only after the resume is the next test.)
      */
     @Test
+    // "try": the first server is closed inside its try block on purpose, to restart it under the client
+    @SuppressWarnings("try")
     void followsARestartedServerAndFlagsTheGap() throws Exception {
         int port = freePort();
         Sessions sessions = new Sessions();
@@ -346,6 +348,8 @@ class ClientBehaviourTest {
     }
 
     @Test
+    // "try": the first server is closed inside its try block on purpose, to restart it under the client
+    @SuppressWarnings("try")
     void deliversATopicThatARestartedServerRecreatesAfterTheClientResumed() throws Exception {
         int port = freePort();
         Sessions sessions = new Sessions();

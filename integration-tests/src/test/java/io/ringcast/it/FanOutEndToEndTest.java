@@ -105,7 +105,7 @@ class FanOutEndToEndTest {
                 tallies[i] = new Tally();
                 confirmations.add(c.subscribe(selectors[i % selectors.length], tallies[i]).confirmed());
             }
-            CompletableFuture.allOf(confirmations.toArray(new CompletableFuture[0])).get(30, TimeUnit.SECONDS);
+            CompletableFuture.allOf(confirmations.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
 
             // publishers: each owns a quarter of the updates, cycling over all topics
             AtomicLongArray expectedChecksum = new AtomicLongArray(topics);

@@ -46,7 +46,7 @@ class FlushPolicyTest {
                 for (int n = 0; n < UPDATES; n++) {
                     acks.add(publisher.publish("flush/t" + (n % TOPICS), ("v" + n).getBytes(StandardCharsets.UTF_8)));
                 }
-                CompletableFuture.allOf(acks.toArray(new CompletableFuture[0])).get(30, TimeUnit.SECONDS);
+                CompletableFuture.allOf(acks.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
 
                 for (Recorded r : got) {
                     Await.until(() -> r.updates.size() == UPDATES, "every update at every subscriber");

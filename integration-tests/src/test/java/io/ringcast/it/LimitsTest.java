@@ -67,6 +67,8 @@ class LimitsTest {
     }
 
     @Test
+    // "try": the third session is closed inside its try block on purpose, to make room for another
+    @SuppressWarnings("try")
     void connectionBeyondMaxConnectionsIsToldToTryLaterAndTheOthersCarryOn() throws Exception {
         try (RingcastServer server = TestServers.start("limits:\n  maxConnections: 3\n");
              Bystander bystander = new Bystander(server);

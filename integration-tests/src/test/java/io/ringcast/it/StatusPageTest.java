@@ -95,6 +95,8 @@ class StatusPageTest {
     }
 
     @Test
+    // "try": the restarted server is only run, not referenced, while the page reads it
+    @SuppressWarnings("try")
     void statusPageSaysTheNodeIsDownAndResumesWhenItIsBack() throws Exception {
         int port;
         try (RingcastServer first = TestServers.start("")) {

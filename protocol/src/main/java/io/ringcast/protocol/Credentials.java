@@ -22,10 +22,12 @@ public record Credentials(int kind, String principal, String secret) {
         Objects.requireNonNull(secret, "secret");
     }
 
+    /** A principal's name and password ({@link #PASSWORD}). */
     public static Credentials password(String principal, String password) {
         return new Credentials(PASSWORD, principal, password);
     }
 
+    /** A signed token, a JWT ({@link #TOKEN}). */
     public static Credentials token(String token) {
         return new Credentials(TOKEN, "", token);
     }

@@ -98,6 +98,12 @@ public final class Delta {
             }
             produced += n;
         }
+        checkChecksum(delta, pos, end, out, targetStart, targetLength);
+    }
+
+    /** The delta's last bytes, from {@code pos}, are exactly the checksum of the target written to {@code out}. */
+    private static void checkChecksum(ByteBuf delta, int pos, int end, ByteBuf out, int targetStart, int targetLength)
+            throws DeltaFormatException {
         if (end - pos != CHECKSUM_BYTES) {
             throw new DeltaFormatException(end - pos < CHECKSUM_BYTES
                     ? "delta is truncated: its checksum is missing"

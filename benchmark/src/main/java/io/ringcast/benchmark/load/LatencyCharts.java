@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import javax.imageio.ImageIO;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 import org.knowm.xchart.BitmapEncoder;
@@ -101,9 +102,8 @@ final class LatencyCharts {
     }
 
     private static Path save(XYChart chart, Path file) throws IOException {
-        String name = file.toString();
-        String base = name.endsWith(".png") ? name.substring(0, name.length() - 4) : name;
-        BitmapEncoder.saveBitmap(chart, base, BitmapEncoder.BitmapFormat.PNG); // appends ".png" itself
+        // the image and ImageIO rather than BitmapEncoder.saveBitmap, which XChart 4 deprecates
+        ImageIO.write(BitmapEncoder.getBufferedImage(chart), "png", file.toFile());
         return file;
     }
 }

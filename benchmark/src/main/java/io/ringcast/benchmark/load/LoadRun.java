@@ -102,14 +102,7 @@ final class LoadRun {
             long startNs = System.nanoTime() + START_DELAY_NS;
             long fromNs = startNs + TimeUnit.MILLISECONDS.toNanos(spec.warmupMs());
             window.open(fromNs, fromNs + TimeUnit.MILLISECONDS.toNanos(spec.durationMs()));
-            List<Thread> threads = new ArrayList<>();
-            for (PacedPublisher p : publishers) {
-                p.schedule(startNs, window);
-                Thread thread = new Thread(p, "load-publisher-" + threads.size());
-                thread.setDaemon(true);
-                threads.add(thread);
-                thread.start();
-            }
+            List<Thread> threads = startPublishers(publishers, startNs);
             log.printf("  publishing %,d/s: %s warm-up, %s measured%n", spec.rate(), seconds(spec.warmupMs()),
                     seconds(spec.durationMs()));
             log.flush();
@@ -121,13 +114,7 @@ final class LoadRun {
             ServerProbe.Totals serverBefore = probe.read();
             long cpuStartNs = ProcessCpu.cpuTimeNs();
             long wallStartNs = System.nanoTime();
-            for (Thread thread : threads) {
-                thread.join();
-            }
-            long[] finalCounters = new long[spec.topics()];
-            for (PacedPublisher p : publishers) {
-                p.finalCounters(finalCounters);
-            }
+            long[] finalCounters = joinPublishers(threads, publishers);
             awaitAcks(publishers);
             awaitDrain(tallies, finalCounters, matched);
             long cpuEndNs = ProcessCpu.cpuTimeNs();
@@ -145,6 +132,31 @@ final class LoadRun {
                 reporter.stop(); // a run that failed half-way: its thread must not outlive it
             }
         }
+    }
+
+    /** Schedules every publisher from {@code startNs} and starts its thread. */
+    private List<Thread> startPublishers(List<PacedPublisher> publishers, long startNs) {
+        List<Thread> threads = new ArrayList<>();
+        for (PacedPublisher p : publishers) {
+            p.schedule(startNs, window);
+            Thread thread = new Thread(p, "load-publisher-" + threads.size());
+            thread.setDaemon(true);
+            threads.add(thread);
+            thread.start();
+        }
+        return threads;
+    }
+
+    /** Waits for the publishers to finish their schedules; the final counter of every topic, by topic index. */
+    private long[] joinPublishers(List<Thread> threads, List<PacedPublisher> publishers) throws InterruptedException {
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        long[] finalCounters = new long[spec.topics()];
+        for (PacedPublisher p : publishers) {
+            p.finalCounters(finalCounters);
+        }
+        return finalCounters;
     }
 
     private Selector parseSelector() throws LoadException {

@@ -94,7 +94,7 @@ public final class NettyRingcastClient implements RingcastClient {
         Objects.requireNonNull(listener, "listener");
         Selector parsed;
         try {
-            parsed = Selector.parse(selector, ClientSession.PERMISSIVE_LIMITS);
+            parsed = Selector.parse(selector, SubscriptionTable.PERMISSIVE_LIMITS);
         } catch (ProtocolException e) {
             throw new IllegalArgumentException(e.reason(), e);
         }
@@ -112,7 +112,7 @@ public final class NettyRingcastClient implements RingcastClient {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(value, "value");
         try {
-            TopicPath.validate(topic, ClientSession.PERMISSIVE_LIMITS);
+            TopicPath.validate(topic, SubscriptionTable.PERMISSIVE_LIMITS);
         } catch (ProtocolException e) {
             return CompletableFuture.failedFuture(new RingcastException(e.reason(), ErrorCode.INVALID_PATH, 0));
         }

@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBufUtil;
 /**
  * What the client knows of one topic for its whole life, across connections: the last sequence
  * it delivered (for dropping duplicates and for resume lists) and, cached, the subscriptions
- * whose selectors match. Event-loop confined (owned by {@link ClientSession}).
+ * whose selectors match. Event-loop confined (owned by {@link SubscriptionTable}).
  */
 final class TopicState {
     static final ClientSubscription[] NO_SUBSCRIPTIONS = new ClientSubscription[0];
@@ -21,7 +21,10 @@ final class TopicState {
      * the next delta. Null before any value and after a gap without one.
      */
     byte[] lastValue;
-    /** Open subscriptions matching this topic, valid while {@link #matchesVersion} is the session's. */
+    /**
+     * Open subscriptions matching this topic, valid while {@link #matchesVersion} is the
+     * {@link SubscriptionTable}'s.
+     */
     ClientSubscription[] matches = NO_SUBSCRIPTIONS;
     int matchesVersion = -1;
 

@@ -43,7 +43,7 @@ class BatchingTest {
                     assertThat(frame.readableBytes()).isLessThanOrEqualTo(maxFrameBytes);
                     // decoded from an untracked copy: paranoid leak detection records every read of the original
                     for (String line : Wire.decodeClientFrame(Unpooled.wrappedBuffer(ByteBufUtil.getBytes(frame)))) {
-                        assertThat(line).isEqualTo("PUBLISH " + (ClientSession.FIRST_PUBLISH_CORRELATION_ID + next)
+                        assertThat(line).isEqualTo("PUBLISH " + (PublishWindow.FIRST_CORRELATION_ID + next)
                                 + " load/" + (next % 100) + " value-" + next);
                         next++;
                     }
@@ -51,17 +51,17 @@ class BatchingTest {
                 }
                 assertThat(next).as("publishes sent in this round, after %d", sentBefore).isGreaterThan(sentBefore);
                 assertThat(c.session.unackedPublishes()).as("publishes sent and not acked")
-                        .isEqualTo(next - sentBefore).isLessThanOrEqualTo(ClientSession.PUBLISH_WINDOW);
+                        .isEqualTo(next - sentBefore).isLessThanOrEqualTo(PublishWindow.MAX_UNACKED);
                 int from = sentBefore;
                 int to = next;
                 c.fromServer(b -> {
                     for (int i = from; i < to; i++) {
-                        WireCodec.writePublishAck(b, ClientSession.FIRST_PUBLISH_CORRELATION_ID + i, i + 1);
+                        WireCodec.writePublishAck(b, PublishWindow.FIRST_CORRELATION_ID + i, i + 1);
                     }
                 });
             }
             long fullFrames = (messageBytes + maxFrameBytes - 1) / maxFrameBytes;
-            long windows = (count + ClientSession.PUBLISH_WINDOW - 1) / ClientSession.PUBLISH_WINDOW;
+            long windows = (count + PublishWindow.MAX_UNACKED - 1) / PublishWindow.MAX_UNACKED;
             // each window ends in one frame that is not full
             assertThat(frames).isBetween((int) fullFrames, (int) (fullFrames + windows + 2));
             assertThat(futures.get(count - 1)).isCompletedWithValue((long) count);

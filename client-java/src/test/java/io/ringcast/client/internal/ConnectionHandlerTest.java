@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
-import static io.ringcast.client.internal.ClientSession.FIRST_PUBLISH_CORRELATION_ID;
+import static io.ringcast.client.internal.PublishWindow.FIRST_CORRELATION_ID;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -44,10 +44,10 @@ class ConnectionHandlerTest {
         assertThat(frames).hasSize(1);
         assertThat(Wire.decodeClientFrame(frames.get(0))).containsExactly(
                 "SUBSCRIBE " + fx.id() + " fx/# {}",
-                "PUBLISH " + FIRST_PUBLISH_CORRELATION_ID + " fx/EURUSD 1.0843");
+                "PUBLISH " + FIRST_CORRELATION_ID + " fx/EURUSD 1.0843");
         frames.forEach(f -> f.release());
 
-        c.fromServer(b -> WireCodec.writePublishAck(b, FIRST_PUBLISH_CORRELATION_ID, 43));
+        c.fromServer(b -> WireCodec.writePublishAck(b, FIRST_CORRELATION_ID, 43));
         assertThat(ack).isCompletedWithValue(43L);
         assertThat(c.inFlight).hasValue(0);
     }
@@ -160,8 +160,8 @@ class ConnectionHandlerTest {
         CompletableFuture<Long> bad = c.publish("a/b", "x");
         CompletableFuture<Long> good = c.publish("a/c", "y");
         c.fromServer(b -> {
-            WireCodec.writeError(b, ErrorCode.INVALID_PATH, FIRST_PUBLISH_CORRELATION_ID, "path 'a/b' too deep");
-            WireCodec.writePublishAck(b, FIRST_PUBLISH_CORRELATION_ID + 1, 1);
+            WireCodec.writeError(b, ErrorCode.INVALID_PATH, FIRST_CORRELATION_ID, "path 'a/b' too deep");
+            WireCodec.writePublishAck(b, FIRST_CORRELATION_ID + 1, 1);
         });
 
         assertThat(good.get()).isEqualTo(1L);
@@ -211,8 +211,8 @@ class ConnectionHandlerTest {
         assertThat(unacked).isNotDone();
         c.open();
         assertThat(c.sent()).containsExactly("SUBSCRIBE " + r.id() + " fx/# {}",
-                "REPUBLISH " + FIRST_PUBLISH_CORRELATION_ID + " fx/a v");
-        c.fromServer(b -> WireCodec.writePublishAck(b, FIRST_PUBLISH_CORRELATION_ID, 7));
+                "REPUBLISH " + FIRST_CORRELATION_ID + " fx/a v");
+        c.fromServer(b -> WireCodec.writePublishAck(b, FIRST_CORRELATION_ID, 7));
         assertThat(unacked).isCompletedWithValue(7L);
     }
 

@@ -40,7 +40,7 @@ final class ConfigRules {
     static void hostName(String key, String value) {
         if (value.isEmpty() || value.chars().anyMatch(Character::isWhitespace)) {
             throw new ConfigException(key, "key '" + key + "' must be a host name or IP address, got "
-                    + ConfigLoader.quote(value));
+                    + ConfigText.quote(value));
         }
     }
 }

@@ -74,12 +74,12 @@ public record Features(boolean lastValueCache, boolean deltas, boolean compressi
             Integer earlier = seen.putIfAbsent(selector, i);
             if (earlier != null) {
                 throw new ConfigException(key + ".selector", "key '" + key + ".selector': selector "
-                        + ConfigLoader.quote(o.selector()) + " is already used by features.overrides[" + earlier
+                        + ConfigText.quote(o.selector()) + " is already used by features.overrides[" + earlier
                         + "]; merge the two");
             }
             if (o.lastValueCache() == null && o.deltas() == null && o.compression() == null
                     && o.conflation() == null) {
-                throw new ConfigException(key, "key '" + key + "' (selector " + ConfigLoader.quote(o.selector())
+                throw new ConfigException(key, "key '" + key + "' (selector " + ConfigText.quote(o.selector())
                         + ") sets no feature; give at least one of lastValueCache, deltas, compression, conflation");
             }
         }

@@ -7,15 +7,8 @@ import static io.ringcast.server.config.ConfigRules.powerOfTwoBetween;
 import static io.ringcast.server.config.ConfigRules.zeroOrBetween;
 
 import io.ringcast.protocol.PathLimits;
-import io.ringcast.protocol.ProtocolException;
-import io.ringcast.protocol.Selector;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * The server's whole configuration: immutable, one record per YAML section.
@@ -26,8 +19,9 @@ import java.util.Set;
  * an out-of-range config on purpose; only configs from {@link ConfigLoader} are validated.
  *
  * <p>Adding a section: a nested record here, a component of this record, a block in
- * {@code defaults.yaml}, a {@code validate()} with one line per key, a line in
- * {@link #validate()}, and a table in {@code docs/configuration.md}.
+ * {@code defaults.yaml}, a {@code validate()} with one line per key (checks that span keys in a
+ * class of their own, as {@code SecurityRules}), a line in {@link #validate()}, and a table in
+ * {@code docs/configuration.md}.
  *
  * <p>Thread safety: immutable; share freely.
  */
@@ -215,7 +209,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         void validate() {
             if (file.isBlank() && !file.isEmpty()) {
                 throw new ConfigException("state.file", "key 'state.file' must be a file path, or empty for none, got "
-                        + ConfigLoader.quote(file));
+                        + ConfigText.quote(file));
             }
         }
     }
@@ -260,88 +254,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         }
 
         void validate() {
-            if (tlsCertificateFile.isEmpty() != tlsPrivateKeyFile.isEmpty()) {
-                String missing = tlsCertificateFile.isEmpty() ? "security.tlsCertificateFile" : "security.tlsPrivateKeyFile";
-                throw new ConfigException(missing, "key '" + missing + "' must be set too: TLS needs both "
-                        + "security.tlsCertificateFile and security.tlsPrivateKeyFile, or neither");
-            }
-            readable("security.tlsCertificateFile", tlsCertificateFile);
-            readable("security.tlsPrivateKeyFile", tlsPrivateKeyFile);
-            readable("security.jwtRs256PublicKeyFile", jwtRs256PublicKeyFile);
-            for (int i = 0; i < allowedOrigins.size(); i++) {
-                String origin = allowedOrigins.get(i);
-                String key = "security.allowedOrigins[" + i + "]";
-                if (origin == null || !origin.matches("https?://[^/\\s]+")) {
-                    throw new ConfigException(key, "key '" + key + "' must be an origin like https://app.example.com "
-                            + "(scheme and host, optional port, no path), got " + ConfigLoader.quote(String.valueOf(origin)));
-                }
-            }
-            if (!jwtHs256Secret.isEmpty() && jwtHs256Secret.getBytes(StandardCharsets.UTF_8).length < 32) {
-                throw new ConfigException("security.jwtHs256Secret", "key 'security.jwtHs256Secret' must be at least "
-                        + "32 bytes (HS256 needs a 256-bit secret), got " + jwtHs256Secret.length() + " characters");
-            }
-            Set<String> roleNames = new HashSet<>();
-            for (int i = 0; i < roles.size(); i++) {
-                Role r = roles.get(i);
-                String key = "security.roles[" + i + "]";
-                if (r.name() == null || r.name().isBlank()) {
-                    throw new ConfigException(key + ".name", "key '" + key + ".name' must name the role");
-                }
-                if (!roleNames.add(r.name())) {
-                    throw new ConfigException(key + ".name", "key '" + key + ".name': role '" + r.name()
-                            + "' is defined twice");
-                }
-                selectors(key + ".subscribe", r.subscribe());
-                selectors(key + ".publish", r.publish());
-            }
-            knownRoles("security.anonymousRoles", anonymousRoles, roleNames);
-            Set<String> principalNames = new HashSet<>();
-            for (int i = 0; i < principals.size(); i++) {
-                Principal p = principals.get(i);
-                String key = "security.principals[" + i + "]";
-                if (p.name() == null || p.name().isBlank() || !principalNames.add(p.name())) {
-                    throw new ConfigException(key + ".name", "key '" + key + ".name' must be a name no other "
-                            + "principal has, got " + ConfigLoader.quote(String.valueOf(p.name())));
-                }
-                if (p.passwordHash() == null || !p.passwordHash().matches("\\$2[aby]\\$\\d\\d\\$[./A-Za-z0-9]{53}")) {
-                    throw new ConfigException(key + ".passwordHash", "key '" + key + ".passwordHash' must be a bcrypt "
-                            + "hash ($2a$, $2b$ or $2y$, 60 characters; make one with scripts/hash-password.sh), "
-                            + "not the password itself");
-                }
-                knownRoles(key + ".roles", p.roles(), roleNames);
-            }
-        }
-
-        /** Syntax only: a grant longer than limits.maxPathBytes allows is harmless (it matches nothing). */
-        private static void selectors(String key, List<String> selectors) {
-            if (selectors == null) {
-                throw new ConfigException(key, "key '" + key + "' must be a list of selectors (may be empty)");
-            }
-            for (int i = 0; i < selectors.size(); i++) {
-                try {
-                    Selector.parse(selectors.get(i), PathLimits.WIDEST);
-                } catch (ProtocolException e) {
-                    throw new ConfigException(key + "[" + i + "]", "key '" + key + "[" + i + "]': " + e.reason());
-                }
-            }
-        }
-
-        private static void knownRoles(String key, List<String> names, Set<String> roleNames) {
-            if (names == null) {
-                throw new ConfigException(key, "key '" + key + "' must be a list of role names (may be empty)");
-            }
-            for (String name : names) {
-                if (!roleNames.contains(name)) {
-                    throw new ConfigException(key, "key '" + key + "' names role '" + name
-                            + "', which security.roles does not define (defined: " + roleNames + ")");
-                }
-            }
-        }
-
-        private static void readable(String key, String file) {
-            if (!file.isEmpty() && !Files.isReadable(Path.of(file))) {
-                throw new ConfigException(key, "key '" + key + "': cannot read file " + ConfigLoader.quote(file));
-            }
+            SecurityRules.validate(this);
         }
 
         /**
@@ -405,41 +318,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         }
 
         void validate() {
-            if (!enabled) {
-                return;
-            }
-            between("cluster.partitions", partitions, 1, 65536);
-            between("cluster.logLength", logLength, 16, 1 << 20);
-            between("cluster.replicationTimeoutMs", replicationTimeoutMs, 100, 600_000);
-            if (members.isEmpty()) {
-                throw new ConfigException("cluster.members", "key 'cluster.members' must list every node of the "
-                        + "cluster (name, host, membershipPort, peerPort), this one included");
-            }
-            Set<String> names = new HashSet<>();
-            Set<String> endpoints = new HashSet<>();
-            for (int i = 0; i < members.size(); i++) {
-                Member m = members.get(i);
-                String key = "cluster.members[" + i + "]";
-                if (m.name() == null || m.name().isBlank()) {
-                    throw new ConfigException(key + ".name", "key '" + key + ".name' must be a node name, got "
-                            + ConfigLoader.quote(String.valueOf(m.name())));
-                }
-                hostName(key + ".host", m.host() == null ? "" : m.host());
-                between(key + ".membershipPort", m.membershipPort(), 1, 65535);
-                between(key + ".peerPort", m.peerPort(), 1, 65535);
-                if (!names.add(m.name())) {
-                    throw new ConfigException(key + ".name", "key '" + key + ".name': node name '" + m.name()
-                            + "' is listed twice");
-                }
-                if (!endpoints.add(m.host() + ":" + m.membershipPort()) || !endpoints.add(m.host() + ":" + m.peerPort())) {
-                    throw new ConfigException(key, "key '" + key + "': a port of " + m.host()
-                            + " is used twice among the members");
-                }
-            }
-            if (!names.contains(nodeName)) {
-                throw new ConfigException("cluster.nodeName", "key 'cluster.nodeName' must name one of cluster.members "
-                        + names + ", got " + ConfigLoader.quote(nodeName));
-            }
+            ClusterRules.validate(this);
         }
 
         /**

@@ -41,6 +41,8 @@ import java.util.Map;
 final class Authenticator {
     /** Why a login failed, in words safe to send to the client and to log. */
     static final class Refused extends Exception {
+        private static final long serialVersionUID = 1L;
+
         Refused(String reason) {
             super(reason, null, false, false);
         }

@@ -147,9 +147,10 @@ public final class FanOutHarness implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         sequencer.halt();
-        readers.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
+        // uninterruptibly (the interrupt is kept): the buffers below must not be released under running readers
+        readers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         sequencer.releaseAll();
         for (EmbeddedChannel ch : channels) {
             ch.finishAndReleaseAll();

@@ -14,9 +14,9 @@ import io.netty.buffer.ByteBufAllocator;
  * messages, and {@link #finish} writes the real header just in front of the payload and moves the
  * reader index to it: no payload is moved.
  */
-public final class OutboundFrame {
+final class OutboundFrame {
     /** Room reserved for the longest header: 2 bytes plus a 64-bit length. */
-    public static final int HEADER_RESERVE_BYTES = 10;
+    static final int HEADER_RESERVE_BYTES = 10;
     private static final int FIN_BINARY = 0x82;
     /** FIN, RSV1 (the permessage-deflate "compressed" bit), binary. */
     private static final int FIN_RSV1_BINARY = 0xC2;
@@ -25,24 +25,24 @@ public final class OutboundFrame {
     }
 
     /** A buffer for one frame whose payload will be about {@code payloadBytes} long. */
-    public static ByteBuf allocate(ByteBufAllocator alloc, int payloadBytes) {
+    static ByteBuf allocate(ByteBufAllocator alloc, int payloadBytes) {
         ByteBuf buf = alloc.directBuffer(HEADER_RESERVE_BYTES + payloadBytes);
         buf.writerIndex(HEADER_RESERVE_BYTES);
         return buf;
     }
 
     /** Bytes of payload written so far into a buffer from {@link #allocate}. */
-    public static int payloadBytes(ByteBuf frame) {
+    static int payloadBytes(ByteBuf frame) {
         return frame.writerIndex() - HEADER_RESERVE_BYTES;
     }
 
     /** Writes the WebSocket header in front of the payload; the buffer then holds exactly one frame. */
-    public static ByteBuf finish(ByteBuf frame) {
+    static ByteBuf finish(ByteBuf frame) {
         return finish(frame, FIN_BINARY);
     }
 
     /** As {@link #finish(ByteBuf)}, for a payload compressed by permessage-deflate: the header has RSV1 set. */
-    public static ByteBuf finishCompressed(ByteBuf frame) {
+    static ByteBuf finishCompressed(ByteBuf frame) {
         return finish(frame, FIN_RSV1_BINARY);
     }
 

@@ -22,7 +22,7 @@ import java.util.Set;
  * </ul>
  * The two sides never share mutable state: they meet through the inbound and fan-out rings.
  */
-public final class Session {
+final class Session {
     final long id;
     final String name;
     final Channel channel;

@@ -61,7 +61,7 @@ class ConfigDocsTest {
             keys.add(prefix);
             return;
         }
-        node.fields().forEachRemaining(e -> collectLeaves(e.getValue(),
+        node.properties().forEach(e -> collectLeaves(e.getValue(),
                 prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey(), keys));
     }
 }

@@ -162,7 +162,7 @@ class ConfigLoaderFuzzTest {
         try (InputStream in = ConfigLoader.class.getResourceAsStream("defaults.yaml")) {
             JsonNode tree = new YAMLMapper().readTree(in);
             List<String[]> keys = new ArrayList<>();
-            tree.fields().forEachRemaining(section -> section.getValue().fieldNames()
+            tree.properties().forEach(section -> section.getValue().fieldNames()
                     .forEachRemaining(key -> keys.add(new String[] {section.getKey(), key})));
             return keys;
         } catch (IOException e) {

@@ -5,7 +5,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
@@ -56,7 +55,7 @@ final class EmbeddedNode implements AutoCloseable {
                 config.limits().slowConsumerCloseGraceMs(), counters);
         for (int i = 0; i < LOOPS; i++) {
             loopChannels[i] = new EmbeddedChannel();
-            pollers[i] = new FanOutPoller(i, (EventLoop) loopChannels[i].eventLoop(), ring, limit,
+            pollers[i] = new FanOutPoller(i, loopChannels[i].eventLoop(), ring, limit,
                     FlushPolicy.END_OF_BATCH, 0, counters);
         }
         sequencer = new TopicSequencer(new FanOutProxy(ring, pollers), ByteBufAllocator.DEFAULT,

@@ -1,0 +1,140 @@
+package io.ringcast.client.internal;
+
+import io.netty.util.collection.IntObjectHashMap;
+import io.ringcast.client.RingcastException;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Comparator;
+
+/**
+ * The client's publishes from the application to their ack, across connections: those waiting
+ * for a session or for room in the window, those sent and not acked (by correlation id), and
+ * those to send again on the next session ({@code REPUBLISH}) because their connection was lost
+ * or a node on the minority side of a split refused them. Writes nothing itself: the
+ * {@link ClientSession} asks what to send and tells what was sent.
+ *
+ * <p>Thread contract: event-loop confined, owned by {@link ClientSession}.
+ *
+ * <p>Correlation ids cycle through {@code [2^30, 2^31)}, above every subscription id.
+ */
+final class PublishWindow {
+    static final int FIRST_CORRELATION_ID = 1 << 30;
+    /**
+     * Publishes sent and not acked at most (the protocol's rule for a client that gives a
+     * publisher id: the server's ledger remembers that many, so a publish sent again that it does
+     * not find was never applied). More wait in memory and go out as acks come.
+     */
+    static final int MAX_UNACKED = 1024;
+
+    private final ArrayDeque<PublishRequest> waiting = new ArrayDeque<>();
+    /** Sent publishes by {@link #unackedKey} of their correlation id. */
+    private final IntObjectHashMap<PublishRequest> unacked = new IntObjectHashMap<>();
+    /** Publishes whose connection was lost before their ack, to send again first on the next, oldest first. */
+    private final ArrayDeque<PublishRequest> sendAgain = new ArrayDeque<>();
+    /** Publishes a minority node refused, to send again through the next node, oldest first. */
+    private final ArrayDeque<PublishRequest> retryElsewhere = new ArrayDeque<>();
+    private int nextCorrelationId = FIRST_CORRELATION_ID;
+    private long sendOrder;
+
+    /** Whether a new publish may go out now rather than wait: none waits before it and the window has room. */
+    boolean canSendNew() {
+        return waiting.isEmpty() && hasRoom();
+    }
+
+    boolean hasRoom() {
+        return unacked.size() < MAX_UNACKED;
+    }
+
+    void addWaiting(PublishRequest p) {
+        waiting.add(p);
+    }
+
+    /** The oldest publish waiting, or null. */
+    PublishRequest pollWaiting() {
+        return waiting.poll();
+    }
+
+    /** The oldest publish to send again on a new session (lost ones before those a minority node refused), or null. */
+    PublishRequest pollToResend() {
+        PublishRequest p = sendAgain.poll();
+        return p != null ? p : retryElsewhere.poll();
+    }
+
+    /** Gives a new publish its correlation id and holds it until its ack; returns the id. */
+    int sent(PublishRequest p) {
+        int id = nextCorrelationId();
+        p.correlationId = id;
+        p.sendOrder = sendOrder++;
+        unacked.put(unackedKey(id), p);
+        return id;
+    }
+
+    /** Holds a publish sent again with the correlation id it had until its ack. */
+    void resent(PublishRequest p) {
+        unacked.put(unackedKey(p.correlationId), p);
+    }
+
+    /** The unacked publish with this correlation id, no longer held, or null. */
+    PublishRequest answered(int correlationId) {
+        return unacked.remove(unackedKey(correlationId));
+    }
+
+    /** A node on the minority side refused it: nothing was applied, it goes through the next node. */
+    void retryElsewhere(PublishRequest p) {
+        retryElsewhere.add(p);
+    }
+
+    boolean noneUnacked() {
+        return unacked.isEmpty();
+    }
+
+    int unackedCount() {
+        return unacked.size();
+    }
+
+    /** The session ended: the publishes sent and not acked may or may not have been applied; they go again next. */
+    void connectionLost() {
+        sendAgain.addAll(Arrays.asList(takeUnacked()));
+    }
+
+    /** Fails every publish held, unacked ones first (in the order they were sent), then the queued ones. */
+    void failAll(RingcastException error) {
+        for (PublishRequest p : takeUnacked()) {
+            p.fail(error);
+        }
+        for (ArrayDeque<PublishRequest> queue : Arrays.asList(sendAgain, retryElsewhere, waiting)) {
+            PublishRequest p;
+            while ((p = queue.poll()) != null) {
+                p.fail(error);
+            }
+        }
+    }
+
+    private int nextCorrelationId() {
+        int id;
+        do {
+            id = nextCorrelationId;
+            nextCorrelationId = id == Integer.MAX_VALUE ? FIRST_CORRELATION_ID : id + 1;
+        } while (unacked.containsKey(unackedKey(id))); // after a wrap only; in flight is far below 2^30
+        return id;
+    }
+
+    /**
+     * Netty's {@code IntObjectHashMap} hashes an int to itself and probes linearly, so sequential
+     * correlation ids would sit in one long run of slots, and each removal scans the run: 100k
+     * acks cost seconds. Multiplying by an odd constant (Fibonacci hashing) is a bijection on int
+     * that spreads consecutive ids over the table.
+     */
+    private static int unackedKey(int correlationId) {
+        return correlationId * 0x9E3779B9;
+    }
+
+    /** The publishes sent and not acked, in the order they were sent; none are left unacked. */
+    private PublishRequest[] takeUnacked() {
+        PublishRequest[] lost = unacked.values().toArray(new PublishRequest[0]);
+        unacked.clear();
+        Arrays.sort(lost, Comparator.comparingLong(r -> r.sendOrder));
+        return lost;
+    }
+}

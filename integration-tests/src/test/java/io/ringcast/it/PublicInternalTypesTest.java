@@ -1,0 +1,81 @@
+package io.ringcast.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.lang.reflect.Modifier;
+import java.net.JarURLConnection;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.jar.JarFile;
+import java.util.zip.ZipEntry;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A type under an {@code .internal} package is public only because another package needs it; this
+ * pins which ones are, so a new one is a decision made in review rather than by accident. It scans
+ * every Ringcast module on the test class path (class directories or jars) with plain Java.
+ */
+class PublicInternalTypesTest {
+
+    /** Every public top-level type in an {@code .internal} package, and who needs it public. */
+    private static final Map<String, String> EXPECTED = Map.of(
+            "io.ringcast.client.internal.ClientConfig", "client-java: RingcastClient.Builder builds it",
+            "io.ringcast.client.internal.NettyRingcastClient", "client-java: RingcastClient.Builder returns it",
+            "io.ringcast.cluster.internal.ClusterProtocol", "cluster: ClusterNode runs it",
+            "io.ringcast.cluster.internal.Membership", "cluster: ClusterNode joins through it",
+            "io.ringcast.cluster.internal.PartitionTable",
+            "tests only (cluster's ClusterNodeTest, ClusterFailoverTest); cluster/ is being replaced, left as is",
+            "io.ringcast.server.internal.FanOutHarness", "benchmark: FanOutBenchmark drives the fan-out without sockets",
+            "io.ringcast.server.internal.FatalErrors", "server: Main names its exit status",
+            "io.ringcast.server.internal.NodeRuntime", "server: RingcastServer starts and stops it",
+            "io.ringcast.server.internal.ServerCounters", "server: RingcastServer.stats() reads them");
+
+    @Test
+    void onlyTheTypesAnotherPackageNeedsArePublicInInternalPackages() throws Exception {
+        Set<String> internal = new TreeSet<>();
+        for (URL root : Collections.list(getClass().getClassLoader().getResources("io/ringcast"))) {
+            internal.addAll(internalTypeNames(root));
+        }
+        assertThat(internal).as("the scan found the modules' internal packages")
+                .anyMatch(n -> n.startsWith("io.ringcast.client.internal."))
+                .anyMatch(n -> n.startsWith("io.ringcast.server.internal."))
+                .anyMatch(n -> n.startsWith("io.ringcast.cluster.internal."));
+        Set<String> publicOnes = new TreeSet<>();
+        for (String name : internal) {
+            if (Modifier.isPublic(Class.forName(name, false, getClass().getClassLoader()).getModifiers())) {
+                publicOnes.add(name);
+            }
+        }
+        assertThat(publicOnes).containsExactlyInAnyOrderElementsOf(EXPECTED.keySet());
+    }
+
+    /** Top-level classes under {@code io/ringcast/**}{@code /internal/} below {@code root}, a directory or in a jar. */
+    private static List<String> internalTypeNames(URL root) throws IOException, URISyntaxException {
+        Stream<String> paths;
+        if (root.getProtocol().equals("jar")) {
+            JarURLConnection connection = (JarURLConnection) root.openConnection();
+            connection.setUseCaches(false); // a jar of our own to close, not the one the class loader reads
+            try (JarFile jar = connection.getJarFile()) {
+                paths = jar.stream().map(ZipEntry::getName).toList().stream();
+            }
+        } else {
+            Path dir = Path.of(root.toURI()).getParent().getParent(); // the class directory
+            try (Stream<Path> files = Files.walk(dir)) {
+                paths = files.map(f -> dir.relativize(f).toString().replace('\\', '/')).toList().stream();
+            }
+        }
+        return paths.filter(p -> p.startsWith("io/ringcast/") && p.contains("/internal/") && p.endsWith(".class")
+                        && !p.contains("$") && !p.endsWith("package-info.class"))
+                .map(p -> p.substring(0, p.length() - ".class".length()).replace('/', '.'))
+                .toList();
+    }
+}
