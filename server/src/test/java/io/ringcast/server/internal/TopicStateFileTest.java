@@ -236,4 +236,30 @@ class TopicStateFileTest {
                 .hasMessage("negative value length in a/b: -5");
     }
 
+    /** A damaged length must not make the server allocate what it claims: the file cannot hold more than its size. */
+    @Test
+    void lengthsLongerThanTheFileAreRefusedBeforeAnythingIsAllocated() throws IOException {
+        Path longValue = handWritten(out -> {
+            out.writeInt(1);
+            out.writeUTF("a/b");
+            out.writeLong(1);
+            out.writeInt(1);
+            out.writeLong(1);
+            out.writeByte(0);
+            out.writeInt(Integer.MAX_VALUE - 16);
+            out.write(utf8("abc"));
+        });
+        assertThatThrownBy(() -> TopicStateFile.read(longValue)).isInstanceOf(IOException.class)
+                .hasMessage("truncated: value length in a/b is 2147483631 bytes, more than the file holds");
+
+        Path longLastValue = handWritten(out -> {
+            out.writeInt(1);
+            out.writeUTF("a/b");
+            out.writeLong(0);
+            out.writeInt(0);
+            out.writeInt(Integer.MAX_VALUE);
+        });
+        assertThatThrownBy(() -> TopicStateFile.read(longLastValue)).isInstanceOf(IOException.class)
+                .hasMessage("truncated: last value length in a/b is 2147483647 bytes, more than the file holds");
+    }
 }
