@@ -134,6 +134,7 @@ class HttpEndpointHandlerTest {
             HttpAnswer answer = connection.request(request);
             assertThat(answer.statusLine()).as(request).isEqualTo("HTTP/1.1 405 Method Not Allowed");
             assertThat(answer.body()).isEqualTo("use GET\n");
+            assertThat(answer.header("allow")).as("required with 405 (RFC 9110 15.5.6)").isEqualTo("GET");
         }
         assertThat(connection.channel.isOpen()).as("keep-alive after each").isTrue();
     }
@@ -144,6 +145,7 @@ class HttpEndpointHandlerTest {
 
         assertThat(answer.statusLine()).isEqualTo("HTTP/1.1 405 Method Not Allowed");
         assertThat(answer.header("content-length")).isEqualTo("8");
+        assertThat(answer.header("allow")).isEqualTo("GET");
         assertThat(answer.body()).as("a HEAD response has no body").isEmpty();
     }
 
