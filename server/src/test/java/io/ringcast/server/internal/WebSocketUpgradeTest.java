@@ -1,5 +1,6 @@
 package io.ringcast.server.internal;
 
+import io.netty.buffer.ByteBufUtil;
 import io.ringcast.server.internal.SocketlessConnection.HttpAnswer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,11 +40,13 @@ class WebSocketUpgradeTest {
         return clientFrame(CLOSE, ByteBuffer.allocate(2).putShort((short) status).array());
     }
 
-    /** The status code of the close frame the server wrote first. */
+    /** The status code of the close frame the server wrote, which must be all it wrote (one close each way). */
     private int closeStatusWritten() {
         byte[] written = connection.writtenBytes();
         assertThat(written.length).as("a close frame").isGreaterThanOrEqualTo(4);
         assertThat(written[0] & 0xFF).as("FIN + close").isEqualTo(0x80 | CLOSE);
+        assertThat(written.length).as("one short unmasked frame and nothing after it: %s",
+                ByteBufUtil.hexDump(written)).isEqualTo(2 + written[1]);
         return ((written[2] & 0xFF) << 8) | (written[3] & 0xFF);
     }
 
