@@ -178,20 +178,30 @@ class TopicStateFileTest {
         void write(DataOutputStream out) throws IOException;
     }
 
-    private static void entry(DataOutputStream out, long sequence, byte[] payload) throws IOException {
+    /** The file's only topic, up to its history entries. */
+    private static void oneTopic(DataOutputStream out, String path, long sequence, int entries) throws IOException {
+        out.writeInt(1);
+        out.writeUTF(path);
+        out.writeLong(sequence);
+        out.writeInt(entries);
+    }
+
+    /** A history entry up to its payload, which claims {@code length} bytes. */
+    private static void entryHead(DataOutputStream out, long sequence, int length) throws IOException {
         out.writeLong(sequence);
         out.writeByte(0);
-        out.writeInt(payload.length);
+        out.writeInt(length);
+    }
+
+    private static void entry(DataOutputStream out, long sequence, byte[] payload) throws IOException {
+        entryHead(out, sequence, payload.length);
         out.write(payload);
     }
 
     @Test
     void historyWithAHoleIsRefusedNamingTheTopicAndTheEntry() throws IOException {
         Path file = handWritten(out -> {
-            out.writeInt(1);
-            out.writeUTF("fx/EURUSD");
-            out.writeLong(9);
-            out.writeInt(2);
+            oneTopic(out, "fx/EURUSD", 9, 2);
             entry(out, 7, utf8("a")); // should be 8: the history ends at the topic's sequence
             entry(out, 9, utf8("b"));
             out.writeInt(1);
@@ -205,10 +215,7 @@ class TopicStateFileTest {
     @Test
     void historyWithoutANewestValueIsRefused() throws IOException {
         Path file = handWritten(out -> {
-            out.writeInt(1);
-            out.writeUTF("fx/EURUSD");
-            out.writeLong(1);
-            out.writeInt(1);
+            oneTopic(out, "fx/EURUSD", 1, 1);
             entry(out, 1, utf8("a"));
             out.writeInt(-1);
         });
@@ -224,13 +231,8 @@ class TopicStateFileTest {
                 .hasMessage("negative topic count: -1");
 
         Path negativeLength = handWritten(out -> {
-            out.writeInt(1);
-            out.writeUTF("a/b");
-            out.writeLong(1);
-            out.writeInt(1);
-            out.writeLong(1);
-            out.writeByte(0);
-            out.writeInt(-5);
+            oneTopic(out, "a/b", 1, 1);
+            entryHead(out, 1, -5);
         });
         assertThatThrownBy(() -> TopicStateFile.read(negativeLength)).isInstanceOf(IOException.class)
                 .hasMessage("negative value length in a/b: -5");
@@ -240,23 +242,15 @@ class TopicStateFileTest {
     @Test
     void lengthsLongerThanTheFileAreRefusedBeforeAnythingIsAllocated() throws IOException {
         Path longValue = handWritten(out -> {
-            out.writeInt(1);
-            out.writeUTF("a/b");
-            out.writeLong(1);
-            out.writeInt(1);
-            out.writeLong(1);
-            out.writeByte(0);
-            out.writeInt(Integer.MAX_VALUE - 16);
+            oneTopic(out, "a/b", 1, 1);
+            entryHead(out, 1, Integer.MAX_VALUE - 16);
             out.write(utf8("abc"));
         });
         assertThatThrownBy(() -> TopicStateFile.read(longValue)).isInstanceOf(IOException.class)
                 .hasMessage("truncated: value length in a/b is 2147483631 bytes, more than the file holds");
 
         Path longLastValue = handWritten(out -> {
-            out.writeInt(1);
-            out.writeUTF("a/b");
-            out.writeLong(0);
-            out.writeInt(0);
+            oneTopic(out, "a/b", 0, 0);
             out.writeInt(Integer.MAX_VALUE);
         });
         assertThatThrownBy(() -> TopicStateFile.read(longLastValue)).isInstanceOf(IOException.class)
