@@ -64,10 +64,9 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
         } else if (path.equals("/metrics") && request.method().equals(HttpMethod.GET)) {
             response = metrics();
         } else if ((file = FILES.find(path)) != null) {
-            response = request.method().equals(HttpMethod.GET) ? file(request, file)
-                    : text(HttpResponseStatus.METHOD_NOT_ALLOWED, "use GET\n");
+            response = request.method().equals(HttpMethod.GET) ? file(request, file) : onlyGet();
         } else if (path.equals("/health") || path.equals("/metrics")) {
-            response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "use GET\n");
+            response = onlyGet();
         } else {
             response = text(HttpResponseStatus.NOT_FOUND, "not found: " + path
                     + "\nWebSocket clients connect to /ws; the demo page is at /, the browser client at"
@@ -143,6 +142,13 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
         }
         r.headers().set(HttpHeaderNames.ETAG, file.etag());
         r.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
+        return r;
+    }
+
+    /** 405 for a path that answers only GET; RFC 9110 15.5.6 requires the {@code Allow} header. */
+    private static FullHttpResponse onlyGet() {
+        FullHttpResponse r = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "use GET\n");
+        r.headers().set(HttpHeaderNames.ALLOW, HttpMethod.GET.name());
         return r;
     }
 

@@ -1,9 +1,9 @@
 package io.ringcast.server.internal;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * Outbound, shared update frames are already complete WebSocket frames and pass the WebSocket
  * encoder untouched (see {@link OutboundFrame}).
  */
-final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
+final class ServerChannelInitializer extends ChannelInitializer<Channel> {
     static final String WEBSOCKET_PATH = "/ws";
     private static final int MAX_HTTP_REQUEST_BYTES = 64 * 1024;
 
@@ -57,8 +57,9 @@ final class ServerChannelInitializer extends ChannelInitializer<SocketChannel> {
                 .build();
     }
 
+    /** Any channel, not only a socket's: the tests run this pipeline on an {@code EmbeddedChannel}. */
     @Override
-    protected void initChannel(SocketChannel ch) {
+    protected void initChannel(Channel ch) {
         // writability is what on-backpressure conflation watches: unwritable past the backlog
         long backlog = server.features.effectiveConflationBacklogBytes(server.config.limits().outboundQueueBytes());
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark((int) (backlog / 2), (int) backlog));

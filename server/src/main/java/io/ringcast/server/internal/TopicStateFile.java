@@ -94,6 +94,7 @@ final class TopicStateFile {
 
     /** Reads a file {@link #write} wrote; an {@link IOException} names what is wrong with it. */
     static List<SavedTopic> read(Path file) throws IOException {
+        long fileBytes = Files.size(file);
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16))) {
             if (in.readInt() != MAGIC) {
                 throw new IOException("not a Ringcast state file (bad magic number)");
@@ -112,14 +113,11 @@ final class TopicStateFile {
                 for (int i = 0; i < entries; i++) {
                     long s = in.readLong();
                     int flags = in.readUnsignedByte();
-                    history.add(new Entry(s, flags, bytes(in, path)));
+                    String what = "value length in " + path;
+                    history.add(new Entry(s, flags, bytes(in, what, nonNegative(in.readInt(), what), fileBytes)));
                 }
                 int lastLength = in.readInt();
-                byte[] last = null;
-                if (lastLength >= 0) {
-                    last = new byte[lastLength];
-                    in.readFully(last);
-                }
+                byte[] last = lastLength < 0 ? null : bytes(in, "last value length in " + path, lastLength, fileBytes);
                 checkTopic(path, sequence, history, last);
                 saved.add(new SavedTopic(path, sequence, history, last));
             }
@@ -145,8 +143,12 @@ final class TopicStateFile {
         }
     }
 
-    private static byte[] bytes(DataInputStream in, String path) throws IOException {
-        int length = nonNegative(in.readInt(), "value length in " + path);
+    /** Reads {@code length} bytes; a length the file cannot hold is refused before it is allocated. */
+    private static byte[] bytes(DataInputStream in, String what, int length, long fileBytes) throws IOException {
+        if (length > fileBytes) {
+            // damaged: allocating what it claims could take the whole heap
+            throw new IOException("truncated: " + what + " is " + length + " bytes, more than the file holds");
+        }
         byte[] b = new byte[length];
         in.readFully(b);
         return b;

@@ -2,6 +2,7 @@ package io.ringcast.server.internal;
 
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
@@ -34,10 +35,14 @@ final class WebSocketUpgradeHandler extends WebSocketServerProtocolHandler {
     @Override
     protected void decode(ChannelHandlerContext ctx, WebSocketFrame frame, List<Object> out) throws Exception {
         if (frame instanceof CloseWebSocketFrame close && !allowedOnTheWire(close.statusCode())) {
-            // the decoder releases the frame after this returns
-            ctx.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.PROTOCOL_ERROR, "close status "
-                    + close.statusCode() + " is not allowed on the wire (RFC 6455 7.4)"))
-                    .addListener(ChannelFutureListener.CLOSE);
+            // the decoder releases the frame after this returns. Written through this handler's own
+            // write, which records that a close frame was sent: written past it, the channel's close
+            // would pass through this handler and send Netty's own close frame (1000) after this one
+            ChannelPromise written = ctx.newPromise();
+            write(ctx, new CloseWebSocketFrame(WebSocketCloseStatus.PROTOCOL_ERROR, "close status "
+                    + close.statusCode() + " is not allowed on the wire (RFC 6455 7.4)"), written);
+            ctx.flush();
+            written.addListener(ChannelFutureListener.CLOSE);
             return;
         }
         super.decode(ctx, frame, out);
