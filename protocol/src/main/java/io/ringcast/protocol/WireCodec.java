@@ -44,6 +44,7 @@ public final class WireCodec {
 
     // ---------------------------------------------------------------- client to server
 
+    /** {@code HELLO} without credentials or publisher id: the first message of an anonymous session. */
     public static void writeHello(ByteBuf out, int version, String clientName) {
         int start = begin(out, MessageType.HELLO, clientName);
         out.writeShort(version);
@@ -114,12 +115,17 @@ public final class WireCodec {
         end(out, start);
     }
 
+    /** {@code UNSUBSCRIBE}: closes one subscription; {@link #UNSUBSCRIBE_BYTES} long. */
     public static void writeUnsubscribe(ByteBuf out, int subscriptionId) {
         out.writeByte(MessageType.UNSUBSCRIBE);
         out.writeInt(UNSUBSCRIBE_BYTES - HEADER_BYTES);
         out.writeInt(subscriptionId);
     }
 
+    /**
+     * {@code PUBLISH}: {@code value} to {@code topicPath}, answered by a {@code PUBLISH_ACK} or {@code ERROR}
+     * with the correlation id.
+     */
     public static void writePublish(ByteBuf out, int correlationId, String topicPath, byte[] value) {
         writePublish(out, MessageType.PUBLISH, correlationId, topicPath, value);
     }
@@ -155,6 +161,7 @@ public final class WireCodec {
         end(out, start);
     }
 
+    /** {@code PING}: answered by a {@code PONG} with the same nonce; {@link #PING_BYTES} long. */
     public static void writePing(ByteBuf out, long nonce) {
         out.writeByte(MessageType.PING);
         out.writeInt(PING_BYTES - HEADER_BYTES);
@@ -163,6 +170,7 @@ public final class WireCodec {
 
     // ---------------------------------------------------------------- server to client
 
+    /** {@code WELCOME}: the answer to {@code HELLO}, with the session's id and the limits the client must keep. */
     public static void writeWelcome(ByteBuf out, int version, String sessionId, int maxFrameBytes, int idleTimeoutMs) {
         int start = begin(out, MessageType.WELCOME, sessionId);
         out.writeShort(version);
@@ -187,6 +195,10 @@ public final class WireCodec {
         return UPDATE_OVERHEAD_BYTES + valueLength;
     }
 
+    /**
+     * {@code TOPIC}: defines {@code alias} as {@code topicPath} for the updates that follow; {@link
+     * #topicBytes} long.
+     */
     public static void writeTopic(ByteBuf out, int alias, String topicPath) {
         int start = begin(out, MessageType.TOPIC, topicPath);
         out.writeInt(alias);
@@ -194,6 +206,10 @@ public final class WireCodec {
         end(out, start);
     }
 
+    /**
+     * {@code SNAPSHOT}: a topic's value at {@code sequence}, for subscription {@code subscriptionId}
+     * (0: for none in particular, as after a gap); {@link #snapshotBytes} long.
+     */
     public static void writeSnapshot(ByteBuf out, int subscriptionId, int alias, long sequence, int flags,
                                      ByteBuf value, int valueIndex, int valueLength) {
         out.writeByte(MessageType.SNAPSHOT);
@@ -205,6 +221,10 @@ public final class WireCodec {
         out.writeBytes(value, valueIndex, valueLength);
     }
 
+    /**
+     * {@code UPDATE}: update {@code sequence} of the topic {@code alias} names (a value, or a delta); {@link
+     * #updateBytes} long.
+     */
     public static void writeUpdate(ByteBuf out, int alias, long sequence, int flags,
                                    ByteBuf value, int valueIndex, int valueLength) {
         out.writeByte(MessageType.UPDATE);
@@ -215,6 +235,10 @@ public final class WireCodec {
         out.writeBytes(value, valueIndex, valueLength);
     }
 
+    /**
+     * {@code PUBLISH_ACK}: the publish {@code correlationId} was applied as {@code sequence}; {@link
+     * #PUBLISH_ACK_BYTES} long.
+     */
     public static void writePublishAck(ByteBuf out, int correlationId, long sequence) {
         out.writeByte(MessageType.PUBLISH_ACK);
         out.writeInt(PUBLISH_ACK_BYTES - HEADER_BYTES);
@@ -222,6 +246,7 @@ public final class WireCodec {
         out.writeLong(sequence);
     }
 
+    /** {@code SUBSCRIBED}: the end of a subscribe's reply; {@link #SUBSCRIBED_BYTES} long. */
     public static void writeSubscribed(ByteBuf out, int subscriptionId, int matchedTopics) {
         out.writeByte(MessageType.SUBSCRIBED);
         out.writeInt(SUBSCRIBED_BYTES - HEADER_BYTES);
@@ -251,6 +276,7 @@ public final class WireCodec {
         return r;
     }
 
+    /** {@code PONG}: the answer to a {@code PING}; {@link #PONG_BYTES} long. */
     public static void writePong(ByteBuf out, long nonce) {
         out.writeByte(MessageType.PONG);
         out.writeInt(PONG_BYTES - HEADER_BYTES);

@@ -27,7 +27,7 @@ import java.util.function.DoubleSupplier;
  */
 final class ServerMetrics {
     private final PrometheusRegistry registry = new PrometheusRegistry();
-    private final PrometheusTextFormatWriter writer = new PrometheusTextFormatWriter(false);
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.builder().setIncludeCreatedTimestamps(false).build();
 
     /** @param cluster this node's part in the cluster, or null for a single node */
     ServerMetrics(ServerCounters c, ClusterNode cluster) {
