@@ -148,9 +148,9 @@ public final class WireCodec {
         return HEADER_BYTES + 4 + 2 + selectorBytes + 4;
     }
 
-    /** Bytes one resume position adds to a {@code SUBSCRIBE}. */
-    public static int resumeEntryBytes(String topicPath) {
-        return 2 + ByteBufUtil.utf8Bytes(topicPath) + 8;
+    /** Bytes one resume position, for a path of {@code topicPathBytes} UTF-8 bytes, adds to a {@code SUBSCRIBE}. */
+    public static int resumeEntryBytes(int topicPathBytes) {
+        return 2 + topicPathBytes + 8;
     }
 
     private static void writePublish(ByteBuf out, byte type, int correlationId, String topicPath, byte[] value) {

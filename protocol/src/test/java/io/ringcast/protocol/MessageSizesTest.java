@@ -80,7 +80,7 @@ class MessageSizesTest {
         Map<String, Long> resume = Map.of("prices/a/ü", 5L, "prices/今/ü", 9L);
         int expected = WireCodec.subscribeBytes(selectorBytes);
         for (String path : resume.keySet()) {
-            expected += WireCodec.resumeEntryBytes(path);
+            expected += WireCodec.resumeEntryBytes(ByteBufUtil.utf8Bytes(path));
         }
         assertEquals(expected, written(out -> WireCodec.writeSubscribe(out, 1, selector, resume)));
     }

@@ -39,8 +39,6 @@ import java.util.Map;
 final class ClientSession {
     /** Frames one drain may write before it yields the event loop to reads. */
     static final int MAX_FRAMES_PER_DRAIN = 8;
-    static final int UNSUBSCRIBE_BYTES = WireCodec.HEADER_BYTES + 4;
-    static final int PING_BYTES = WireCodec.HEADER_BYTES + 8;
 
     private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
 
@@ -100,7 +98,7 @@ final class ClientSession {
         }
         subscriptions.remove(s.id);
         if (channel != null) {
-            WireCodec.writeUnsubscribe(frames.reserve(UNSUBSCRIBE_BYTES), s.id);
+            WireCodec.writeUnsubscribe(frames.reserve(WireCodec.UNSUBSCRIBE_BYTES), s.id);
         }
     }
 
@@ -141,7 +139,7 @@ final class ClientSession {
     void ping() {
         assert eventLoop.inEventLoop();
         if (channel != null) {
-            WireCodec.writePing(frames.reserve(PING_BYTES), ++pingNonce);
+            WireCodec.writePing(frames.reserve(WireCodec.PING_BYTES), ++pingNonce);
             frames.flush();
         }
     }
@@ -329,7 +327,7 @@ final class ClientSession {
 
     private void sendSubscribe(ClientSubscription s) {
         int maxFrameBytes = frames.maxFrameBytes();
-        int bytes = WireCodec.HEADER_BYTES + 4 + 2 + s.selectorBytes + 4;
+        int bytes = WireCodec.subscribeBytes(s.selectorBytes);
         if (bytes > maxFrameBytes) {
             subscriptions.remove(s.id);
             s.refused(new RingcastException("selector '" + s.selector.text() + "' does not fit in the server's "

@@ -220,8 +220,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     }
 
     private void sendHello(ChannelHandlerContext ctx) {
-        ByteBuf buf = ctx.alloc().ioBuffer(WireCodec.HEADER_BYTES + 2 + 2 + ByteBufUtil.utf8Bytes(clientName) + 5
-                + ByteBufUtil.utf8Bytes(credentials.principal()) + ByteBufUtil.utf8Bytes(credentials.secret()) + 8);
+        ByteBuf buf = ctx.alloc().ioBuffer(WireCodec.helloBytes(clientName, credentials, session.publisherId()));
         WireCodec.writeHello(buf, WireCodec.VERSION, clientName, credentials, session.publisherId());
         ctx.writeAndFlush(new BinaryWebSocketFrame(buf), ctx.voidPromise());
     }

@@ -28,13 +28,10 @@ final class PublishRequest implements ClientCommand {
     PublishRequest(String topic, int topicBytes, byte[] value, AtomicInteger inFlight) {
         this.topic = topic;
         this.value = value;
-        this.messageBytes = messageBytes(topicBytes, value.length);
+        this.messageBytes = WireCodec.publishBytes(topicBytes, value.length);
         this.inFlight = inFlight;
     }
 
-    static int messageBytes(int topicBytes, int valueBytes) {
-        return WireCodec.HEADER_BYTES + 4 + 2 + topicBytes + valueBytes;
-    }
 
     @Override
     public void execute(ClientSession session) {

@@ -1,6 +1,7 @@
 package io.ringcast.client.internal;
 
 import io.netty.util.collection.IntObjectHashMap;
+import io.ringcast.protocol.WireCodec;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.TopicPath;
@@ -28,9 +29,6 @@ final class SubscriptionTable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SubscriptionTable.class);
     private static final ClientSubscription[] NO_SUBSCRIPTIONS = TopicState.NO_SUBSCRIPTIONS;
-    /** A resume entry: path length, path, sequence. */
-    private static final int RESUME_ENTRY_FIXED_BYTES = 2 + 8;
-
     private final IntObjectHashMap<ClientSubscription> byId = new IntObjectHashMap<>();
     private final Map<String, TopicState> topics = new HashMap<>();
     /** Bumped on every change to {@link #byId}; topics cache their matches per version. */
@@ -123,7 +121,7 @@ final class SubscriptionTable {
         int left = 0;
         for (TopicState t : topics.values()) {
             if (t.lastSequence > 0 && s.selector.matches(t.segments)) {
-                int entryBytes = RESUME_ENTRY_FIXED_BYTES + t.pathBytes;
+                int entryBytes = WireCodec.resumeEntryBytes(t.pathBytes);
                 if (used + entryBytes > roomBytes) {
                     left++;
                 } else {

@@ -28,7 +28,7 @@ class BatchingTest {
             for (int i = 0; i < count; i++) {
                 String topic = "load/" + (i % 100);
                 String value = "value-" + i;
-                messageBytes += PublishRequest.messageBytes(topic.length(), value.length());
+                messageBytes += WireCodec.publishBytes(topic.length(), value.length());
                 futures.add(enqueue(c, topic, value));
             }
             // one offer per publish, yet one drain per window (plus reschedules when the socket backs up); the
