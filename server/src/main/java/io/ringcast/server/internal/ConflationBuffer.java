@@ -1,7 +1,6 @@
 package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 
@@ -94,8 +93,8 @@ final class ConflationBuffer {
         Topic topic = p.topic;
         ByteBuf value = p.value;
         int length = value.readableBytes();
-        ByteBuf frame = OutboundFrame.allocate(session.ctx.alloc(), WireCodec.HEADER_BYTES + 6
-                + ByteBufUtil.utf8Bytes(topic.path) + WireCodec.UPDATE_OVERHEAD_BYTES + length);
+        ByteBuf frame = OutboundFrame.allocate(session.ctx.alloc(),
+                WireCodec.topicBytes(topic.path) + WireCodec.updateBytes(length));
         WireCodec.writeTopic(frame, topic.alias, topic.path);
         WireCodec.writeUpdate(frame, topic.alias, p.sequence, UpdateFlags.CONFLATED, value, value.readerIndex(), length);
         return OutboundFrame.finish(frame);

@@ -228,7 +228,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     }
 
     private void ack(Session publisher, int correlationId, long sequence) {
-        ByteBuf frame = OutboundFrame.allocate(publisher.ctx.alloc(), WireCodec.HEADER_BYTES + 12);
+        ByteBuf frame = OutboundFrame.allocate(publisher.ctx.alloc(), WireCodec.PUBLISH_ACK_BYTES);
         WireCodec.writePublishAck(frame, correlationId, sequence);
         publisher.ctx.write(OutboundFrame.finish(frame), publisher.ctx.voidPromise());
         markDirty(publisher);

@@ -25,7 +25,7 @@ class OutboundFrameTest {
             assertThat(frame.isDirect()).isTrue();
             assertThat(OutboundFrame.payloadBytes(frame)).isZero();
             WireCodec.writePong(frame, 7);
-            assertThat(OutboundFrame.payloadBytes(frame)).isEqualTo(WireCodec.HEADER_BYTES + 8);
+            assertThat(OutboundFrame.payloadBytes(frame)).isEqualTo(WireCodec.PONG_BYTES);
         } finally {
             frame.release();
         }

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Replies written while one read is decoded, gathered into as few frames as they need. */
 @Timeout(30)
 class ReplyFramesTest {
-    private static final int PONG_BYTES = WireCodec.HEADER_BYTES + 8;
+    private static final int PONG_BYTES = WireCodec.PONG_BYTES;
 
     private static void pongs(ReplyFrames replies, int from, int count) {
         for (int i = from; i < from + count; i++) {
