@@ -2,8 +2,6 @@ package io.ringcast.server.internal;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.lmax.disruptor.InsufficientCapacityException;
-import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
@@ -15,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.SplittableRandom;
+import java.util.function.IntFunction;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -24,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@code ts} is the wall clock at publish, so a page on the same machine can show end-to-end latency.
  *
  * <p>Threads: everything here runs on its own thread {@code ringcast-demo}, which meets the rest
- * of the node only through the inbound ring, as a session's publishes do (without an ack). When the
+ * of the node only through the inbound ring ({@link SequencerProxy#tryPublish}), as a session's
+ * publishes do (without an ack). When the
  * ring is full the tick's remaining updates are skipped, not waited for: demo traffic never holds
  * back real publishers.
  */
@@ -45,7 +45,9 @@ final class DemoPublisher implements AutoCloseable {
     /** The demo does not retry: a quote refused during a failover is followed by the next. */
     private static final ClusterNode.PublishCallback IGNORE_OUTCOME = (outcome, sequence) -> { };
 
-    private final RingBuffer<InboundEvent> inbound;
+    private final SequencerProxy inbound;
+    /** Makes an instrument's next quote once a slot is claimed; one method reference, not one per quote. */
+    private final IntFunction<ByteBuf> nextQuote = this::nextQuote;
     /** In a cluster the quotes go through their partitions' owners like any publish; else null. */
     private final ClusterNode cluster;
     private final ByteBufAllocator alloc;
@@ -58,7 +60,7 @@ final class DemoPublisher implements AutoCloseable {
     private volatile boolean running = true;
     private long skipped;
 
-    DemoPublisher(ServerConfig.Demo config, RingBuffer<InboundEvent> inbound, ByteBufAllocator alloc,
+    DemoPublisher(ServerConfig.Demo config, SequencerProxy inbound, ByteBufAllocator alloc,
                   ClusterNode cluster) {
         this.inbound = inbound;
         this.cluster = cluster;
@@ -122,24 +124,7 @@ final class DemoPublisher implements AutoCloseable {
             cluster.publish(paths[instrument], bytes, 0, 0, IGNORE_OUTCOME);
             return true;
         }
-        long seq;
-        try {
-            seq = inbound.tryNext();
-        } catch (InsufficientCapacityException full) {
-            return false;
-        }
-        InboundEvent e = inbound.get(seq);
-        e.clear();
-        try {
-            e.value = nextQuote(instrument);
-            e.kind = InboundEvent.PUBLISH;
-            e.receivedNanos = System.nanoTime();
-            e.path = paths[instrument];
-            e.segments = segments[instrument];
-        } finally {
-            inbound.publish(seq); // a claimed slot is always published, as NOOP if the value failed
-        }
-        return true;
+        return inbound.tryPublish(paths[instrument], segments[instrument], nextQuote, instrument);
     }
 
     /** The instrument's next quote: its mid moves a little, at random. */

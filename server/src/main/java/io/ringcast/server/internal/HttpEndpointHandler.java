@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 
+import io.ringcast.cluster.ClusterNode;
 import io.ringcast.cluster.ClusterStatus;
 import io.ringcast.server.ServerCounter;
 import java.io.IOException;
@@ -32,11 +33,20 @@ import java.nio.charset.StandardCharsets;
 final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final StaticContent FILES = new StaticContent();
-    private final ServerContext server;
+    /**
+     * What the endpoints read, and nothing else: the node's counters and metrics, when it started,
+     * whether the demo runs and the cluster's status (null for a single node). Immutable; its
+     * members are thread-safe.
+     */
+    record NodeView(ServerCounters counters, ServerMetrics metrics, long startedAtMs, boolean demo,
+                    ClusterNode cluster) {
+    }
+
+    private final NodeView server;
     /** Reading stopped because an answer could not be written yet. */
     private boolean waitingForWritable;
 
-    HttpEndpointHandler(ServerContext server) {
+    HttpEndpointHandler(NodeView server) {
         this.server = server;
     }
 
@@ -90,11 +100,11 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
     private FullHttpResponse health() throws Exception {
         ObjectNode body = JSON.createObjectNode()
                 .put("status", "UP")
-                .put("uptimeMs", System.currentTimeMillis() - server.startedAtMs);
-        putFigures(body, server.counters);
-        body.put("demo", server.config.demo().enabled());
-        if (server.cluster != null) {
-            ClusterStatus cs = server.cluster.status();
+                .put("uptimeMs", System.currentTimeMillis() - server.startedAtMs());
+        putFigures(body, server.counters());
+        body.put("demo", server.demo());
+        if (server.cluster() != null) {
+            ClusterStatus cs = server.cluster().status();
             ObjectNode cluster = body.putObject("cluster")
                     .put("node", cs.node())
                     .put("majority", cs.majority())
@@ -123,10 +133,10 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
     private FullHttpResponse metrics() throws IOException {
         ByteBuf content = Unpooled.buffer(4096);
         try (ByteBufOutputStream out = new ByteBufOutputStream(content)) {
-            server.metrics.write(out);
+            server.metrics().write(out);
         }
         FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, content);
-        r.headers().set(HttpHeaderNames.CONTENT_TYPE, server.metrics.contentType());
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, server.metrics().contentType());
         return r;
     }
 

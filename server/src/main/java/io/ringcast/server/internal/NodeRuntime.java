@@ -9,13 +9,11 @@ import com.lmax.disruptor.SleepingWaitStrategy;
 import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.YieldingWaitStrategy;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -24,11 +22,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.netty.buffer.Unpooled;
 import io.ringcast.cluster.ClusterNode;
-import io.ringcast.cluster.ClusterSettings;
-import io.ringcast.protocol.ProtocolException;
-import io.ringcast.protocol.TopicPath;
 import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,20 +35,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
 import javax.net.ssl.SSLException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Builds and runs one node's pipeline; the whole data path is assembled in {@link #start}:
+ * Builds and runs one node's pipeline; the whole data path is assembled in {@link #start}, each
+ * stage by a method of its own:
  * <pre>
- *   I/O threads "ringcast-io-N"   SessionHandler ──► inbound ring (multi-producer, preallocated)
- *   thread "ringcast-demo"        DemoPublisher (demo.enabled) ──► the same inbound ring
+ *   I/O threads "ringcast-io-N"   SessionHandler ──► SequencerProxy ──► inbound ring (multi-producer,
+ *                                 preallocated; the proxy is the only code that claims its slots)
+ *   thread "ringcast-demo"        DemoPublisher (demo.enabled) ──► the same proxy and ring
  *   thread "ringcast-cluster"     (cluster.enabled) sessions' publishes go to ClusterNode instead, to their
  *                                 partition's owner; the updates every node applies come back from it,
  *                                 in partition order with the owner's sequence, into the same inbound ring
@@ -72,17 +62,18 @@ public final class NodeRuntime implements AutoCloseable {
     private final ServerCounters counters = new ServerCounters();
     private EventLoopGroup acceptGroup;
     private EventLoopGroup ioGroup;
+    private EventLoop[] ioLoops;
     private Channel serverChannel;
-    private ChannelGroup channels;
+    private OpenSessions sessions;
     private BatchEventProcessor<InboundEvent> sequencerProcessor;
     private TopicSequencer sequencer;
     private Thread sequencerThread;
     private InetSocketAddress boundAddress;
-    private ServerContext context;
-    private RingBuffer<InboundEvent> inbound;
+    private ServerChannelInitializer pipeline;
+    private SequencerProxy inbound;
     private ConfigFileWatcher watcher;
     private DemoPublisher demo;
-    private ExecutorService authExecutor;
+    private Login login;
     /** This node's part in the cluster ({@code cluster.enabled}), else null. */
     private ClusterNode cluster;
     private boolean closed;
@@ -91,36 +82,69 @@ public final class NodeRuntime implements AutoCloseable {
         this.config = config;
     }
 
-    /** Binds the port and starts every thread. Blocks until the node accepts connections. */
+    /**
+     * Binds the port and starts every thread, stage by stage in the order data flows backwards: a
+     * stage is running before the one that feeds it. Blocks until the node accepts connections.
+     */
     public void start() throws InterruptedException {
-        ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
-        ServerConfig.Pipeline pc = config.pipeline();
-
-        acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("ringcast-accept"));
-        ioGroup = new NioEventLoopGroup(config.server().effectiveIoThreads(), new DefaultThreadFactory("ringcast-io"));
-        channels = new DefaultChannelGroup("ringcast-sessions", GlobalEventExecutor.INSTANCE);
-
-        RingBuffer<FanOutEvent> fanOut = RingBuffer.createSingleProducer(FanOutEvent::new, pc.fanOutRingSize(),
-                waitStrategy(pc));
-        int loops = 0;
-        for (EventExecutor ignored : ioGroup) {
-            loops++;
-        }
-        EventLoop[] loopArray = new EventLoop[loops];
-        FanOutPoller[] pollers = new FanOutPoller[loops];
+        startEventLoops();
         OutboundLimit outboundLimit = new OutboundLimit(config.limits().outboundQueueBytes(),
                 config.limits().slowConsumerCloseGraceMs(), counters);
-        int i = 0;
-        for (EventExecutor executor : ioGroup) {
-            loopArray[i] = (EventLoop) executor;
-            pollers[i] = new FanOutPoller(i, loopArray[i], fanOut, outboundLimit, pc.flushPolicy(),
-                    TimeUnit.MICROSECONDS.toNanos(pc.flushMaxDelayUs()), counters);
-            i++;
+        RingBuffer<FanOutEvent> fanOut = RingBuffer.createSingleProducer(FanOutEvent::new,
+                config.pipeline().fanOutRingSize(), waitStrategy(config.pipeline()));
+        FanOutPoller[] pollers = fanOutPollers(fanOut, outboundLimit);
+        sessions = new OpenSessions(new DefaultChannelGroup("ringcast-sessions", GlobalEventExecutor.INSTANCE),
+                counters, ioLoops, pollers);
+        startSequencer(fanOut, pollers);
+        if (config.cluster().enabled()) {
+            startCluster();
         }
+        pipeline = channelPipeline(outboundLimit);
+        bind(pipeline);
+        if (config.demo().enabled()) {
+            demo = new DemoPublisher(config.demo(), inbound, PooledByteBufAllocator.DEFAULT, cluster);
+            demo.start();
+        }
+        log.info("Ringcast node listening on {}:{} (WebSocket {}://{}:{}{}), {} I/O threads, history {} per topic, "
+                + "flush {}", config.server().host(), boundAddress.getPort(), config.security().tls() ? "wss" : "ws",
+                displayHost(), boundAddress.getPort(),
+                ServerChannelInitializer.WEBSOCKET_PATH, ioLoops.length, config.history().length(),
+                config.pipeline().flushPolicy().yamlName());
+    }
 
-        inbound = RingBuffer.createMultiProducer(InboundEvent::new, pc.inboundRingSize(),
+    /** The acceptor thread and the I/O threads {@code ringcast-io-N}, which also read the fan-out ring. */
+    private void startEventLoops() {
+        acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("ringcast-accept"));
+        ioGroup = new NioEventLoopGroup(config.server().effectiveIoThreads(), new DefaultThreadFactory("ringcast-io"));
+        List<EventLoop> loops = new ArrayList<>();
+        for (EventExecutor executor : ioGroup) {
+            loops.add((EventLoop) executor);
+        }
+        ioLoops = loops.toArray(new EventLoop[0]);
+    }
+
+    /** The readers of the fan-out ring (whose single producer is the sequencer), one on each I/O loop. */
+    private FanOutPoller[] fanOutPollers(RingBuffer<FanOutEvent> fanOut, OutboundLimit outboundLimit) {
+        ServerConfig.Pipeline pc = config.pipeline();
+        FanOutPoller[] pollers = new FanOutPoller[ioLoops.length];
+        for (int i = 0; i < ioLoops.length; i++) {
+            pollers[i] = new FanOutPoller(i, ioLoops[i], fanOut, outboundLimit, pc.flushPolicy(),
+                    TimeUnit.MICROSECONDS.toNanos(pc.flushMaxDelayUs()), counters);
+        }
+        return pollers;
+    }
+
+    /**
+     * The inbound ring (multi-producer) and its one consumer, the {@link TopicSequencer} on thread
+     * {@code ringcast-sequencer}, with the topics a previous run saved ({@code state.file}).
+     */
+    private void startSequencer(RingBuffer<FanOutEvent> fanOut, FanOutPoller[] pollers) throws InterruptedException {
+        ServerConfig.Pipeline pc = config.pipeline();
+        RingBuffer<InboundEvent> ring = RingBuffer.createMultiProducer(InboundEvent::new, pc.inboundRingSize(),
                 waitStrategy(pc));
-        sequencer = new TopicSequencer(new FanOutProxy(fanOut, pollers), alloc,
+        inbound = new SequencerProxy(ring);
+        counters.readQueuesOf(sessions.channels(), ring);
+        sequencer = new TopicSequencer(new FanOutProxy(fanOut, pollers), PooledByteBufAllocator.DEFAULT,
                 new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters,
@@ -136,20 +160,32 @@ public final class NodeRuntime implements AutoCloseable {
                         + ": " + e.getMessage() + "; move the file away to start empty", e);
             }
         }
-        sequencerProcessor = new BatchEventProcessorBuilder().build(inbound, inbound.newBarrier(), sequencer);
-        inbound.addGatingSequences(sequencerProcessor.getSequence());
+        sequencerProcessor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(), sequencer);
+        ring.addGatingSequences(sequencerProcessor.getSequence());
         sequencerThread = new Thread(sequencerProcessor, "ringcast-sequencer");
         // the topic tree's only writer: without it nothing is sequenced or delivered any more
         sequencerThread.setUncaughtExceptionHandler((t, e) -> FatalErrors.halt("the sequencer thread, which died", e));
         sequencerThread.start();
+    }
 
-        if (config.cluster().enabled()) {
-            if (config.state().enabled()) {
-                log.warn("state.file is ignored in a cluster: a node that starts takes its state from its peers");
-            }
-            startCluster();
+    /** Joins the cluster ({@link ClusterLink}); the port is bound only once this node has caught up. */
+    private void startCluster() throws InterruptedException {
+        if (config.state().enabled()) {
+            log.warn("state.file is ignored in a cluster: a node that starts takes its state from its peers");
         }
+        try {
+            cluster = ClusterLink.join(config.cluster(), config.limits().pathLimits(), inbound);
+        } catch (InterruptedException | IllegalStateException e) {
+            close();
+            throw e;
+        }
+    }
 
+    /**
+     * Every connection's pipeline ({@link ServerChannelInitializer}) and what its handlers use: TLS,
+     * the login, the endpoints' view of the node and the sessions' services.
+     */
+    private ServerChannelInitializer channelPipeline(OutboundLimit outboundLimit) throws InterruptedException {
         SslContext tls;
         try {
             tls = tlsContext(config.security());
@@ -159,27 +195,32 @@ public final class NodeRuntime implements AutoCloseable {
                     + config.security().tlsCertificateFile() + " and security.tlsPrivateKeyFile "
                     + config.security().tlsPrivateKeyFile() + ": " + e.getMessage(), e);
         }
-        Authenticator authenticator;
         try {
-            authenticator = new Authenticator(config.security());
+            login = new Login(new Authenticator(config.security()));
         } catch (IOException | GeneralSecurityException e) {
             close();
             throw new IllegalStateException("cannot read security.jwtRs256PublicKeyFile "
                     + config.security().jwtRs256PublicKeyFile() + ": " + e.getMessage(), e);
         }
-        // bcrypt is slow by design: two threads, and a bounded queue so a login storm is refused, not queued forever
-        authExecutor = new ThreadPoolExecutor(1, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
-                new DefaultThreadFactory("ringcast-auth", true));
-        context = new ServerContext(config, inbound, counters, channels, pollers, loopArray, outboundLimit, tls,
-                authenticator, authExecutor, cluster);
+        HttpEndpointHandler.NodeView endpoints = new HttpEndpointHandler.NodeView(counters,
+                new ServerMetrics(counters, cluster), System.currentTimeMillis(), config.demo().enabled(), cluster);
+        SessionServices sessionServices = new SessionServices(config.limits(), config.session().idleTimeoutMs(),
+                sessions, inbound, new SubscribeChecks(config.limits().maxSubscriptionsPerSession()), login,
+                cluster == null ? null : new ClusterRoute(cluster, config.cluster().replicationTimeoutMs()),
+                outboundLimit, counters);
+        return new ServerChannelInitializer(config, tls, counters, endpoints, sessionServices);
+    }
+
+    /** Listens on {@code server.host}:{@code server.port}. */
+    private void bind(ServerChannelInitializer initializer) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.ALLOCATOR, alloc)
-                .childHandler(new ServerChannelInitializer(context));
+                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .childHandler(initializer);
         try {
             serverChannel = bootstrap.bind(config.server().host(), config.server().port()).sync().channel();
         } catch (Exception e) {
@@ -191,79 +232,6 @@ public final class NodeRuntime implements AutoCloseable {
             throw e;
         }
         boundAddress = (InetSocketAddress) serverChannel.localAddress();
-        if (config.demo().enabled()) {
-            demo = new DemoPublisher(config.demo(), inbound, alloc, cluster);
-            demo.start();
-        }
-        log.info("Ringcast node listening on {}:{} (WebSocket {}://{}:{}{}), {} I/O threads, history {} per topic, "
-                + "flush {}", config.server().host(), boundAddress.getPort(), config.security().tls() ? "wss" : "ws",
-                displayHost(), boundAddress.getPort(),
-                ServerChannelInitializer.WEBSOCKET_PATH, loops, config.history().length(),
-                pc.flushPolicy().yamlName());
-    }
-
-    /**
-     * Joins the cluster and waits until this node has caught up with every partition's owner: only
-     * then does it bind its port, so no client sees a node that is still filling up.
-     */
-    private void startCluster() throws InterruptedException {
-        ServerConfig.Cluster c = config.cluster();
-        List<ClusterSettings.Member> members = new ArrayList<>();
-        for (ServerConfig.Cluster.Member m : c.members()) {
-            members.add(new ClusterSettings.Member(m.name(), m.host(), m.membershipPort(), m.peerPort()));
-        }
-        ClusterSettings settings = new ClusterSettings(c.nodeName(), members, c.partitions(), c.logLength(),
-                c.replicationTimeoutMs());
-        cluster = new ClusterNode(settings, this::applyFromCluster);
-        try {
-            cluster.start();
-        } catch (InterruptedException e) {
-            close();
-            throw e;
-        } catch (Exception e) {
-            close();
-            throw new IllegalStateException("cannot join the cluster as '" + c.nodeName() + "' (membership port "
-                    + settings.self().membershipPort() + ", peer port " + settings.self().peerPort() + "): "
-                    + e.getMessage(), e);
-        }
-        log.info("cluster: joined as '{}', catching up before accepting clients", c.nodeName());
-        while (true) {
-            try {
-                cluster.ready().get(10, TimeUnit.SECONDS);
-                break;
-            } catch (TimeoutException e) {
-                log.info("cluster: still catching up: {}", cluster.status());
-            } catch (ExecutionException e) {
-                close();
-                throw new IllegalStateException("cluster: could not catch up", e.getCause());
-            }
-        }
-    }
-
-    /**
-     * An update the cluster delivers, in each partition's order, with the sequence its owner gave:
-     * into the inbound ring like a publish. Waits for room, which stops the cluster thread reading
-     * its peers until the sequencer catches up. Cluster thread.
-     */
-    private void applyFromCluster(String path, long topicSequence, byte[] value) {
-        String[] segments;
-        try {
-            segments = TopicPath.validate(path, config.limits().pathLimits());
-        } catch (ProtocolException e) {
-            log.error("cluster: update of '{}' not applied here ({}): are limits.maxPathBytes and maxPathDepth the "
-                    + "same on every node?", path, e.reason());
-            return;
-        }
-        long seq = inbound.next();
-        InboundEvent e = inbound.get(seq);
-        e.clear();
-        e.kind = InboundEvent.PUBLISH;
-        e.path = path;
-        e.segments = segments;
-        e.fixedSequence = topicSequence;
-        e.receivedNanos = System.nanoTime(); // clocks of other nodes do not compare: latency from here
-        e.value = Unpooled.wrappedBuffer(value);
-        inbound.publish(seq);
     }
 
     /** This node's part in the cluster, or null for a single node. */
@@ -341,13 +309,8 @@ public final class NodeRuntime implements AutoCloseable {
      */
     public void applyFeatures(ServerConfig newConfig) {
         FeatureResolver resolver = new FeatureResolver(newConfig.features(), config.limits().pathLimits());
-        context.features = newConfig.features();
-        long seq = inbound.next();
-        InboundEvent e = inbound.get(seq);
-        e.clear();
-        e.kind = InboundEvent.FEATURES;
-        e.features = resolver;
-        inbound.publish(seq);
+        pipeline.useFeatures(newConfig.features());
+        inbound.reloadFeatures(resolver);
     }
 
     /** Watches {@code configFile} and applies changes to its {@code features} section while running. */
@@ -380,48 +343,42 @@ public final class NodeRuntime implements AutoCloseable {
         if (serverChannel != null) {
             serverChannel.close().await(5, TimeUnit.SECONDS);
         }
-        if (channels != null && !channels.isEmpty()) {
-            CountDownLatch told = new CountDownLatch(channels.size());
-            for (Channel ch : channels) {
-                ch.eventLoop().execute(() -> {
-                    SessionHandler handler = (SessionHandler) ch.pipeline().get("session");
-                    if (handler != null) {
-                        handler.shutdown();
-                    }
-                    told.countDown();
-                });
-            }
-            told.await(SHUTDOWN_FLUSH_MS, TimeUnit.MILLISECONDS);
-            channels.close().await(SHUTDOWN_FLUSH_MS, TimeUnit.MILLISECONDS);
+        if (sessions != null) {
+            sessions.shutdownAll(SHUTDOWN_FLUSH_MS);
         }
         if (sequencerProcessor != null) {
             sequencer.halt();
             sequencerProcessor.halt();
             sequencerThread.join(5000);
         }
+        stopEventLoops();
+        if (login != null) {
+            login.close();
+        }
+        if (sequencer != null && !sequencerThread.isAlive()) {
+            releaseTopics();
+        }
+        log.info("Ringcast node stopped");
+    }
+
+    private void stopEventLoops() throws InterruptedException {
         if (acceptGroup != null) {
             acceptGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         }
         if (ioGroup != null) {
             ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         }
-        if (authExecutor != null) {
-            authExecutor.shutdownNow();
+    }
+
+    /**
+     * Saves the topics ({@code state.file}) and releases every buffer the sequencer and the inbound
+     * ring hold: only once the sequencer thread has stopped.
+     */
+    private void releaseTopics() {
+        if (config.state().enabled() && !config.cluster().enabled()) {
+            saveTopics(Path.of(config.state().file()));
         }
-        if (sequencer != null && !sequencerThread.isAlive()) {
-            if (config.state().enabled() && !config.cluster().enabled()) {
-                saveTopics(Path.of(config.state().file()));
-            }
-            sequencer.releaseAll();
-            // publishes the sequencer never reached: their values are still held by the ring
-            for (int i = 0; i < inbound.getBufferSize(); i++) {
-                InboundEvent e = inbound.get(i);
-                if (e.value != null) {
-                    e.value.release();
-                }
-                e.clear();
-            }
-        }
-        log.info("Ringcast node stopped");
+        sequencer.releaseAll();
+        inbound.releaseUnconsumed(); // publishes the sequencer never reached: their values are still held by the ring
     }
 }

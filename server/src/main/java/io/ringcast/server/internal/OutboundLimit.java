@@ -44,6 +44,6 @@ final class OutboundLimit {
     /** Closes {@code s} as a slow consumer for {@code why}. */
     void close(Session s, String why) {
         counters.slowConsumerDisconnects.increment();
-        SessionHandler.closeWithError(s, ErrorCode.SLOW_CONSUMER, "slow consumer: " + why, closeGraceMs);
+        s.closeWithError(ErrorCode.SLOW_CONSUMER, "slow consumer: " + why, closeGraceMs);
     }
 }

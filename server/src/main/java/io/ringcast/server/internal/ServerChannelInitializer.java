@@ -10,9 +10,12 @@ import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtensionHandler;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.ringcast.server.config.Features;
 import io.ringcast.server.config.ServerConfig;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,15 +30,35 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
     static final String WEBSOCKET_PATH = "/ws";
     private static final int MAX_HTTP_REQUEST_BYTES = 64 * 1024;
 
-    private final ServerContext server;
+    private final ServerConfig config;
+    /**
+     * The {@code features} section in force: hot reloads replace it ({@link #useFeatures}). Read
+     * when a connection is set up; the sequencer gets its own copy through the inbound ring.
+     */
+    private volatile Features features;
+    /** TLS for every connection ({@code security.tlsCertificateFile}), or null for plain TCP. */
+    private final SslContext tls;
+    /** {@code security.allowedOrigins}, or null when any origin may connect. */
+    private final OriginCheck originCheck;
+    private final ServerCounters counters;
+    private final HttpEndpointHandler.NodeView endpoints;
+    private final SessionServices sessionServices;
     private final WebSocketServerProtocolConfig webSocketConfig;
     /** The same, accepting frames with RSV1 set: for connections that may negotiate compression. */
     private final WebSocketServerProtocolConfig compressingWebSocketConfig;
     private final SharedDeflateHandshaker deflate;
 
-    ServerChannelInitializer(ServerContext server) {
-        this.server = server;
-        ServerConfig.Limits limits = server.config.limits();
+    ServerChannelInitializer(ServerConfig config, SslContext tls, ServerCounters counters,
+                             HttpEndpointHandler.NodeView endpoints, SessionServices sessionServices) {
+        this.config = config;
+        this.features = config.features();
+        this.tls = tls;
+        List<String> origins = config.security().allowedOrigins();
+        this.originCheck = origins.isEmpty() ? null : new OriginCheck(origins, counters);
+        this.counters = counters;
+        this.endpoints = endpoints;
+        this.sessionServices = sessionServices;
+        ServerConfig.Limits limits = config.limits();
         this.webSocketConfig = webSocketConfig(limits, false);
         this.compressingWebSocketConfig = webSocketConfig(limits, true);
         this.deflate = new SharedDeflateHandshaker(limits.maxFrameBytes());
@@ -57,36 +80,41 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
                 .build();
     }
 
+    /** A hot reload's {@code features}: connections made from now on are set up by it. Any thread. */
+    void useFeatures(Features features) {
+        this.features = features;
+    }
+
     /** Any channel, not only a socket's: the tests run this pipeline on an {@code EmbeddedChannel}. */
     @Override
     protected void initChannel(Channel ch) {
         // writability is what on-backpressure conflation watches: unwritable past the backlog
-        long backlog = server.features.effectiveConflationBacklogBytes(server.config.limits().outboundQueueBytes());
+        long backlog = features.effectiveConflationBacklogBytes(config.limits().outboundQueueBytes());
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark((int) (backlog / 2), (int) backlog));
         ChannelPipeline p = ch.pipeline();
-        if (server.tls != null) {
-            p.addLast("tls", server.tls.newHandler(ch.alloc()));
+        if (tls != null) {
+            p.addLast("tls", tls.newHandler(ch.alloc()));
         }
         p.addLast("http", new HttpServerCodec());
         p.addLast("http-aggregator", new HttpObjectAggregator(MAX_HTTP_REQUEST_BYTES));
         // behind the aggregator, it sees whole requests and every response; the session removes it at the upgrade
-        p.addLast("http-deadline", new HttpPhaseDeadline(server.counters, server.config.limits()));
-        if (server.originCheck != null) {
-            p.addLast("origin", server.originCheck);
+        p.addLast("http-deadline", new HttpPhaseDeadline(counters, config.limits()));
+        if (originCheck != null) {
+            p.addLast("origin", originCheck);
         }
         // compression is offered to connections made while it is on somewhere (features reload live)
-        boolean compression = server.features.compressionAnywhere();
+        boolean compression = features.compressionAnywhere();
         if (compression) {
             p.addLast("websocket-extensions", new WebSocketServerExtensionHandler(deflate));
         }
         p.addLast("websocket", new WebSocketUpgradeHandler(compression ? compressingWebSocketConfig : webSocketConfig));
-        p.addLast("websocket-aggregator", new WebSocketFrameAggregator(server.config.limits().maxFrameBytes()));
-        long idleMs = server.config.session().idleTimeoutMs();
+        p.addLast("websocket-aggregator", new WebSocketFrameAggregator(config.limits().maxFrameBytes()));
+        long idleMs = config.session().idleTimeoutMs();
         if (idleMs > 0) {
             // first event at half the timeout: the session pings; second: IDLE_TIMEOUT (SessionHandler)
             p.addLast("idle", new IdleStateHandler(idleMs / 2, 0, 0, TimeUnit.MILLISECONDS));
         }
-        p.addLast("http-endpoints", new HttpEndpointHandler(server));
-        p.addLast("session", new SessionHandler(server));
+        p.addLast("http-endpoints", new HttpEndpointHandler(endpoints));
+        p.addLast("session", new SessionHandler(sessionServices));
     }
 }

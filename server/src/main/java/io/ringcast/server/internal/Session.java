@@ -4,13 +4,18 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.config.Conflation;
 
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One WebSocket connection. Fields are grouped by the only thread allowed to touch them:
@@ -123,6 +128,43 @@ final class Session {
     long pendingOutboundBytes() {
         ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
         return buffer == null ? 0 : buffer.totalPendingWriteBytes();
+    }
+
+    /**
+     * Sends {@code ERROR} and a WebSocket close frame with the code's close status, stops all
+     * further writes to the session, and closes the connection once they are flushed or after
+     * {@code graceMs}, whichever comes first. Idempotent. I/O thread.
+     */
+    void closeWithError(ErrorCode code, String reason, long graceMs) {
+        assert channel.eventLoop().inEventLoop();
+        if (closing) {
+            return;
+        }
+        closing = true;
+        closeReason = code + ": " + reason;
+        if (!channel.isActive()) {
+            return;
+        }
+        channel.config().setAutoRead(true); // read and drop, even if reading was paused
+        ByteBuf out = OutboundFrame.allocate(ctx.alloc(), 64 + reason.length() * 3);
+        WireCodec.writeError(out, code, 0, reason);
+        ctx.write(OutboundFrame.finish(out), ctx.voidPromise());
+        // Half-close once they are out, and go on reading (and dropping: the session is closing) until
+        // the peer closes or the grace ends. Closing at once with input still unread, such as the rest
+        // of an oversized frame, makes the kernel send a reset, which can destroy the ERROR and the
+        // close frame in the peer's receive buffer before it reads them.
+        ctx.writeAndFlush(new CloseWebSocketFrame(code.closeCode(), code.name())).addListener(written -> {
+            if (written.isSuccess() && channel instanceof SocketChannel socket && socket.isActive()) {
+                socket.shutdownOutput();
+            } else {
+                channel.close();
+            }
+        });
+        ctx.executor().schedule(() -> {
+            if (channel.isActive()) {
+                channel.close();
+            }
+        }, Math.max(graceMs, 1), TimeUnit.MILLISECONDS);
     }
 
     @Override

@@ -21,7 +21,7 @@ import java.util.List;
  * of an oversized frame still unread, that close makes the kernel send a reset, which can destroy
  * the session's {@code ERROR} and close frame in the peer's receive buffer before the peer reads
  * them. The session closes the connection itself, once they are out or after its grace
- * ({@link SessionHandler#closeWithError}), and closes at once for everything else.
+ * ({@link Session#closeWithError}), and closes at once for everything else.
  *
  * <p>A close frame whose status may not be sent on the wire is answered with 1002 (protocol
  * error), not echoed (RFC 6455 7.4.2). Netty's decoder refuses the reserved codes below 3000 but

@@ -1,0 +1,102 @@
+package io.ringcast.server.internal;
+
+import io.ringcast.cluster.ClusterNode;
+import io.ringcast.cluster.ClusterSettings;
+import io.ringcast.cluster.UpdateSink;
+import io.ringcast.protocol.PathLimits;
+import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.TopicPath;
+import io.ringcast.server.config.ServerConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * This node's link to the cluster ({@code cluster.enabled}): joins it, waits until the node has
+ * caught up, and feeds the updates every node applies into the inbound ring, in each partition's
+ * order, with the sequence the partition's owner gave them. (A session's publishes take the other
+ * direction, {@link ClusterRoute}.)
+ *
+ * <p>Thread contract: {@link #join} on the thread that starts the node; {@link #apply} on the
+ * cluster thread, which it holds while the inbound ring is full, so that the cluster stops reading
+ * its peers until the sequencer catches up.
+ */
+final class ClusterLink implements UpdateSink {
+    private static final Logger log = LoggerFactory.getLogger(ClusterLink.class);
+
+    private final PathLimits pathLimits;
+    private final SequencerProxy inbound;
+
+    private ClusterLink(PathLimits pathLimits, SequencerProxy inbound) {
+        this.pathLimits = pathLimits;
+        this.inbound = inbound;
+    }
+
+    /**
+     * Joins the cluster and waits until this node has caught up with every partition's owner: only
+     * then may it bind its port, so that no client sees a node that is still filling up.
+     *
+     * @return the joined node; on failure it is closed and an {@link IllegalStateException} says why
+     */
+    static ClusterNode join(ServerConfig.Cluster c, PathLimits pathLimits, SequencerProxy inbound)
+            throws InterruptedException {
+        List<ClusterSettings.Member> members = new ArrayList<>();
+        for (ServerConfig.Cluster.Member m : c.members()) {
+            members.add(new ClusterSettings.Member(m.name(), m.host(), m.membershipPort(), m.peerPort()));
+        }
+        ClusterSettings settings = new ClusterSettings(c.nodeName(), members, c.partitions(), c.logLength(),
+                c.replicationTimeoutMs());
+        ClusterNode cluster = new ClusterNode(settings, new ClusterLink(pathLimits, inbound));
+        try {
+            cluster.start();
+        } catch (InterruptedException e) {
+            cluster.close();
+            throw e;
+        } catch (Exception e) {
+            cluster.close();
+            throw new IllegalStateException("cannot join the cluster as '" + c.nodeName() + "' (membership port "
+                    + settings.self().membershipPort() + ", peer port " + settings.self().peerPort() + "): "
+                    + e.getMessage(), e);
+        }
+        log.info("cluster: joined as '{}', catching up before accepting clients", c.nodeName());
+        try {
+            awaitCaughtUp(cluster);
+        } catch (InterruptedException | IllegalStateException e) {
+            cluster.close();
+            throw e;
+        }
+        return cluster;
+    }
+
+    private static void awaitCaughtUp(ClusterNode cluster) throws InterruptedException {
+        while (true) {
+            try {
+                cluster.ready().get(10, TimeUnit.SECONDS);
+                return;
+            } catch (TimeoutException e) {
+                log.info("cluster: still catching up: {}", cluster.status());
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("cluster: could not catch up", e.getCause());
+            }
+        }
+    }
+
+    /** An update the cluster delivers: into the inbound ring like a publish. Waits for room. Cluster thread. */
+    @Override
+    public void apply(String path, long topicSequence, byte[] value) {
+        String[] segments;
+        try {
+            segments = TopicPath.validate(path, pathLimits);
+        } catch (ProtocolException e) {
+            log.error("cluster: update of '{}' not applied here ({}): are limits.maxPathBytes and maxPathDepth the "
+                    + "same on every node?", path, e.reason());
+            return;
+        }
+        inbound.applyFromCluster(path, segments, topicSequence, value);
+    }
+}

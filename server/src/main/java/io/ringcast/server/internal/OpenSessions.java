@@ -1,0 +1,98 @@
+package io.ringcast.server.internal;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
+import io.netty.channel.group.ChannelGroup;
+
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The node's open sessions: their ids, their channels (counted in {@code /metrics}, told
+ * {@code SERVER_SHUTDOWN} at stop), their number in {@link ServerCounters#sessions}, and the
+ * {@link FanOutPoller} that serves each event loop.
+ *
+ * <p>Thread contract: thread-safe; the maps are fixed at construction, the rest is atomic or
+ * Netty's concurrent {@link ChannelGroup}.
+ */
+final class OpenSessions {
+    private final ChannelGroup channels;
+    private final ServerCounters counters;
+    /** One per I/O loop, by loop index. */
+    private final FanOutPoller[] pollers;
+    private final Map<EventLoop, Integer> loopIndexes = new IdentityHashMap<>();
+    private final AtomicLong sessionIds = new AtomicLong();
+
+    /** @param loops the I/O event loops, {@code loops[i]} served by {@code pollers[i]} */
+    OpenSessions(ChannelGroup channels, ServerCounters counters, EventLoop[] loops, FanOutPoller[] pollers) {
+        this.channels = channels;
+        this.counters = counters;
+        this.pollers = pollers;
+        for (int i = 0; i < loops.length; i++) {
+            loopIndexes.put(loops[i], pollers[i].loopIndex);
+        }
+    }
+
+    /** A new session for the channel of {@code ctx}, with the next id; not counted until {@link #add}. */
+    Session newSession(ChannelHandlerContext ctx, boolean compressed) {
+        return new Session(sessionIds.incrementAndGet(), ctx, loopIndexOf(ctx.channel().eventLoop()), compressed);
+    }
+
+    private int loopIndexOf(EventLoop loop) {
+        Integer i = loopIndexes.get(loop);
+        if (i == null) {
+            throw new IllegalStateException("channel on an event loop that has no fan-out poller: " + loop);
+        }
+        return i;
+    }
+
+    /** Counts an opened session and keeps its channel; returns how many are open now, itself included. */
+    int add(Session session) {
+        int open = counters.sessions.incrementAndGet();
+        channels.add(session.channel);
+        return open;
+    }
+
+    /** Uncounts a closed session and its subscriptions (its channel leaves the group by itself). */
+    void remove(Session session) {
+        counters.sessions.decrementAndGet();
+        counters.subscriptions.addAndGet(-session.openSubscriptionIds.size());
+    }
+
+    /** The fan-out reader of the session's event loop. */
+    FanOutPoller pollerOf(Session session) {
+        return pollers[session.loopIndex];
+    }
+
+    /** Every session's channel, for what reads them all (the outbound queue metrics). */
+    ChannelGroup channels() {
+        return channels;
+    }
+
+    /**
+     * Tells every session {@code SERVER_SHUTDOWN} on its own loop, gives them up to
+     * {@code flushMs} to be told and again to close, then closes what is left. Any thread but an
+     * event loop.
+     */
+    void shutdownAll(long flushMs) throws InterruptedException {
+        if (channels.isEmpty()) {
+            return;
+        }
+        CountDownLatch told = new CountDownLatch(channels.size());
+        for (Channel ch : channels) {
+            ch.eventLoop().execute(() -> {
+                SessionHandler handler = ch.pipeline().get(SessionHandler.class);
+                if (handler != null) {
+                    handler.shutdown();
+                }
+                told.countDown();
+            });
+        }
+        told.await(flushMs, TimeUnit.MILLISECONDS);
+        channels.close().await(flushMs, TimeUnit.MILLISECONDS);
+    }
+}

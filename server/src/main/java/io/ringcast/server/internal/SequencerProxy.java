@@ -1,0 +1,185 @@
+package io.ringcast.server.internal;
+
+import com.lmax.disruptor.InsufficientCapacityException;
+import com.lmax.disruptor.RingBuffer;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.ringcast.protocol.Selector;
+
+import java.util.Map;
+import java.util.function.IntFunction;
+
+/**
+ * Every command for the sequencer thread, and the only code that claims, fills and publishes slots
+ * of the inbound ring ({@link InboundEvent}): a session's publishes, subscriptions and close, the
+ * demo's quotes, a features reload, the updates the cluster applies. What a slot holds for each
+ * command is written here once.
+ *
+ * <p>Two ways in, by who calls:
+ * <ul>
+ *   <li>the {@code try*} methods and {@link #tryClaim} never wait: a full ring is a result
+ *       ({@code false}, {@link #RING_FULL}), on which an event loop pauses its reads and the demo
+ *       skips its tick. Event loops must only use these: a loop is also a fan-out reader, so
+ *       waiting on it could deadlock the sequencer;</li>
+ *   <li>{@link #reloadFeatures} and {@link #applyFromCluster} wait for room ({@code next()}): for
+ *       threads that may block, the config watcher or a caller of {@code applyFeatures}, and the
+ *       cluster thread (which then stops reading its peers until the sequencer catches up).</li>
+ * </ul>
+ * A claimed slot is always published, as {@link InboundEvent#NOOP} when its command was refused or
+ * failed, so the ring never stalls on a hole.
+ *
+ * <p>Thread contract: the ring is multi-producer; any thread may call, each on its own claimed
+ * slot. {@link #releaseUnconsumed} only once every producer and the sequencer have stopped.
+ */
+final class SequencerProxy {
+    /** What {@link #tryClaim} returns when the ring has no free slot. */
+    static final long RING_FULL = -1;
+
+    private final RingBuffer<InboundEvent> ring;
+
+    SequencerProxy(RingBuffer<InboundEvent> ring) {
+        this.ring = ring;
+    }
+
+    // ------------------------------------------------------------------ a message being decoded
+
+    /**
+     * Claims a slot, cleared to a {@link InboundEvent#NOOP}, for a message about to be decoded: it
+     * is filled by one of the {@code fill*} methods if the message passes its checks, and must be
+     * {@link #commit committed} whatever happens. Never waits.
+     *
+     * @return the slot, or {@link #RING_FULL}
+     */
+    long tryClaim() {
+        long slot;
+        try {
+            slot = ring.tryNext();
+        } catch (InsufficientCapacityException full) {
+            return RING_FULL;
+        }
+        ring.get(slot).clear();
+        return slot;
+    }
+
+    /** A session's publish into a claimed slot; {@code value} is a retained slice the sequencer releases. */
+    void fillPublish(long slot, Session session, int correlationId, String path, String[] segments, ByteBuf value,
+                     boolean republish, boolean overRate) {
+        InboundEvent e = command(slot, InboundEvent.PUBLISH, session, correlationId);
+        e.receivedNanos = System.nanoTime();
+        e.path = path;
+        e.segments = segments;
+        e.value = value;
+        e.republish = republish;
+        e.overRate = overRate;
+    }
+
+    /** A session's subscription into a claimed slot. */
+    void fillSubscribe(long slot, Session session, int subscriptionId, Selector selector, Map<String, Long> resume) {
+        InboundEvent e = command(slot, InboundEvent.SUBSCRIBE, session, subscriptionId);
+        e.selector = selector;
+        e.resume = resume;
+    }
+
+    /** A session's unsubscription into a claimed slot. */
+    void fillUnsubscribe(long slot, Session session, int subscriptionId) {
+        command(slot, InboundEvent.UNSUBSCRIBE, session, subscriptionId);
+    }
+
+    /** Hands a claimed slot to the sequencer: as it was filled, or as a NOOP. */
+    void commit(long slot) {
+        ring.publish(slot);
+    }
+
+    private InboundEvent command(long slot, int kind, Session session, int id) {
+        InboundEvent e = ring.get(slot);
+        e.kind = kind;
+        e.session = session;
+        e.id = id;
+        return e;
+    }
+
+    // ------------------------------------------------------------------ whole commands
+
+    /**
+     * Tells the sequencer to forget {@code session}. Never waits.
+     *
+     * @return false when the ring is full: nothing was sent, the caller retries
+     */
+    boolean trySessionClosed(Session session) {
+        long slot = tryClaim();
+        if (slot == RING_FULL) {
+            return false;
+        }
+        command(slot, InboundEvent.SESSION_CLOSED, session, 0);
+        commit(slot);
+        return true;
+    }
+
+    /**
+     * A publish of no session (the demo's, acked to no one). The value is made by
+     * {@code value.apply(arg)} only once a slot is claimed, so a full ring costs no value; if making
+     * it throws, the slot goes as a NOOP and the exception to the caller. Never waits.
+     *
+     * @return false when the ring is full: nothing was made or sent
+     */
+    boolean tryPublish(String path, String[] segments, IntFunction<ByteBuf> value, int arg) {
+        long slot = tryClaim();
+        if (slot == RING_FULL) {
+            return false;
+        }
+        InboundEvent e = ring.get(slot);
+        try {
+            e.value = value.apply(arg);
+            e.kind = InboundEvent.PUBLISH;
+            e.receivedNanos = System.nanoTime();
+            e.path = path;
+            e.segments = segments;
+        } finally {
+            commit(slot);
+        }
+        return true;
+    }
+
+    /** A hot reload of the {@code features} section: topics are resolved anew. Waits for room. */
+    void reloadFeatures(FeatureResolver features) {
+        long slot = ring.next();
+        InboundEvent e = ring.get(slot);
+        e.clear();
+        e.kind = InboundEvent.FEATURES;
+        e.features = features;
+        ring.publish(slot);
+    }
+
+    /**
+     * An update the cluster applies with the sequence its partition's owner gave it
+     * ({@code topicSequence}), like a publish of no session. Waits for room. Cluster thread.
+     */
+    void applyFromCluster(String path, String[] segments, long topicSequence, byte[] value) {
+        long slot = ring.next();
+        InboundEvent e = ring.get(slot);
+        e.clear();
+        e.kind = InboundEvent.PUBLISH;
+        e.path = path;
+        e.segments = segments;
+        e.fixedSequence = topicSequence;
+        e.receivedNanos = System.nanoTime(); // clocks of other nodes do not compare: latency from here
+        e.value = Unpooled.wrappedBuffer(value);
+        ring.publish(slot);
+    }
+
+    // ------------------------------------------------------------------ the ring itself
+
+    /**
+     * Releases the values of publishes the sequencer never reached and clears every slot. Only
+     * once the sequencer and every producer have stopped.
+     */
+    void releaseUnconsumed() {
+        for (int i = 0; i < ring.getBufferSize(); i++) {
+            InboundEvent e = ring.get(i);
+            if (e.value != null) {
+                e.value.release();
+            }
+            e.clear();
+        }
+    }
+}

@@ -1,0 +1,218 @@
+package io.ringcast.server.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.ringcast.cluster.PublishOutcome;
+import io.ringcast.protocol.Credentials;
+import io.ringcast.protocol.ErrorCode;
+import io.ringcast.protocol.MessageHandler;
+import io.ringcast.protocol.MessageType;
+import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.TopicPath;
+import io.ringcast.protocol.WireCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What each request of one session's client does, as {@link SessionHandler} decodes it: the
+ * {@code HELLO} goes to the {@link Login} (within {@code limits.handshakeTimeoutMs}); a publish or a
+ * subscription climbs its checks ({@link PublishChecks}, {@link SubscribeChecks}) and then fills the
+ * inbound slot the handler claimed for it ({@link SequencerProxy}), or in a cluster goes to its
+ * partition's owner ({@link ClusterRoute}); a refusal is an {@code ERROR} for that request alone
+ * ({@link SessionReplies}); a {@code PING} gets its {@code PONG}.
+ *
+ * <p>Thread contract: the session's event loop only.
+ */
+final class SessionRequests implements MessageHandler, Login.Outcome {
+    private static final Logger log = LoggerFactory.getLogger(SessionRequests.class);
+
+    private final SessionServices node;
+    private final Session session;
+    private final SessionReplies replies;
+    private final PublishChecks publishChecks;
+    private final ScheduledFuture<?> handshakeTimer;
+    /** The inbound slot claimed for the message being decoded, or {@link SequencerProxy#RING_FULL}. */
+    private long claimed = SequencerProxy.RING_FULL;
+    /** A password is being checked off the event loop; the session is not welcomed yet. */
+    private boolean authenticating;
+
+    /** Starts the session's handshake deadline: a {@code HELLO} within {@code limits.handshakeTimeoutMs}. */
+    SessionRequests(SessionServices node, Session session, SessionReplies replies) {
+        this.node = node;
+        this.session = session;
+        this.replies = replies;
+        this.publishChecks = new PublishChecks(node.limits(), node.clusterRoute() != null, System.nanoTime());
+        this.handshakeTimer = session.ctx.executor().schedule(() -> {
+            if (!session.welcomed) {
+                replies.fatal(ErrorCode.HANDSHAKE_TIMEOUT, "no HELLO within limits.handshakeTimeoutMs = "
+                        + node.limits().handshakeTimeoutMs() + " ms");
+            }
+        }, node.limits().handshakeTimeoutMs(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Decodes the next message of {@code content} and does what it asks; a command for the
+     * sequencer fills {@code slot}, claimed for it by the caller, who publishes it whatever happens.
+     *
+     * @param slot the claimed inbound slot, or {@link SequencerProxy#RING_FULL} for a message that needs none
+     */
+    void decodeOne(ByteBuf content, long slot) throws ProtocolException {
+        claimed = slot;
+        try {
+            WireCodec.decodeOne(content, this);
+        } finally {
+            claimed = SequencerProxy.RING_FULL;
+        }
+    }
+
+    /** The connection closed: the handshake deadline no longer matters. */
+    void closed() {
+        handshakeTimer.cancel(false);
+    }
+
+    @Override
+    public void onHello(int version, String clientName, Credentials credentials, long publisherId)
+            throws ProtocolException {
+        if (session.welcomed || authenticating) {
+            throw new ProtocolException(ErrorCode.HANDSHAKE_REQUIRED, "second HELLO on session " + session);
+        }
+        if (version != WireCodec.VERSION) {
+            throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, "client speaks protocol version " + version
+                    + "; this server speaks version " + WireCodec.VERSION);
+        }
+        session.clientName = clientName;
+        session.publisherId = publisherId;
+        authenticating = true;
+        node.login().check(credentials, session.ctx.executor(), this);
+    }
+
+    /** The login refused the credentials ({@link Login}). */
+    @Override
+    public void refused(Credentials credentials, String reason) {
+        authenticating = false;
+        if (session.closing) {
+            return;
+        }
+        log.info("session {} (client '{}'): login with {} refused: {}", session, session.clientName, credentials, reason);
+        replies.fatal(ErrorCode.AUTHENTICATION_FAILED, "authentication failed: " + reason);
+    }
+
+    /** The login granted {@code permissions} ({@link Login}): the session is welcomed. */
+    @Override
+    public void granted(Permissions permissions) {
+        authenticating = false;
+        if (session.closing) {
+            return;
+        }
+        session.permissions = permissions;
+        session.welcomed = true;
+        handshakeTimer.cancel(false);
+        replies.welcome(node.limits().maxFrameBytes(), (int) node.idleTimeoutMs());
+        replies.flush(); // the answer may come from the login executor, outside a read
+        log.debug("session {} welcomed client '{}' as {}", session, session.clientName, permissions.who());
+    }
+
+    @Override
+    public void onSubscribe(int subscriptionId, String selectorText, Map<String, Long> resume)
+            throws ProtocolException {
+        requireWelcome(MessageType.SUBSCRIBE);
+        Selector selector;
+        try {
+            selector = Selector.parse(selectorText, node.limits().pathLimits());
+        } catch (ProtocolException e) {
+            replies.refuse(e.code(), subscriptionId, e.reason());
+            return;
+        }
+        Verdict verdict = node.subscribeChecks().check(session, subscriptionId, selector, selectorText);
+        if (!verdict.passed()) {
+            replies.refuse(verdict, subscriptionId);
+            return;
+        }
+        session.openSubscriptionIds.add(subscriptionId);
+        node.counters().subscriptions.incrementAndGet();
+        node.sequencer().fillSubscribe(claimedSlot(), session, subscriptionId, selector, resume);
+    }
+
+    @Override
+    public void onUnsubscribe(int subscriptionId) throws ProtocolException {
+        requireWelcome(MessageType.UNSUBSCRIBE);
+        if (session.openSubscriptionIds.remove(subscriptionId)) {
+            node.counters().subscriptions.decrementAndGet();
+            node.sequencer().fillUnsubscribe(claimedSlot(), session, subscriptionId);
+        }
+    }
+
+    @Override
+    public void onPublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength)
+            throws ProtocolException {
+        requireWelcome(MessageType.PUBLISH);
+        publish(correlationId, topicPath, frame, valueIndex, valueLength, false);
+    }
+
+    @Override
+    public void onRepublish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength)
+            throws ProtocolException {
+        requireWelcome(MessageType.REPUBLISH);
+        publish(correlationId, topicPath, frame, valueIndex, valueLength, true);
+    }
+
+    /** A publish, or with {@code republish} one sent again (applied once per publisher id and correlation id). */
+    private void publish(int correlationId, String topicPath, ByteBuf frame, int valueIndex, int valueLength,
+                         boolean republish) {
+        String[] segments;
+        try {
+            segments = TopicPath.validate(topicPath, node.limits().pathLimits());
+        } catch (ProtocolException e) {
+            replies.refuse(e.code(), correlationId, e.reason());
+            return;
+        }
+        Verdict verdict = publishChecks.check(session, topicPath, segments, valueLength, republish, System.nanoTime());
+        if (!verdict.passed()) {
+            replies.refuse(verdict, correlationId);
+        } else if (node.clusterRoute() != null) {
+            // the partition's owner sequences it, on whichever node; the claimed slot stays a NOOP
+            node.clusterRoute().publish(session, correlationId, topicPath, frame, valueIndex, valueLength,
+                    this::answerClusterPublish);
+        } else {
+            node.sequencer().fillPublish(claimedSlot(), session, correlationId, topicPath, segments,
+                    frame.retainedSlice(valueIndex, valueLength), republish, verdict == Verdict.PASSED_OVER_RATE);
+        }
+    }
+
+    /** The cluster's answer to a publish of this session. Event loop. */
+    private void answerClusterPublish(int correlationId, String topicPath, PublishOutcome outcome, long sequence) {
+        if (session.closing || !session.channel.isActive()) {
+            return;
+        }
+        if (outcome == PublishOutcome.ACKED) {
+            replies.publishAck(correlationId, sequence);
+        } else {
+            replies.refuse(node.clusterRoute().refusal(outcome, topicPath), correlationId);
+        }
+        replies.flush(); // outside a read: nothing else will
+    }
+
+    @Override
+    public void onPing(long nonce) throws ProtocolException {
+        requireWelcome(MessageType.PING);
+        node.counters().clientPings.increment();
+        replies.pong(nonce);
+    }
+
+    /** The inbound slot claimed for the command being decoded. */
+    private long claimedSlot() {
+        assert claimed != SequencerProxy.RING_FULL : "a command message without a claimed inbound slot";
+        return claimed;
+    }
+
+    private void requireWelcome(byte type) throws ProtocolException {
+        if (!session.welcomed) {
+            throw new ProtocolException(ErrorCode.HANDSHAKE_REQUIRED, MessageType.name(type)
+                    + " before HELLO: the first message of a session must be HELLO");
+        }
+    }
+}
