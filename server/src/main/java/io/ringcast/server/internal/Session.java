@@ -146,7 +146,7 @@ final class Session {
             return;
         }
         channel.config().setAutoRead(true); // read and drop, even if reading was paused
-        ByteBuf out = OutboundFrame.allocate(ctx.alloc(), 64 + reason.length() * 3);
+        ByteBuf out = OutboundFrame.allocate(ctx.alloc(), WireCodec.errorBytes(reason));
         WireCodec.writeError(out, code, 0, reason);
         ctx.write(OutboundFrame.finish(out), ctx.voidPromise());
         // Half-close once they are out, and go on reading (and dropping: the session is closing) until

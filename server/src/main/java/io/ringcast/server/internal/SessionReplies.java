@@ -41,12 +41,12 @@ final class SessionReplies {
     }
 
     void pong(long nonce) {
-        WireCodec.writePong(frames.room(WireCodec.HEADER_BYTES + 8), nonce);
+        WireCodec.writePong(frames.room(WireCodec.PONG_BYTES), nonce);
         replied();
     }
 
     void publishAck(int correlationId, long sequence) {
-        WireCodec.writePublishAck(frames.room(WireCodec.HEADER_BYTES + 12), correlationId, sequence);
+        WireCodec.writePublishAck(frames.room(WireCodec.PUBLISH_ACK_BYTES), correlationId, sequence);
         replied();
     }
 
@@ -57,7 +57,7 @@ final class SessionReplies {
 
     void refuse(ErrorCode code, int correlationId, String reason) {
         counters.error(code);
-        WireCodec.writeError(frames.room(64 + reason.length() * 3), code, correlationId, reason);
+        WireCodec.writeError(frames.room(WireCodec.errorBytes(reason)), code, correlationId, reason);
         replied();
     }
 
