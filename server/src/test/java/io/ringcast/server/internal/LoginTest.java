@@ -89,28 +89,26 @@ class LoginTest {
                 + "(security.anonymousRoles is empty): send a password or a token");
     }
 
+    /** Logs alice in with {@code password} from the session's loop; the answer, which must come on that loop. */
+    private String passwordLogin(String password) throws Exception {
+        login = new Login(authenticator("{principals: [{name: alice, passwordHash: '" + HASH + "', roles: [demo]}]}"));
+        Answer answer = new Answer();
+        checkOn(sessionLoop, Credentials.password("alice", password), answer);
+        String result = answer.answer.get(5, TimeUnit.SECONDS);
+        assertThat(sessionLoop.inEventLoop(answer.thread)).as("answered on the session's loop").isTrue();
+        return result;
+    }
+
     @Test
     @Timeout(10)
     void passwordIsCheckedOffTheLoopAndAnsweredOnIt() throws Exception {
-        login = new Login(authenticator("{principals: [{name: alice, passwordHash: '" + HASH + "', roles: [demo]}]}"));
-        Answer answer = new Answer();
-
-        checkOn(sessionLoop, Credentials.password("alice", "s3cret"), answer);
-
-        assertThat(answer.answer.get(5, TimeUnit.SECONDS)).isEqualTo("granted to principal 'alice'");
-        assertThat(sessionLoop.inEventLoop(answer.thread)).as("answered on the session's loop").isTrue();
+        assertThat(passwordLogin("s3cret")).isEqualTo("granted to principal 'alice'");
     }
 
     @Test
     @Timeout(10)
     void wrongPasswordIsRefusedOnTheSessionsLoop() throws Exception {
-        login = new Login(authenticator("{principals: [{name: alice, passwordHash: '" + HASH + "', roles: [demo]}]}"));
-        Answer answer = new Answer();
-
-        checkOn(sessionLoop, Credentials.password("alice", "guess"), answer);
-
-        assertThat(answer.answer.get(5, TimeUnit.SECONDS)).isEqualTo("refused: unknown principal or wrong password");
-        assertThat(sessionLoop.inEventLoop(answer.thread)).isTrue();
+        assertThat(passwordLogin("guess")).isEqualTo("refused: unknown principal or wrong password");
     }
 
     @Test

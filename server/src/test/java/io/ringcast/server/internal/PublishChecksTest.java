@@ -38,6 +38,14 @@ class PublishChecksTest {
         return ConfigLoader.fromYaml("limits: {" + yaml + "}").limits();
     }
 
+    /** The session may publish only under {@code demo/}; returns the checks for {@code limitsYaml}. */
+    private PublishChecks publishingUnderDemoOnly(String limitsYaml) {
+        ServerConfig config = ConfigLoader.fromYaml("limits: {" + limitsYaml + "}\n"
+                + "security: {roles: [{name: demo, subscribe: ['#'], publish: ['demo/#']}]}");
+        session.permissions = Permissions.of(config.security(), List.of("demo"), "anonymous", PathLimits.WIDEST);
+        return new PublishChecks(config.limits(), false, NOW);
+    }
+
     @Test
     void publishWithinEveryLimitPasses() {
         PublishChecks checks = new PublishChecks(limits("publishRatePerSession: 10"), false, NOW);
@@ -46,10 +54,7 @@ class PublishChecksTest {
 
     @Test
     void permissionDeniedWhereNoPublishSelectorOfTheSessionMatches() {
-        ServerConfig config = ConfigLoader.fromYaml("security: {roles: [{name: reader, subscribe: ['#'], publish: "
-                + "['demo/#']}], anonymousRoles: [reader]}");
-        session.permissions = Permissions.of(config.security(), List.of("reader"), "anonymous", PathLimits.WIDEST);
-        PublishChecks checks = new PublishChecks(config.limits(), false, NOW);
+        PublishChecks checks = publishingUnderDemoOnly("");
 
         Verdict v = checks.check(session, "fx/EURUSD", FX, 10, false, NOW);
 
@@ -77,10 +82,7 @@ class PublishChecksTest {
 
     @Test
     void permissionDeniedTakesNoTokenOfTheRate() {
-        ServerConfig config = ConfigLoader.fromYaml("limits: {publishRatePerSession: 1}\n"
-                + "security: {roles: [{name: demo, subscribe: ['#'], publish: ['demo/#']}]}");
-        session.permissions = Permissions.of(config.security(), List.of("demo"), "anonymous", PathLimits.WIDEST);
-        PublishChecks checks = new PublishChecks(config.limits(), false, NOW);
+        PublishChecks checks = publishingUnderDemoOnly("publishRatePerSession: 1");
 
         assertThat(checks.check(session, "fx/EURUSD", FX, 1, false, NOW).code()).isEqualTo(ErrorCode.PERMISSION_DENIED);
         assertThat(checks.check(session, "demo/a", new String[] {"demo", "a"}, 1, false, NOW))

@@ -34,6 +34,19 @@ class SubscribeChecksTest {
         return Selector.parse(text, PathLimits.DEFAULT);
     }
 
+    /** The session may read only under {@code prices/}. */
+    private void readsPricesOnly() {
+        ServerConfig config = ConfigLoader.fromYaml("security: {roles: [{name: prices, subscribe: ['prices/#'], "
+                + "publish: []}], anonymousRoles: [prices]}");
+        session.permissions = Permissions.of(config.security(), List.of("prices"), "anonymous", PathLimits.WIDEST);
+    }
+
+    private static void assertRefused(Verdict v, ErrorCode code, String reason) {
+        assertThat(v.passed()).isFalse();
+        assertThat(v.code()).isEqualTo(code);
+        assertThat(v.reason()).isEqualTo(reason);
+    }
+
     @Test
     void subscriptionWithAFreeIdUnderTheLimitPasses() throws Exception {
         assertThat(checks.check(session, 1, selector("fx/#"), "fx/#")).isSameAs(Verdict.PASSED);
@@ -41,33 +54,25 @@ class SubscribeChecksTest {
 
     @Test
     void permissionDeniedForASelectorThatCouldMatchNoReadableTopic() throws Exception {
-        ServerConfig config = ConfigLoader.fromYaml("security: {roles: [{name: prices, subscribe: ['prices/#'], "
-                + "publish: []}], anonymousRoles: [prices]}");
-        session.permissions = Permissions.of(config.security(), List.of("prices"), "anonymous", PathLimits.WIDEST);
+        readsPricesOnly();
 
-        Verdict v = checks.check(session, 1, selector("fx/#"), "fx/#");
-
-        assertThat(v.code()).isEqualTo(ErrorCode.PERMISSION_DENIED);
-        assertThat(v.reason()).isEqualTo("subscription to 'fx/#' refused: anonymous may read no topic it could match");
+        assertRefused(checks.check(session, 1, selector("fx/#"), "fx/#"), ErrorCode.PERMISSION_DENIED,
+                "subscription to 'fx/#' refused: anonymous may read no topic it could match");
         assertThat(checks.check(session, 1, selector("#"), "#")).as("# meets prices/#").isSameAs(Verdict.PASSED);
     }
 
     @Test
     void duplicateSubscriptionIdForZeroWhichIsReserved() throws Exception {
-        Verdict v = checks.check(session, 0, selector("fx/#"), "fx/#");
-
-        assertThat(v.code()).isEqualTo(ErrorCode.DUPLICATE_SUBSCRIPTION_ID);
-        assertThat(v.reason()).isEqualTo("subscription id 0 is reserved");
+        assertRefused(checks.check(session, 0, selector("fx/#"), "fx/#"), ErrorCode.DUPLICATE_SUBSCRIPTION_ID,
+                "subscription id 0 is reserved");
     }
 
     @Test
     void duplicateSubscriptionIdForAnIdOpenOnTheSession() throws Exception {
         session.openSubscriptionIds.add(5);
 
-        Verdict v = checks.check(session, 5, selector("fx/#"), "fx/#");
-
-        assertThat(v.code()).isEqualTo(ErrorCode.DUPLICATE_SUBSCRIPTION_ID);
-        assertThat(v.reason()).isEqualTo("subscription id 5 is already open on this session");
+        assertRefused(checks.check(session, 5, selector("fx/#"), "fx/#"), ErrorCode.DUPLICATE_SUBSCRIPTION_ID,
+                "subscription id 5 is already open on this session");
     }
 
     @Test
@@ -76,18 +81,13 @@ class SubscribeChecksTest {
         assertThat(checks.check(session, 2, selector("a"), "a")).isSameAs(Verdict.PASSED);
         session.openSubscriptionIds.add(2);
 
-        Verdict v = checks.check(session, 3, selector("a"), "a");
-
-        assertThat(v.code()).isEqualTo(ErrorCode.TOO_MANY_SUBSCRIPTIONS);
-        assertThat(v.reason()).isEqualTo("session already has 2 subscriptions, the limit "
-                + "limits.maxSubscriptionsPerSession");
+        assertRefused(checks.check(session, 3, selector("a"), "a"), ErrorCode.TOO_MANY_SUBSCRIPTIONS,
+                "session already has 2 subscriptions, the limit limits.maxSubscriptionsPerSession");
     }
 
     @Test
     void permissionIsCheckedBeforeTheId() throws Exception {
-        ServerConfig config = ConfigLoader.fromYaml("security: {roles: [{name: prices, subscribe: ['prices/#'], "
-                + "publish: []}], anonymousRoles: [prices]}");
-        session.permissions = Permissions.of(config.security(), List.of("prices"), "anonymous", PathLimits.WIDEST);
+        readsPricesOnly();
 
         assertThat(checks.check(session, 0, selector("fx/#"), "fx/#").code()).isEqualTo(ErrorCode.PERMISSION_DENIED);
     }
