@@ -168,7 +168,7 @@ class FanOutPollerTest {
             Peer closing = fx.session(0);
             Peer gone = fx.session(0);
             Peer open = fx.session(0);
-            SessionHandler.closeWithError(closing.session, ErrorCode.SERVER_SHUTDOWN, "stopping", 1);
+            closing.session.closeWithError(ErrorCode.SERVER_SHUTDOWN, "stopping", 1);
             gone.disconnect();
             ByteBuf frame = fx.update(fx.topic(1, "t"), 1, "v1").to(closing, gone, open).ackingTo(closing, 3).publish();
             fx.drain(0);

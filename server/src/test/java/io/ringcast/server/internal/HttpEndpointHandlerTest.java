@@ -39,8 +39,8 @@ class HttpEndpointHandlerTest {
 
     @Test
     void healthIsJsonOfTheLiveCounters() throws IOException {
-        connection.server.counters.clientPings.add(3);
-        connection.server.counters.originRefusals.increment();
+        connection.counters.clientPings.add(3);
+        connection.counters.originRefusals.increment();
 
         HttpAnswer answer = get("/health");
 
@@ -53,7 +53,7 @@ class HttpEndpointHandlerTest {
         assertThat(health.get("clientPings").asLong()).isEqualTo(3);
         assertThat(health.get("originRefusals").asLong()).isEqualTo(1);
         assertThat(health.get("sessions").asInt()).isZero();
-        assertThat(health.get("inboundRingRemaining").asLong()).as("the context's ring of 64").isEqualTo(64);
+        assertThat(health.get("inboundRingRemaining").asLong()).as("the inbound ring of 64").isEqualTo(64);
         assertThat(health.get("demo").asBoolean()).isFalse();
         assertThat(health.get("uptimeMs").asLong()).isNotNegative();
         assertThat(health.has("cluster")).as("a single node").isFalse();
@@ -61,7 +61,7 @@ class HttpEndpointHandlerTest {
 
     @Test
     void metricsAreThePrometheusTextFormatOfTheSameCounters() {
-        connection.server.counters.clientPings.add(5);
+        connection.counters.clientPings.add(5);
 
         HttpAnswer answer = get("/metrics?name[]=ignored");
 

@@ -65,10 +65,10 @@ class ServerChannelInitializerTest {
     @Test
     void everyConnectionHoldsAPlaceAmongThoseNotYetUpgradedUntilItCloses() {
         SocketlessConnection connection = SocketlessConnection.open("");
-        assertThat(connection.server.counters.connectionsBeforeUpgrade()).isEqualTo(1);
+        assertThat(connection.counters.connectionsBeforeUpgrade()).isEqualTo(1);
 
         connection.close();
 
-        assertThat(connection.server.counters.connectionsBeforeUpgrade()).isZero();
+        assertThat(connection.counters.connectionsBeforeUpgrade()).isZero();
     }
 }

@@ -19,9 +19,9 @@ import java.util.Map;
 
 /**
  * One connection to a node configured from YAML, without sockets: an {@link EmbeddedChannel}
- * carrying the node's real pipeline ({@link ServerChannelInitializer}) and a {@link ServerContext}
- * built of real parts (counters, rings nobody drains, one fan-out poller for the channel's loop).
- * The context knows only this channel's loop, so each connection has its own. Bytes go in as a
+ * carrying the node's real pipeline ({@link ServerChannelInitializer}) and what its handlers are
+ * given, built of real parts (counters, rings nobody drains, one fan-out poller for the channel's
+ * loop, a login). The sessions know only this channel's loop, so each connection has its own. Bytes go in as a
  * client sends them and come out as the server writes them; everything read is released.
  */
 final class SocketlessConnection implements AutoCloseable {
@@ -36,27 +36,32 @@ final class SocketlessConnection implements AutoCloseable {
     /** RFC 6455's example answer to the key above. */
     static final String ACCEPT = "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=";
 
-    final ServerContext server;
+    final ServerCounters counters = new ServerCounters();
     final EmbeddedChannel channel;
+    private final Login login;
 
     private SocketlessConnection(ServerConfig config) {
-        channel = new EmbeddedChannel(); // registered first: the context must know its loop
-        ServerCounters counters = new ServerCounters();
+        channel = new EmbeddedChannel(); // registered first: the sessions must know its loop
         OutboundLimit outboundLimit = new OutboundLimit(config.limits().outboundQueueBytes(),
                 config.limits().slowConsumerCloseGraceMs(), counters);
         EventLoop loop = channel.eventLoop();
         FanOutPoller poller = new FanOutPoller(0, loop, RingBuffer.createSingleProducer(FanOutEvent::new, 64),
                 outboundLimit, FlushPolicy.END_OF_BATCH, 0, counters);
-        Authenticator authenticator;
         try {
-            authenticator = new Authenticator(config.security());
+            login = new Login(new Authenticator(config.security()));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-        server = new ServerContext(config, RingBuffer.createMultiProducer(InboundEvent::new, 64), counters,
-                new DefaultChannelGroup(ImmediateEventExecutor.INSTANCE), new FanOutPoller[]{poller},
-                new EventLoop[]{loop}, outboundLimit, null, authenticator, Runnable::run, null);
-        channel.pipeline().addLast(new ServerChannelInitializer(server));
+        OpenSessions sessions = new OpenSessions(new DefaultChannelGroup(ImmediateEventExecutor.INSTANCE), counters,
+                new EventLoop[]{loop}, new FanOutPoller[]{poller});
+        RingBuffer<InboundEvent> inbound = RingBuffer.createMultiProducer(InboundEvent::new, 64);
+        counters.readQueuesOf(sessions.channels(), inbound); // as the node does at start
+        SessionServices services = new SessionServices(config.limits(), config.session().idleTimeoutMs(), sessions,
+                new SequencerProxy(inbound),
+                new SubscribeChecks(config.limits().maxSubscriptionsPerSession()), login, null, outboundLimit, counters);
+        HttpEndpointHandler.NodeView endpoints = new HttpEndpointHandler.NodeView(counters,
+                new ServerMetrics(counters, null), System.currentTimeMillis(), config.demo().enabled(), null);
+        channel.pipeline().addLast(new ServerChannelInitializer(config, null, counters, endpoints, services));
         channel.pipeline().fireChannelActive(); // the accept, for the handlers just installed
     }
 
@@ -117,6 +122,7 @@ final class SocketlessConnection implements AutoCloseable {
     @Override
     public void close() {
         channel.finishAndReleaseAll();
+        login.close();
     }
 
     /** A parsed HTTP response: status line, headers (names lower-cased), body. */

@@ -57,7 +57,7 @@ class WebSocketUpgradeTest {
         assertThat(answer.statusLine()).isEqualTo("HTTP/1.1 101 Switching Protocols");
         assertThat(answer.headers()).containsEntry("upgrade", "websocket");
         assertThat(answer.header("sec-websocket-accept")).isEqualTo(ACCEPT.substring(ACCEPT.indexOf(' ') + 1));
-        assertThat(connection.server.counters.sessions()).isEqualTo(1);
+        assertThat(connection.counters.sessions()).isEqualTo(1);
         assertThat(connection.channel.pipeline().get(HttpPhaseDeadline.class)).as("the HTTP phase is over").isNull();
     }
 
@@ -115,7 +115,7 @@ class WebSocketUpgradeTest {
         HttpAnswer answer = connection.request(UPGRADE.replace("GET /ws ", "GET /socket ") + "\r\n");
 
         assertThat(answer.statusLine()).isEqualTo("HTTP/1.1 404 Not Found");
-        assertThat(connection.server.counters.sessions()).isZero();
+        assertThat(connection.counters.sessions()).isZero();
     }
 
     @Test
