@@ -180,6 +180,11 @@ public final class WireCodec {
         end(out, start);
     }
 
+    /** Bytes of the {@code WELCOME} {@link #writeWelcome} writes for {@code sessionId}. */
+    public static int welcomeBytes(String sessionId) {
+        return HEADER_BYTES + 2 + 2 + ByteBufUtil.utf8Bytes(sessionId) + 4 + 4;
+    }
+
     /** Bytes of a {@code TOPIC} defining {@code topicPath}. */
     public static int topicBytes(String topicPath) {
         return HEADER_BYTES + 4 + 2 + ByteBufUtil.utf8Bytes(topicPath);

@@ -41,6 +41,13 @@ class MessageSizesTest {
     }
 
     @Test
+    void welcomeSizeCountsTheSessionId() {
+        for (String id : PATHS) {
+            assertEquals(WireCodec.welcomeBytes(id), written(out -> WireCodec.writeWelcome(out, 1, id, 65536, 30000)));
+        }
+    }
+
+    @Test
     void updateAndSnapshotSizesAddTheirOverheadToTheValue() {
         ByteBuf value = Unpooled.wrappedBuffer(new byte[300]);
         for (int length : new int[] {0, 1, 125, 300}) {

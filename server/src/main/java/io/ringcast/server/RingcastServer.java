@@ -63,10 +63,6 @@ public final class RingcastServer implements AutoCloseable {
     /** Tells every client {@code SERVER_SHUTDOWN}, stops every thread, releases every buffer. Idempotent. */
     @Override
     public void close() {
-        try {
-            runtime.close();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        runtime.close();
     }
 }

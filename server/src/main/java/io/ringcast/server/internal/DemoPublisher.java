@@ -158,9 +158,9 @@ final class DemoPublisher implements AutoCloseable {
 
     /** Stops the thread and waits for it, so nothing is published into a stopping sequencer. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         running = false;
-        thread.join(5000);
+        NodeRuntime.joinForStop(thread);
         if (skipped > 0) {
             log.info("demo publisher stopped; {} updates skipped while the inbound ring was full", skipped);
         }

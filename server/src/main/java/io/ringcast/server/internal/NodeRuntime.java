@@ -325,7 +325,7 @@ public final class NodeRuntime implements AutoCloseable {
      * sequencer and the I/O threads, and releases every pooled buffer the node holds. Idempotent.
      */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (closed) {
             return;
         }
@@ -341,7 +341,7 @@ public final class NodeRuntime implements AutoCloseable {
             watcher.close();
         }
         if (serverChannel != null) {
-            serverChannel.close().await(5, TimeUnit.SECONDS);
+            serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
         if (sessions != null) {
             sessions.shutdownAll(SHUTDOWN_FLUSH_MS);
@@ -349,7 +349,7 @@ public final class NodeRuntime implements AutoCloseable {
         if (sequencerProcessor != null) {
             sequencer.halt();
             sequencerProcessor.halt();
-            sequencerThread.join(5000);
+            joinForStop(sequencerThread);
         }
         stopEventLoops();
         if (login != null) {
@@ -361,12 +361,31 @@ public final class NodeRuntime implements AutoCloseable {
         log.info("Ringcast node stopped");
     }
 
-    private void stopEventLoops() throws InterruptedException {
+    private void stopEventLoops() {
         if (acceptGroup != null) {
-            acceptGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+            acceptGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
         if (ioGroup != null) {
-            ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+            ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Waits up to 5 s for {@code thread} to end. An interrupt does not cut a stop short (what the
+     * node holds must still be released): it is kept for the caller.
+     */
+    static void joinForStop(Thread thread) {
+        boolean interrupted = Thread.interrupted();
+        long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (thread.isAlive() && System.nanoTime() < deadlineNs) {
+            try {
+                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime())));
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -78,7 +78,7 @@ final class OpenSessions {
      * {@code flushMs} to be told and again to close, then closes what is left. Any thread but an
      * event loop.
      */
-    void shutdownAll(long flushMs) throws InterruptedException {
+    void shutdownAll(long flushMs) {
         if (channels.isEmpty()) {
             return;
         }
@@ -92,7 +92,11 @@ final class OpenSessions {
                 told.countDown();
             });
         }
-        told.await(flushMs, TimeUnit.MILLISECONDS);
-        channels.close().await(flushMs, TimeUnit.MILLISECONDS);
+        try {
+            told.await(flushMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // kept for the caller: the sessions are closed all the same
+        }
+        channels.close().awaitUninterruptibly(flushMs, TimeUnit.MILLISECONDS);
     }
 }

@@ -62,8 +62,7 @@ final class PublishChecks {
                     + "' is over limits.maxValueBytes = " + maxValueBytes);
         }
         // the update, with a TOPIC message in front, must fit in one frame for every subscriber
-        int outBytes = valueLength + WireCodec.SNAPSHOT_OVERHEAD_BYTES + WireCodec.HEADER_BYTES + 6
-                + path.length() * 3;
+        int outBytes = WireCodec.topicBytes(path) + WireCodec.snapshotBytes(valueLength);
         if (outBytes > limits.maxFrameBytes()) {
             return Verdict.refused(ErrorCode.VALUE_TOO_LARGE, "value of " + valueLength + " bytes for '" + path
                     + "' would not fit in a frame of limits.maxFrameBytes = " + limits.maxFrameBytes());

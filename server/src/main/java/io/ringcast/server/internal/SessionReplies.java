@@ -36,7 +36,7 @@ final class SessionReplies {
     }
 
     void welcome(int maxFrameBytes, int idleTimeoutMs) {
-        WireCodec.writeWelcome(frames.room(64), WireCodec.VERSION, session.name, maxFrameBytes, idleTimeoutMs);
+        WireCodec.writeWelcome(frames.room(WireCodec.welcomeBytes(session.name)), WireCodec.VERSION, session.name, maxFrameBytes, idleTimeoutMs);
         replied();
     }
 

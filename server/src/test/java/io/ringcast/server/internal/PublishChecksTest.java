@@ -129,7 +129,7 @@ class PublishChecksTest {
     void valueTooLargeWhenTheUpdateWithItsTopicMessageWouldNotFitInAFrame() {
         PublishChecks checks = new PublishChecks(limits("maxFrameBytes: 4096, maxValueBytes: 4096"), false, NOW);
         String path = "fx/EURUSD";
-        int fits = 4096 - WireCodec.SNAPSHOT_OVERHEAD_BYTES - WireCodec.HEADER_BYTES - 6 - path.length() * 3;
+        int fits = 4096 - WireCodec.topicBytes(path) - WireCodec.snapshotBytes(0);
         assertThat(checks.check(session, path, FX, fits, false, NOW)).isSameAs(Verdict.PASSED);
 
         Verdict v = checks.check(session, path, FX, fits + 1, false, NOW);
