@@ -16,10 +16,13 @@ import io.ringcast.server.config.ConfigLoader;
 import io.ringcast.server.config.FlushPolicy;
 import io.ringcast.server.config.ServerConfig;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The node's core without sockets or threads: a real {@link TopicSequencer}, fan-out ring and one
@@ -37,6 +40,8 @@ final class EmbeddedNode implements AutoCloseable {
     private final List<EmbeddedChannel> sessionChannels = new ArrayList<>();
     private final InboundEvent event = new InboundEvent();
     private final ServerConfig config;
+    /** How many saved topics a {@link #restoring} node took over. */
+    final int restoredTopics;
     private long nextSessionId = 1;
 
     EmbeddedNode() {
@@ -49,6 +54,44 @@ final class EmbeddedNode implements AutoCloseable {
     }
 
     EmbeddedNode(String yaml, boolean clusterMode) {
+        this(yaml, clusterMode, null);
+    }
+
+    /**
+     * A node that first takes over the {@code saved} topics, as a node does at start before its
+     * sequencer thread runs ({@link TopicSequencer#restore}); {@link #restoredTopics} says how many.
+     */
+    static EmbeddedNode restoring(String yaml, List<TopicStateFile.SavedTopic> saved) {
+        return new EmbeddedNode(yaml, false, saved);
+    }
+
+    /**
+     * A node whose sequencer thread ran {@code commands} and ended, as at a graceful stop, so that
+     * it may {@link #save}. Only delivering and reading what sessions received may follow.
+     */
+    static EmbeddedNode stoppedAfter(String yaml, Consumer<EmbeddedNode> commands) throws InterruptedException {
+        EmbeddedNode[] node = new EmbeddedNode[1];
+        Throwable[] failure = new Throwable[1];
+        Thread sequencerThread = new Thread(() -> {
+            try {
+                node[0] = new EmbeddedNode(yaml);
+                commands.accept(node[0]);
+            } catch (Throwable t) {
+                failure[0] = t;
+            }
+        }, "embedded-sequencer");
+        sequencerThread.start();
+        sequencerThread.join();
+        if (failure[0] != null) {
+            if (node[0] != null) {
+                node[0].close();
+            }
+            throw new AssertionError("the commands failed on the sequencer thread", failure[0]);
+        }
+        return node[0];
+    }
+
+    private EmbeddedNode(String yaml, boolean clusterMode, List<TopicStateFile.SavedTopic> saved) {
         config = ConfigLoader.fromYaml(yaml);
         RingBuffer<FanOutEvent> ring = RingBuffer.createSingleProducer(FanOutEvent::new, 1024);
         FanOutPoller[] pollers = new FanOutPoller[LOOPS];
@@ -63,7 +106,13 @@ final class EmbeddedNode implements AutoCloseable {
                 new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters, clusterMode);
+        restoredTopics = saved == null ? 0 : sequencer.restore(saved, config.limits().pathLimits());
         sequencer.onStart();
+    }
+
+    /** Saves every topic to {@code file}, as a node does at a graceful stop: see {@link #stoppedAfter}. */
+    int save(Path file) throws IOException {
+        return sequencer.save(file);
     }
 
     ServerConfig config() {
@@ -78,7 +127,12 @@ final class EmbeddedNode implements AutoCloseable {
     Session session(int loop, boolean compressed) {
         EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
         sessionChannels.add(ch);
-        Session s = new Session(nextSessionId++, ch.pipeline().firstContext(), loop, compressed);
+        return welcomedSession(ch, nextSessionId++, loop, compressed);
+    }
+
+    /** A welcomed session on {@code channel} (which the caller closes), owned by loop {@code loop}, that may do everything. */
+    static Session welcomedSession(EmbeddedChannel channel, long id, int loop, boolean compressed) {
+        Session s = new Session(id, channel.pipeline().firstContext(), loop, compressed);
         s.permissions = Permissions.ALL;
         s.welcomed = true;
         return s;

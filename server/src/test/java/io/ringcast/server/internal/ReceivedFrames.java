@@ -41,19 +41,32 @@ final class ReceivedFrames {
         return out;
     }
 
-    private static void decodeFrame(ByteBuf frame, int frameIndex, List<Received> out) {
-        int first = frame.getUnsignedByte(frame.readerIndex());
+    /** The messages of one finished frame (its readable bytes); neither releases it nor moves its indices. */
+    static List<Received> decode(ByteBuf frame) {
+        List<Received> out = new ArrayList<>();
+        decodeFrame(frame, 0, out);
+        return out;
+    }
+
+    /** Whether the frame's header has RSV1 set: its payload is permessage-deflate compressed. */
+    static boolean isCompressed(ByteBuf frame) {
+        return (frame.getUnsignedByte(frame.readerIndex()) & 0x40) != 0;
+    }
+
+    /** The payload of one finished frame, inflated when it is compressed. */
+    static byte[] payload(ByteBuf frame) {
         int length = frame.getUnsignedByte(frame.readerIndex() + 1) & 0x7F;
         int header = length == 126 ? 4 : length == 127 ? 10 : 2;
-        boolean compressed = (first & 0x40) != 0;
         byte[] payload = new byte[frame.readableBytes() - header];
         frame.getBytes(frame.readerIndex() + header, payload);
-        if (compressed) {
-            payload = inflate(payload);
-        }
+        return isCompressed(frame) ? inflate(payload) : payload;
+    }
+
+    private static void decodeFrame(ByteBuf frame, int frameIndex, List<Received> out) {
+        byte[] payload = payload(frame);
         ByteBuf messages = Unpooled.wrappedBuffer(payload);
         try {
-            WireCodec.decode(messages, new Recorder(frameIndex, compressed, out));
+            WireCodec.decode(messages, new Recorder(frameIndex, isCompressed(frame), payload.length, out));
         } catch (ProtocolException e) {
             throw new AssertionError("the server wrote a frame that does not decode: " + e.getMessage(), e);
         }
@@ -83,10 +96,11 @@ final class ReceivedFrames {
     /**
      * One message a session received. {@code id} is the subscription id (SNAPSHOT, SUBSCRIBED) or
      * the correlation id (PUBLISH_ACK, ERROR); {@code sequence} is also SUBSCRIBED's matched count;
-     * {@code code} is ERROR's; {@code text} is the path (TOPIC), value (SNAPSHOT, UPDATE) or reason (ERROR).
+     * {@code code} is ERROR's; {@code text} is the path (TOPIC), value (SNAPSHOT, UPDATE) or reason (ERROR);
+     * {@code frameBytes} is the payload size of the frame it came in (inflated).
      */
-    record Received(byte type, int frame, boolean compressed, int id, int alias, long sequence, int flags, int code,
-                    byte[] bytes) {
+    record Received(byte type, int frame, boolean compressed, int frameBytes, int id, int alias, long sequence,
+                    int flags, int code, byte[] bytes) {
         String text() {
             return new String(bytes, StandardCharsets.UTF_8);
         }
@@ -103,9 +117,9 @@ final class ReceivedFrames {
         }
     }
 
-    private record Recorder(int frame, boolean compressed, List<Received> out) implements MessageHandler {
+    private record Recorder(int frame, boolean compressed, int frameBytes, List<Received> out) implements MessageHandler {
         private void add(byte type, int id, int alias, long sequence, int flags, int code, byte[] bytes) {
-            out.add(new Received(type, frame, compressed, id, alias, sequence, flags, code, bytes));
+            out.add(new Received(type, frame, compressed, frameBytes, id, alias, sequence, flags, code, bytes));
         }
 
         private static byte[] bytes(ByteBuf buf, int index, int length) {
