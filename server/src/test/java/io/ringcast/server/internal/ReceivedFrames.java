@@ -109,6 +109,20 @@ final class ReceivedFrames {
             return type == messageType;
         }
 
+        /** The bytes this message took in its frame, by the codec's own sizes. */
+        int wireBytes() {
+            return switch (type) {
+                case MessageType.TOPIC -> WireCodec.topicBytes(text());
+                case MessageType.SNAPSHOT -> WireCodec.snapshotBytes(bytes.length);
+                case MessageType.UPDATE -> WireCodec.updateBytes(bytes.length);
+                case MessageType.SUBSCRIBED -> WireCodec.SUBSCRIBED_BYTES;
+                case MessageType.PUBLISH_ACK -> WireCodec.PUBLISH_ACK_BYTES;
+                case MessageType.ERROR -> WireCodec.errorBytes(text());
+                case MessageType.PONG -> WireCodec.PONG_BYTES;
+                default -> throw new IllegalArgumentException("no size for " + this);
+            };
+        }
+
         @Override
         public String toString() {
             return MessageType.name(type) + "{frame " + frame + (compressed ? " deflated" : "") + ", id " + id
