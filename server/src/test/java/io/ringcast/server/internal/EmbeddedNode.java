@@ -149,8 +149,18 @@ final class EmbeddedNode implements AutoCloseable {
 
     /** A {@code REPUBLISH}: applied unless the publisher's ledger knows it. */
     void republish(Session publisher, int correlationId, String path, String value) {
+        republish(publisher, correlationId, path, value, false);
+    }
+
+    /** A {@code REPUBLISH} past {@code limits.publishRatePerSession}: the ledger answers it, it is not applied. */
+    void republishOverRate(Session publisher, int correlationId, String path, String value) {
+        republish(publisher, correlationId, path, value, true);
+    }
+
+    private void republish(Session publisher, int correlationId, String path, String value, boolean overRate) {
         InboundEvent e = command(InboundEvent.PUBLISH, publisher, correlationId);
         e.republish = true;
+        e.overRate = overRate;
         e.path = path;
         e.segments = segments(path);
         e.value = Unpooled.copiedBuffer(value, StandardCharsets.UTF_8);
