@@ -1,7 +1,6 @@
 package io.ringcast.server.internal;
 
 import com.lmax.disruptor.RingBuffer;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.MessageType;
@@ -161,9 +160,7 @@ class DirectedRepliesTest {
         private final List<EmbeddedChannel> channels = new ArrayList<>();
 
         Session session() {
-            EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
-            channels.add(ch);
-            return EmbeddedNode.welcomedSession(ch, channels.size(), 0, false);
+            return EmbeddedNode.session(channels, 0, false);
         }
 
         /** How many frames were put on the ring. */

@@ -42,7 +42,6 @@ final class EmbeddedNode implements AutoCloseable {
     private final ServerConfig config;
     /** How many saved topics a {@link #restoring} node took over. */
     final int restoredTopics;
-    private long nextSessionId = 1;
 
     EmbeddedNode() {
         this("{}");
@@ -125,14 +124,17 @@ final class EmbeddedNode implements AutoCloseable {
     }
 
     Session session(int loop, boolean compressed) {
-        EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
-        sessionChannels.add(ch);
-        return welcomedSession(ch, nextSessionId++, loop, compressed);
+        return session(sessionChannels, loop, compressed);
     }
 
-    /** A welcomed session on {@code channel} (which the caller closes), owned by loop {@code loop}, that may do everything. */
-    static Session welcomedSession(EmbeddedChannel channel, long id, int loop, boolean compressed) {
-        Session s = new Session(id, channel.pipeline().firstContext(), loop, compressed);
+    /**
+     * A welcomed session that may read and publish everything, owned by loop {@code loop}, on a new
+     * channel added to {@code channels}, whose owner finishes them.
+     */
+    static Session session(List<EmbeddedChannel> channels, int loop, boolean compressed) {
+        EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
+        channels.add(ch);
+        Session s = new Session(channels.size(), ch.pipeline().firstContext(), loop, compressed);
         s.permissions = Permissions.ALL;
         s.welcomed = true;
         return s;

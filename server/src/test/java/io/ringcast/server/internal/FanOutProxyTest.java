@@ -3,7 +3,6 @@ package io.ringcast.server.internal;
 import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -43,12 +42,12 @@ class FanOutProxyTest {
     private final ServerCounters counters = new ServerCounters();
     private final RingBuffer<FanOutEvent> ring = RingBuffer.createSingleProducer(FanOutEvent::new, SLOTS);
     private final DefaultEventLoop[] loops = {new DefaultEventLoop(), new DefaultEventLoop()};
-    private final FanOutProxy proxy = new FanOutProxy(ring, new FanOutPoller[] {poller(0, loops[0]), poller(1, loops[1])});
+    private final FanOutProxy proxy = new FanOutProxy(ring, new FanOutPoller[] {poller(ring, 0, loops[0]), poller(ring, 1, loops[1])});
     private final ExecutorService sequencer = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-sequencer"));
     private final List<EmbeddedChannel> channels = new ArrayList<>();
     private final CountDownLatch gate = new CountDownLatch(1);
 
-    private FanOutPoller poller(int index, EventLoop loop) {
+    private FanOutPoller poller(RingBuffer<FanOutEvent> ring, int index, EventLoop loop) {
         return new FanOutPoller(index, loop, ring, new OutboundLimit(Long.MAX_VALUE, 0, counters),
                 FlushPolicy.END_OF_BATCH, 0, counters);
     }
@@ -66,9 +65,7 @@ class FanOutProxyTest {
     }
 
     private Session session(int loop) {
-        EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
-        channels.add(ch);
-        return EmbeddedNode.welcomedSession(ch, channels.size(), loop, false);
+        return EmbeddedNode.session(channels, loop, false);
     }
 
     /** A directed frame: one SUBSCRIBED whose subscription id tells the frames apart. */
@@ -203,9 +200,7 @@ class FanOutProxyTest {
         RingBuffer<FanOutEvent> large = RingBuffer.createSingleProducer(FanOutEvent::new, 1024);
         EmbeddedChannel loop = new EmbeddedChannel();
         channels.add(loop);
-        FanOutProxy longBatch = new FanOutProxy(large, new FanOutPoller[] {new FanOutPoller(0,
-                (EventLoop) loop.eventLoop(), large, new OutboundLimit(Long.MAX_VALUE, 0, counters),
-                FlushPolicy.END_OF_BATCH, 0, counters)});
+        FanOutProxy longBatch = new FanOutProxy(large, new FanOutPoller[] {poller(large, 0, loop.eventLoop())});
         Session target = session(0);
         EmbeddedChannel received = (EmbeddedChannel) target.channel;
         try {

@@ -25,6 +25,11 @@ final class ReceivedFrames {
     private ReceivedFrames() {
     }
 
+    /** The messages of one type, in order. */
+    static List<Received> of(List<Received> messages, byte type) {
+        return messages.stream().filter(m -> m.is(type)).toList();
+    }
+
     /** Everything written to {@code channel} since the last drain, in order. */
     static List<Received> drain(EmbeddedChannel channel) {
         List<Received> out = new ArrayList<>();

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.List;
 
+import static io.ringcast.server.internal.ReceivedFrames.of;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -18,10 +19,6 @@ import static org.assertj.core.api.Assertions.tuple;
  */
 @Timeout(10)
 class RepublishAnswersTest {
-
-    private static List<Received> of(List<Received> messages, byte type) {
-        return messages.stream().filter(m -> m.is(type)).toList();
-    }
 
     private static Session publisher(EmbeddedNode node, long publisherId) {
         Session s = node.session(0);

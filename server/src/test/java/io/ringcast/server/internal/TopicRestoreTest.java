@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import static io.ringcast.server.internal.ReceivedFrames.of;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
@@ -32,10 +33,6 @@ class TopicRestoreTest {
 
     @TempDir
     Path dir;
-
-    private static List<Received> of(List<Received> messages, byte type) {
-        return messages.stream().filter(m -> m.is(type)).toList();
-    }
 
     /** Runs {@code commands} on a node configured by {@code yaml}, stops it and saves its topics. */
     private List<TopicStateFile.SavedTopic> savedAfter(String yaml, Consumer<EmbeddedNode> commands) throws Exception {

@@ -2,7 +2,6 @@ package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.ringcast.protocol.Delta;
 import io.ringcast.protocol.DeltaFormatException;
@@ -65,9 +64,7 @@ class UpdateEncoderTest {
     }
 
     private Session session(boolean compressed) {
-        EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
-        channels.add(ch);
-        return EmbeddedNode.welcomedSession(ch, channels.size(), 0, compressed);
+        return EmbeddedNode.session(channels, 0, compressed);
     }
 
     private Topic topic(int alias, String path, TopicFeatures features, Session... subscribers) {
