@@ -15,10 +15,13 @@ import io.ringcast.server.config.ConfigLoader;
 import io.ringcast.server.config.FlushPolicy;
 import io.ringcast.server.config.ServerConfig;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The node's core without sockets or threads: a real {@link TopicSequencer}, fan-out ring and one
@@ -36,7 +39,8 @@ final class EmbeddedNode implements AutoCloseable {
     private final List<EmbeddedChannel> sessionChannels = new ArrayList<>();
     private final InboundEvent event = new InboundEvent();
     private final ServerConfig config;
-    private long nextSessionId = 1;
+    /** How many saved topics a {@link #restoring} node took over. */
+    final int restoredTopics;
 
     EmbeddedNode() {
         this("{}");
@@ -48,6 +52,44 @@ final class EmbeddedNode implements AutoCloseable {
     }
 
     EmbeddedNode(String yaml, boolean clusterMode) {
+        this(yaml, clusterMode, null);
+    }
+
+    /**
+     * A node that first takes over the {@code saved} topics, as a node does at start before its
+     * sequencer thread runs ({@link TopicSequencer#restore}); {@link #restoredTopics} says how many.
+     */
+    static EmbeddedNode restoring(String yaml, List<TopicStateFile.SavedTopic> saved) {
+        return new EmbeddedNode(yaml, false, saved);
+    }
+
+    /**
+     * A node whose sequencer thread ran {@code commands} and ended, as at a graceful stop, so that
+     * it may {@link #save}. Only delivering and reading what sessions received may follow.
+     */
+    static EmbeddedNode stoppedAfter(String yaml, Consumer<EmbeddedNode> commands) throws InterruptedException {
+        EmbeddedNode[] node = new EmbeddedNode[1];
+        Throwable[] failure = new Throwable[1];
+        Thread sequencerThread = new Thread(() -> {
+            try {
+                node[0] = new EmbeddedNode(yaml);
+                commands.accept(node[0]);
+            } catch (Throwable t) {
+                failure[0] = t;
+            }
+        }, "embedded-sequencer");
+        sequencerThread.start();
+        sequencerThread.join();
+        if (failure[0] != null) {
+            if (node[0] != null) {
+                node[0].close();
+            }
+            throw new AssertionError("the commands failed on the sequencer thread", failure[0]);
+        }
+        return node[0];
+    }
+
+    private EmbeddedNode(String yaml, boolean clusterMode, List<TopicStateFile.SavedTopic> saved) {
         config = ConfigLoader.fromYaml(yaml);
         RingBuffer<FanOutEvent> ring = RingBuffer.createSingleProducer(FanOutEvent::new, 1024);
         FanOutPoller[] pollers = new FanOutPoller[LOOPS];
@@ -62,7 +104,13 @@ final class EmbeddedNode implements AutoCloseable {
                 new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters, clusterMode);
+        restoredTopics = saved == null ? 0 : sequencer.restore(saved, config.limits().pathLimits());
         sequencer.onStart();
+    }
+
+    /** Saves every topic to {@code file}, as a node does at a graceful stop: see {@link #stoppedAfter}. */
+    int save(Path file) throws IOException {
+        return sequencer.save(file);
     }
 
     ServerConfig config() {
@@ -75,9 +123,17 @@ final class EmbeddedNode implements AutoCloseable {
     }
 
     Session session(int loop, boolean compressed) {
+        return session(sessionChannels, loop, compressed);
+    }
+
+    /**
+     * A welcomed session that may read and publish everything, owned by loop {@code loop}, on a new
+     * channel added to {@code channels}, whose owner finishes them.
+     */
+    static Session session(List<EmbeddedChannel> channels, int loop, boolean compressed) {
         EmbeddedChannel ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
-        sessionChannels.add(ch);
-        Session s = new Session(nextSessionId++, ch.pipeline().firstContext(), loop, compressed);
+        channels.add(ch);
+        Session s = new Session(channels.size(), ch.pipeline().firstContext(), loop, compressed);
         s.permissions = Permissions.ALL;
         s.welcomed = true;
         return s;
@@ -94,8 +150,18 @@ final class EmbeddedNode implements AutoCloseable {
 
     /** A {@code REPUBLISH}: applied unless the publisher's ledger knows it. */
     void republish(Session publisher, int correlationId, String path, String value) {
+        republish(publisher, correlationId, path, value, false);
+    }
+
+    /** A {@code REPUBLISH} past {@code limits.publishRatePerSession}: the ledger answers it, it is not applied. */
+    void republishOverRate(Session publisher, int correlationId, String path, String value) {
+        republish(publisher, correlationId, path, value, true);
+    }
+
+    private void republish(Session publisher, int correlationId, String path, String value, boolean overRate) {
         InboundEvent e = command(InboundEvent.PUBLISH, publisher, correlationId);
         e.republish = true;
+        e.overRate = overRate;
         e.path = path;
         e.segments = segments(path);
         e.value = Unpooled.copiedBuffer(value, StandardCharsets.UTF_8);

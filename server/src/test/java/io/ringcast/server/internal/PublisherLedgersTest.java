@@ -168,4 +168,37 @@ class PublisherLedgersTest {
         ledgers.detach(ledger);
         assertThat(ledgers.size()).as("no room for a ledger of a publisher away").isZero();
     }
+
+    @Test
+    void aLedgerAttachedAgainNoLongerCountsAsDetachedSoItIsNotForgottenForAnother() {
+        PublisherLedgers ledgers = new PublisherLedgers(1, 1);
+        PublisherLedgers.Ledger ledger = ledgers.attach("anonymous", 1);
+        ledger.recordApplied(C, "t", 4, false);
+        ledgers.detach(ledger);
+        assertThat(ledgers.detached()).isEqualTo(1);
+
+        assertThat(ledgers.attach("anonymous", 1)).as("its publisher reconnected").isSameAs(ledger);
+        assertThat(ledgers.detached()).isZero();
+        ledgers.detach(ledgers.attach("anonymous", 2));
+
+        assertThat(ledgers.forgotten()).as("the one detached ledger fits the bounds").isZero();
+        assertThat(ledger.answer(C, "t")).isEqualTo(4);
+        assertThat(ledgers.attach("anonymous", 1)).isSameAs(ledger);
+    }
+
+    @Test
+    void pastFourThousandPrincipalsWithForgottenLedgersNoNewLedgerVouches() {
+        PublisherLedgers ledgers = new PublisherLedgers(0, 0); // every detached ledger is forgotten at once
+        for (int p = 0; p < 4096; p++) {
+            ledgers.detach(ledgers.attach("principal " + p, 1));
+        }
+        assertThat(ledgers.attach("principal fresh", 1).answer(C, "t")).as("4,096 principals are remembered by name")
+                .isEqualTo(APPLY);
+        assertThat(ledgers.attach("principal 0", 1).answer(C, "t")).isEqualTo(OUTCOME_UNKNOWN);
+
+        ledgers.detach(ledgers.attach("principal 4096", 1));
+        assertThat(ledgers.forgotten()).isEqualTo(4097);
+        assertThat(ledgers.attach("principal other", 1).answer(C, "t"))
+                .as("past that, any principal may have lost one").isEqualTo(OUTCOME_UNKNOWN);
+    }
 }

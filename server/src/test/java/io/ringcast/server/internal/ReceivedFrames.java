@@ -1,6 +1,7 @@
 package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
@@ -39,19 +40,34 @@ final class ReceivedFrames {
      * One message a session received. {@code id} is the subscription id (SNAPSHOT, SUBSCRIBED) or
      * the correlation id (PUBLISH_ACK, ERROR); {@code sequence} is also SUBSCRIBED's matched count
      * and PONG's nonce; {@code code} is ERROR's; {@code bytes} are the path (TOPIC), the value
-     * (SNAPSHOT, UPDATE) or the reason (ERROR). {@code frame} counts the frames of one read from 0.
+     * (SNAPSHOT, UPDATE) or the reason (ERROR). {@code frame} counts the frames of one read from 0;
+     * {@code frameBytes} is the payload size of the frame it came in (inflated).
      */
     /** The {@link Received#type} of a WebSocket close frame, which is no protocol message. */
     static final byte CLOSE = 0;
 
-    record Received(byte type, int frame, boolean compressed, int id, int alias, long sequence, int flags, int code,
-                    byte[] bytes) {
+    record Received(byte type, int frame, boolean compressed, int frameBytes, int id, int alias, long sequence,
+                    int flags, int code, byte[] bytes) {
         String text() {
             return new String(bytes, StandardCharsets.UTF_8);
         }
 
         boolean is(byte messageType) {
             return type == messageType;
+        }
+
+        /** The bytes this message took in its frame, by the codec's own sizes. */
+        int wireBytes() {
+            return switch (type) {
+                case MessageType.TOPIC -> WireCodec.topicBytes(text());
+                case MessageType.SNAPSHOT -> WireCodec.snapshotBytes(bytes.length);
+                case MessageType.UPDATE -> WireCodec.updateBytes(bytes.length);
+                case MessageType.SUBSCRIBED -> WireCodec.SUBSCRIBED_BYTES;
+                case MessageType.PUBLISH_ACK -> WireCodec.PUBLISH_ACK_BYTES;
+                case MessageType.ERROR -> WireCodec.errorBytes(text());
+                case MessageType.PONG -> WireCodec.PONG_BYTES;
+                default -> throw new IllegalArgumentException("no size for " + this);
+            };
         }
 
         /** The short form tests compare. */
@@ -99,6 +115,29 @@ final class ReceivedFrames {
         return out;
     }
 
+    /** The messages of one type, in order. */
+    static List<Received> of(List<Received> messages, byte type) {
+        return messages.stream().filter(m -> m.is(type)).toList();
+    }
+
+    /** The messages of one finished frame; neither releases it nor moves its indices. */
+    static List<Received> messagesOf(ByteBuf frame) {
+        return decodeWebSocketFrame(frame).received();
+    }
+
+    /** Whether the frame's header has RSV1 set: its payload is permessage-deflate compressed. */
+    static boolean isCompressed(ByteBuf frame) {
+        return (frame.getUnsignedByte(frame.readerIndex()) & 0x40) != 0;
+    }
+
+    /** The payload of one finished frame, inflated when it is compressed. */
+    static byte[] payload(ByteBuf frame) {
+        int length = frame.getUnsignedByte(frame.readerIndex() + 1) & 0x7F;
+        int header = length == 126 ? 4 : length == 127 ? 10 : 2;
+        ByteBuf payload = frame.slice(frame.readerIndex() + header, frame.readableBytes() - header);
+        return ByteBufUtil.getBytes(isCompressed(frame) ? inflate(payload) : payload);
+    }
+
     /** Every message written to {@code channel} since the last read, in order, frames flattened. */
     static List<Received> drain(EmbeddedChannel channel) {
         List<Received> out = new ArrayList<>();
@@ -115,7 +154,7 @@ final class ReceivedFrames {
 
     private static Frame decode(Object msg, int frameIndex) {
         if (msg instanceof CloseWebSocketFrame close) {
-            return new Frame(false, 0, List.of(new Received(CLOSE, frameIndex, false, 0, 0, 0, 0,
+            return new Frame(false, 0, List.of(new Received(CLOSE, frameIndex, false, 0, 0, 0, 0, 0,
                     close.statusCode(), ("CLOSE " + close.statusCode() + " " + close.reasonText())
                     .getBytes(StandardCharsets.UTF_8))));
         }
@@ -195,7 +234,7 @@ final class ReceivedFrames {
     private static List<Received> received(ByteBuf payload, int frameIndex, boolean compressed) {
         List<Received> out = new ArrayList<>();
         try {
-            WireCodec.decode(payload, new Recorder(frameIndex, compressed, out));
+            WireCodec.decode(payload, new Recorder(frameIndex, compressed, payload.readableBytes(), out));
         } catch (ProtocolException e) {
             throw new AssertionError("undecodable payload after " + out, e);
         }
@@ -219,9 +258,10 @@ final class ReceivedFrames {
         return flags == 0 ? "" : j + " ";
     }
 
-    private record Recorder(int frame, boolean compressed, List<Received> out) implements MessageHandler {
+    private record Recorder(int frame, boolean compressed, int frameBytes, List<Received> out)
+            implements MessageHandler {
         private void add(byte type, int id, int alias, long sequence, int flags, int code, byte[] bytes) {
-            out.add(new Received(type, frame, compressed, id, alias, sequence, flags, code, bytes));
+            out.add(new Received(type, frame, compressed, frameBytes, id, alias, sequence, flags, code, bytes));
         }
 
         private static byte[] bytes(ByteBuf buf, int index, int length) {

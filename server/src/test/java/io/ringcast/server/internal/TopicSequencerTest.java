@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
+import static io.ringcast.server.internal.ReceivedFrames.of;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -25,10 +26,6 @@ import static org.assertj.core.api.Assertions.tuple;
  */
 @Timeout(10)
 class TopicSequencerTest {
-
-    private static List<Received> of(List<Received> messages, byte type) {
-        return messages.stream().filter(m -> m.is(type)).toList();
-    }
 
     private static List<Long> sequences(List<Received> messages) {
         return of(messages, MessageType.UPDATE).stream().map(Received::sequence).toList();

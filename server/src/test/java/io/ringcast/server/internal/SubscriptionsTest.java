@@ -1,0 +1,119 @@
+package io.ringcast.server.internal;
+
+import io.ringcast.protocol.MessageType;
+import io.ringcast.protocol.UpdateFlags;
+import io.ringcast.server.internal.ReceivedFrames.Received;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+/**
+ * Who receives what, at the edges {@link TopicSequencerTest} leaves: resume positions ahead of
+ * the node or for topics it lacks, single node against cluster node, and unsubscribes of what is
+ * not open.
+ */
+@Timeout(10)
+class SubscriptionsTest {
+
+    @Test
+    void aClusterNodeKeepsNoResumePositionForATopicItDoesNotHave() {
+        try (EmbeddedNode node = new EmbeddedNode("{}", true)) {
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "t", Map.of("t", 40L)); // seen on another node, not applied here yet
+            assertThat(sub.resumeForMissingTopics).isEmpty();
+            node.received(sub);
+
+            node.apply("t", 41, "next");
+            assertThat(node.received(sub)).as("the owner's numbering carries on the client's stream: no gap")
+                    .extracting(Received::type, Received::sequence)
+                    .containsExactly(tuple(MessageType.TOPIC, 0L), tuple(MessageType.UPDATE, 41L));
+        }
+    }
+
+    @Test
+    void aSingleNodeKeepsAResumePositionOnlyForTopicsItDoesNotHave() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "a/here", "v");
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "a/#", Map.of("a/here", 1L, "a/gone", 7L));
+            assertThat(sub.resumeForMissingTopics).containsExactly(Map.entry("a/gone", 7L));
+
+            node.publish(null, 0, "a/gone", "back");
+            assertThat(sub.resumeForMissingTopics).as("used once, when the topic came back").isEmpty();
+        }
+    }
+
+    @Test
+    void aClusterClientAheadOfTheNodeGetsNoGapAndTheUpdatesThatFollow() {
+        try (EmbeddedNode node = new EmbeddedNode("{}", true)) {
+            node.apply("t", 1, "a");
+            node.apply("t", 2, "b");
+            Session sub = node.session(1);
+            node.subscribe(sub, 1, "t", Map.of("t", 3L)); // this node is catching up with what the client saw
+            assertThat(node.received(sub)).extracting(Received::type)
+                    .containsExactly(MessageType.TOPIC, MessageType.SUBSCRIBED);
+
+            node.apply("t", 3, "c");
+            node.apply("t", 4, "d");
+            assertThat(node.received(sub)).extracting(Received::sequence).containsExactly(3L, 4L);
+        }
+    }
+
+    @Test
+    void aSingleNodeClientAheadOfTheNodeGetsTheValueAfterAGap() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "t", "v1");
+            node.publish(null, 0, "t", "v2");
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "t", Map.of("t", 5L)); // numbered higher by a server before a restart
+
+            List<Received> got = node.received(sub);
+            assertThat(got).extracting(Received::type)
+                    .containsExactly(MessageType.TOPIC, MessageType.SNAPSHOT, MessageType.SUBSCRIBED);
+            assertThat(got.get(1)).extracting(Received::flags, Received::sequence, Received::text)
+                    .containsExactly(UpdateFlags.GAP, 2L, "v2");
+        }
+    }
+
+    @Test
+    void unsubscribingAnIdThatIsNotOpenChangesNothing() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "t");
+            node.received(sub);
+            node.unsubscribe(sub, 99);
+            node.unsubscribe(sub, 1);
+            node.unsubscribe(sub, 1);
+            node.subscribe(sub, 2, "t");
+            node.received(sub);
+            node.unsubscribe(sub, 1); // closed already: must not take away what subscription 2 receives
+
+            node.publish(null, 0, "t", "v");
+            assertThat(node.received(sub)).extracting(Received::type).containsExactly(MessageType.TOPIC, MessageType.UPDATE);
+            assertThat(sub.subscriptions).containsOnlyKeys(2);
+        }
+    }
+
+    @Test
+    void aSessionThatUnsubscribedAndSubscribesAgainIsToldTheTopicAndValueAgain() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "t", "v1");
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "t");
+            node.received(sub);
+            node.unsubscribe(sub, 1);
+            assertThat(sub.topics).isEmpty();
+
+            node.subscribe(sub, 2, "t");
+            assertThat(node.received(sub)).extracting(Received::type, Received::id).containsExactly(
+                    tuple(MessageType.TOPIC, 0), tuple(MessageType.SNAPSHOT, 2), tuple(MessageType.SUBSCRIBED, 2));
+            node.publish(null, 0, "t", "v2");
+            assertThat(node.received(sub)).extracting(Received::sequence).containsExactly(2L);
+        }
+    }
+}
