@@ -42,7 +42,8 @@ final class ConfigYaml {
             .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
             .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-            .defaultSetterInfo(JsonSetter.Value.forValueNulls(Nulls.FAIL))
+            // a key left empty and a list entry left empty alike: refused, named by key or index
+            .defaultSetterInfo(JsonSetter.Value.forValueNulls(Nulls.FAIL, Nulls.FAIL))
             // No quiet conversions: "8080" is not a port, 80.5 is not an integer, 8080 is not a host.
             .withCoercionConfig(LogicalType.Integer, c -> c
                     .setCoercion(CoercionInputShape.String, CoercionAction.Fail)

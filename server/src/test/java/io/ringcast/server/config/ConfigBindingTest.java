@@ -71,4 +71,18 @@ class ConfigBindingTest {
                 "features.overrides[0].conflation",
                 "key 'features.overrides[0].conflation' must be one of off, on-backpressure, always, got \"sometimes\"");
     }
+
+    /** A list entry left empty ({@code - } or {@code ~}) is named by its index, as a key left empty is. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            security:\\n  anonymousRoles: [demo, ~]                       | security.anonymousRoles[1]     | expects a string, got null
+            security:\\n  allowedOrigins:\\n    -\\n                       | security.allowedOrigins[0]     | expects a string, got null
+            security:\\n  roles: [~]                                      | security.roles[0]              | expects a mapping of keys (name, subscribe, publish), got null
+            security:\\n  roles: [{name: r, subscribe: [~], publish: []}] | security.roles[0].subscribe[0] | expects a string, got null
+            cluster:\\n  members: [~]                                     | cluster.members[0]             | expects a mapping of keys (name, host, membershipPort, peerPort), got null
+            features:\\n  overrides: [~]                                  | features.overrides[0]          | expects a mapping of keys (selector, lastValueCache, deltas, compression, conflation), got null
+            """)
+    void anEmptyListEntryNamesTheEntry(String yaml, String key, String expected) {
+        assertRefused(yaml.replace("\\n", "\n"), key, "key '" + key + "' " + expected);
+    }
 }

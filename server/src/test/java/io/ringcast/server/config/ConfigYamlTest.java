@@ -86,4 +86,21 @@ class ConfigYamlTest {
     void anAnchorAloneIsHarmlessAndReadAsItsValue() {
         assertThat(ConfigLoader.fromYaml("server:\n  host: &h \"127.0.0.1\"\n").server().host()).isEqualTo("127.0.0.1");
     }
+
+    /**
+     * Jackson reads an alias as the anchor's name, so {@code file: *h} would quietly be the file
+     * {@code "h"}: refused instead, naming the key.
+     */
+    @Test
+    void anAliasIsRefusedNamingTheKeyRatherThanReadAsTheAnchorsName() {
+        assertRefused("server:\n  host: &h \"10.0.0.1\"\nstate:\n  file: *h\n", "state.file",
+                "key 'state.file' is an alias (*h) at line 4, column 9; aliases are not supported, write the value out");
+    }
+
+    @Test
+    void anAliasInAListIsRefusedNamingTheEntry() {
+        assertThat(refusal("security:\n  anonymousRoles: &r [demo]\n  principals:\n"
+                + "    - {name: a, passwordHash: x, roles: [demo, *r]}\n").key())
+                .hasValue("security.principals[0].roles[1]");
+    }
 }
