@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 /**
  * The benchmark's fan-out core ({@link FanOutHarness}): every update reaches every subscriber once,
@@ -68,6 +69,14 @@ class FanOutHarnessTest {
             h.awaitDelivered(expected);
             assertThat(h.delivered()).isEqualTo(expected);
         }
+    }
+
+    @Test
+    void closingTwiceIsSafe() throws Exception {
+        FanOutHarness h = new FanOutHarness(2, 1, 2, 16, 64);
+        h.close();
+
+        assertThatCode(h::close).doesNotThrowAnyException();
     }
 
     private static Features features(boolean cache, boolean deltas, boolean compression, Conflation conflation) {
