@@ -8,6 +8,7 @@ import io.ringcast.server.config.ServerConfig.Cluster;
 import io.ringcast.server.config.ServerConfig.Cluster.Member;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -65,19 +66,18 @@ class ClusterRulesTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"\"\"", "\"  \""})
-    void aMemberWithoutANameIsRefused(String name) {
-        assertRefused(cluster("a", member("a", "h", 7801, 7901), "{name: " + name
-                        + ", host: h, membershipPort: 7802, peerPort: 7902}"),
-                "cluster.members[1].name", "key 'cluster.members[1].name' must be a node name, got " + name);
-    }
+    @CsvSource(delimiter = '|', textBlock = """
+            name | '""'       | must be a node name, got ""
+            name | '"  "'     | must be a node name, got "  "
+            host | '""'       | must be a host name or IP address, got ""
+            host | '"a host"' | must be a host name or IP address, got "a host"
+            """)
+    void aMemberWithoutANameOrHostIsRefusedNamingIt(String key, String value, String expected) {
+        String name = key.equals("name") ? value : "b";
+        String host = key.equals("host") ? value : "h";
 
-    @ParameterizedTest
-    @ValueSource(strings = {"\"\"", "\"a host\""})
-    void aMemberWithoutAHostIsRefused(String host) {
-        assertRefused(cluster("a", member("a", "h", 7801, 7901), "{name: b, host: " + host
-                        + ", membershipPort: 7802, peerPort: 7902}"),
-                "cluster.members[1].host", "key 'cluster.members[1].host' must be a host name or IP address, got " + host);
+        assertRefused(cluster("a", member("a", "h", 7801, 7901), member(name, host, 7802, 7902)),
+                "cluster.members[1]." + key, "key 'cluster.members[1]." + key + "' " + expected);
     }
 
     @Test

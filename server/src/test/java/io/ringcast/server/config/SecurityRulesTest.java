@@ -14,6 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -29,42 +30,27 @@ class SecurityRulesTest {
 
     // --- TLS files --------------------------------------------------------------------------------
 
-    @Test
-    void aCertificateWithoutItsKeyIsRefusedNamingTheKeyFile() throws IOException {
-        Path cert = Files.writeString(dir.resolve("cert.pem"), "-----BEGIN CERTIFICATE-----\n");
+    @ParameterizedTest
+    @CsvSource({"tlsCertificateFile, tlsPrivateKeyFile", "tlsPrivateKeyFile, tlsCertificateFile"})
+    void oneTlsFileWithoutTheOtherIsRefusedNamingTheOneMissing(String given, String missing) throws IOException {
+        Path pem = Files.writeString(dir.resolve("given.pem"), "-----BEGIN CERTIFICATE-----\n");
 
-        assertRefused(security("tlsCertificateFile: " + yaml(cert)), "security.tlsPrivateKeyFile",
-                "key 'security.tlsPrivateKeyFile' must be set too: TLS needs both security.tlsCertificateFile "
+        assertRefused(security(given + ": " + yaml(pem)), "security." + missing,
+                "key 'security." + missing + "' must be set too: TLS needs both security.tlsCertificateFile "
                         + "and security.tlsPrivateKeyFile, or neither");
     }
 
-    @Test
-    void aKeyWithoutItsCertificateIsRefusedNamingTheCertificateFile() throws IOException {
-        Path key = Files.writeString(dir.resolve("key.pem"), "-----BEGIN PRIVATE KEY-----\n");
-
-        assertRefused(security("tlsPrivateKeyFile: " + yaml(key)), "security.tlsCertificateFile",
-                "key 'security.tlsCertificateFile' must be set too: TLS needs both security.tlsCertificateFile "
-                        + "and security.tlsPrivateKeyFile, or neither");
-    }
-
-    @Test
-    void aMissingCertificateFileIsRefusedNamingTheFile() throws IOException {
-        Path key = Files.writeString(dir.resolve("key.pem"), "-----BEGIN PRIVATE KEY-----\n");
-        Path cert = dir.resolve("no-such-cert.pem");
-
-        assertRefused(security("tlsCertificateFile: " + yaml(cert), "tlsPrivateKeyFile: " + yaml(key)),
-                "security.tlsCertificateFile",
-                "key 'security.tlsCertificateFile': cannot read file " + quoted(cert));
-    }
-
-    @Test
-    void aMissingPrivateKeyFileIsRefusedNamingTheFile() throws IOException {
+    @ParameterizedTest
+    @ValueSource(strings = {"tlsCertificateFile", "tlsPrivateKeyFile"})
+    void aMissingTlsFileIsRefusedNamingTheFile(String missingKey) throws IOException {
         Path cert = Files.writeString(dir.resolve("cert.pem"), "-----BEGIN CERTIFICATE-----\n");
-        Path key = dir.resolve("no-such-key.pem");
+        Path key = Files.writeString(dir.resolve("key.pem"), "-----BEGIN PRIVATE KEY-----\n");
+        Path missing = dir.resolve("no-such.pem");
+        boolean certMissing = missingKey.equals("tlsCertificateFile");
 
-        assertRefused(security("tlsCertificateFile: " + yaml(cert), "tlsPrivateKeyFile: " + yaml(key)),
-                "security.tlsPrivateKeyFile",
-                "key 'security.tlsPrivateKeyFile': cannot read file " + quoted(key));
+        assertRefused(security("tlsCertificateFile: " + yaml(certMissing ? missing : cert),
+                        "tlsPrivateKeyFile: " + yaml(certMissing ? key : missing)),
+                "security." + missingKey, "key 'security." + missingKey + "': cannot read file " + quoted(missing));
     }
 
     @Test
