@@ -8,8 +8,10 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.core.util.JsonParserDelegate;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
@@ -18,6 +20,7 @@ import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -27,8 +30,8 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * The YAML side of {@link ConfigLoader}: the strict mapper every config is read and bound with,
- * and reading one YAML document into a tree, with syntax errors that say where (line and column)
- * and duplicate keys named in full.
+ * and reading one YAML document into a tree, with syntax errors that say where (line and column),
+ * duplicate keys named in full and aliases refused.
  *
  * <p>Thread safety: stateless (the mapper is immutable once built); any thread may call it.
  */
@@ -42,7 +45,8 @@ final class ConfigYaml {
             .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
             .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-            .defaultSetterInfo(JsonSetter.Value.forValueNulls(Nulls.FAIL))
+            // a key left empty and a list entry left empty alike: refused, named by key or index
+            .defaultSetterInfo(JsonSetter.Value.forValueNulls(Nulls.FAIL, Nulls.FAIL))
             // No quiet conversions: "8080" is not a port, 80.5 is not an integer, 8080 is not a host.
             .withCoercionConfig(LogicalType.Integer, c -> c
                     .setCoercion(CoercionInputShape.String, CoercionAction.Fail)
@@ -67,7 +71,7 @@ final class ConfigYaml {
 
     /** The document's tree, or {@code null} for an empty document. */
     static JsonNode readTree(ParserOpener opener) {
-        try (JsonParser parser = opener.open()) {
+        try (JsonParser parser = new NoAliases(opener.open())) {
             JsonNode tree = MAPPER.readTree(parser);
             if (tree != null && parser.nextToken() != null) {
                 throw new ConfigException(null, "holds more than one YAML document (a second '---' at line "
@@ -87,6 +91,35 @@ final class ConfigYaml {
             // IndexOutOfBoundsException on some text with characters outside the BMP (found by
             // ConfigLoaderFuzzTest). Still a file the server cannot read, not a crash.
             throw new ConfigException(null, null, "cannot read YAML: " + e, e);
+        }
+    }
+
+    /**
+     * Refuses aliases ({@code *name}): Jackson reads one as the text of the anchor's name, so
+     * {@code file: *h} would quietly be the file {@code "h"}, a value nobody wrote.
+     */
+    private static final class NoAliases extends JsonParserDelegate {
+        NoAliases(JsonParser parser) {
+            super(parser);
+        }
+
+        @Override
+        public JsonToken nextToken() throws IOException {
+            return refuseAlias(super.nextToken());
+        }
+
+        @Override
+        public JsonToken nextValue() throws IOException {
+            return refuseAlias(super.nextValue());
+        }
+
+        private JsonToken refuseAlias(JsonToken token) throws IOException {
+            if (delegate() instanceof YAMLParser yaml && yaml.isCurrentAlias()) {
+                String key = dottedKey(yaml.getParsingContext());
+                throw new ConfigException(key, "key '" + key + "' is an alias (*" + yaml.getText() + ")"
+                        + at(yaml.currentTokenLocation()) + "; aliases are not supported, write the value out");
+            }
+            return token;
         }
     }
 

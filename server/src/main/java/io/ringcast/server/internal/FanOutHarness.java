@@ -45,6 +45,7 @@ public final class FanOutHarness implements AutoCloseable {
     private final String[][] segments;
     private final ByteBuf payload;
     private long valueCounter;
+    private boolean closed;
 
     /**
      * @param subscribers  sessions, each subscribed to {@code #}, spread over the readers
@@ -146,8 +147,13 @@ public final class FanOutHarness implements AutoCloseable {
         }
     }
 
+    /** Stops the readers and releases every buffer; a second call does nothing. */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         sequencer.halt();
         // uninterruptibly (the interrupt is kept): the buffers below must not be released under running readers
         readers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);

@@ -46,6 +46,28 @@ class ConfigDocsTest {
         assertThat(tableKeys).as("keys in the tables of " + DOC).containsExactlyInAnyOrderElementsOf(defaultLeafKeys());
     }
 
+    /** Each start-up error the doc shows, with a file that gives it; the doc may show no other. */
+    @Test
+    void everyExampleErrorInTheDocIsWhatTheLoaderSays() throws IOException {
+        String doc = Files.readString(DOC, StandardCharsets.UTF_8);
+        Matcher block = Pattern.compile("Examples of start-up errors:\\s*```\\n(.*?)```", Pattern.DOTALL).matcher(doc);
+        assertThat(block.find()).as("the examples block of " + DOC).isTrue();
+        List<String> files = List.of(
+                "server:\n  prot: 8080\n",
+                "server:\n  port: eighty\n",
+                "pipeline:\n  inboundRingSize: 1000\n",
+                "pipeline:\n  waitStrategy: fast\n",
+                "server:\n port: 1\n  host: x\n",
+                "metrics:\n  enabled: true\n");
+
+        List<String> said = new ArrayList<>();
+        for (String yaml : files) {
+            said.add("config/server.yaml: " + ConfigFixtures.refusal(yaml).getMessage());
+        }
+
+        assertThat(block.group(1).lines().toList()).containsExactlyElementsOf(said);
+    }
+
     private static List<String> defaultLeafKeys() throws IOException {
         try (InputStream in = ConfigLoader.class.getResourceAsStream("defaults.yaml")) {
             assertThat(in).as("defaults.yaml resource").isNotNull();

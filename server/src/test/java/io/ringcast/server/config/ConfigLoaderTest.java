@@ -227,7 +227,7 @@ class ConfigLoaderTest {
             session.idleTimeoutMs             | 3600001    | must be 0 (never) or between 1000 and 3600000, got 3600001
             """)
     void outOfRangeValueIsRejectedNamingTheKey(String key, String value, String expected) {
-        assertThatThrownBy(() -> ConfigLoader.fromYaml(yamlSetting(key, value)))
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(ConfigFixtures.setting(key, value)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("key '" + key + "' " + expected)
                 .satisfies(e -> assertThat(((ConfigException) e).key()).hasValue(key));
@@ -268,7 +268,7 @@ class ConfigLoaderTest {
             session.idleTimeoutMs             | 3600000
             """)
     void edgeOfRangeValueIsAccepted(String key, String value) {
-        ServerConfig config = ConfigLoader.fromYaml(yamlSetting(key, value));
+        ServerConfig config = ConfigLoader.fromYaml(ConfigFixtures.setting(key, value));
 
         JsonNode bound = new ObjectMapper().valueToTree(config).at("/" + key.replace('.', '/'));
         assertThat(bound.asText()).isEqualTo(value.replace("\"", ""));
@@ -339,11 +339,5 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.fromYaml("server:\n  port: 1\n---\nserver:\n  port: 2\n"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("holds more than one YAML document");
-    }
-
-    /** {@code section.name} and a YAML scalar as a one-key document. */
-    private static String yamlSetting(String key, String value) {
-        int dot = key.indexOf('.');
-        return key.substring(0, dot) + ":\n  " + key.substring(dot + 1) + ": " + value + "\n";
     }
 }

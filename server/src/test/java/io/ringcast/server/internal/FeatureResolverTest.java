@@ -93,4 +93,54 @@ class FeatureResolverTest {
 
         assertThat(resolver.resolve(new String[]{"fx", "EURUSD"}).deltas()).isTrue();
     }
+
+    @Test
+    void amongEqualLiteralsTheDeeperSelectorWinsWhateverTheListOrder() {
+        FeatureResolver resolver = resolver("""
+                features:
+                  overrides:
+                    - selector: "fx/+/#"
+                      conflation: always
+                    - selector: "fx/#"
+                      conflation: on-backpressure
+                """);
+
+        assertThat(resolver.resolve(new String[]{"fx", "EURUSD", "bid"}).conflation()).isEqualTo(Conflation.ALWAYS);
+    }
+
+    @Test
+    void moreLiteralSegmentsOutrankMoreSegments() {
+        FeatureResolver resolver = resolver("""
+                features:
+                  overrides:
+                    - selector: "fx/#"
+                      deltas: true
+                    - selector: "+/+/+/+"
+                      deltas: false
+                """);
+
+        assertThat(resolver.resolve(new String[]{"fx", "EURUSD", "bid", "l1"}).deltas()).isTrue();
+        assertThat(resolver.resolve(new String[]{"eq", "AAPL", "bid", "l1"}).deltas()).as("only +/+/+/+ matches").isFalse();
+    }
+
+    @Test
+    void aMoreSpecificOverrideThatTurnsTheCacheBackOnGetsTheDeltasBack() {
+        FeatureResolver resolver = resolver("""
+                features:
+                  deltas: true
+                  overrides:
+                    - selector: "events/#"
+                      lastValueCache: false
+                    - selector: "events/audit"
+                      lastValueCache: true
+                """);
+
+        assertThat(resolver.resolve(new String[]{"events", "login"})).isEqualTo(new TopicFeatures(false, false, false, Conflation.OFF));
+        assertThat(resolver.resolve(new String[]{"events", "audit"})).isEqualTo(new TopicFeatures(true, true, false, Conflation.OFF));
+    }
+
+    private static FeatureResolver resolver(String yaml) {
+        ServerConfig config = ConfigLoader.fromYaml(yaml);
+        return new FeatureResolver(config.features(), config.limits().pathLimits());
+    }
 }
