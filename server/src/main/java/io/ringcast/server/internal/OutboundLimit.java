@@ -12,6 +12,9 @@ import io.ringcast.protocol.ErrorCode;
  * which includes what TLS has not encrypted yet and a per-write overhead), so it follows the memory
  * a session holds, not only its payload.
  *
+ * <p>Unsent means not taken by the socket: a session over the limit is flushed first, and cut only
+ * if it is still over, so the flush policy's batching never counts against a client that reads.
+ *
  * <p>Thread contract: {@link #closeIfOver} on the session's event loop, after each write to it.
  * Stateless otherwise; one per node.
  */
@@ -33,8 +36,14 @@ final class OutboundLimit {
 
     /** The same, counting {@code gatheredBytes} not handed to the channel yet ({@link ReplyFrames}). */
     boolean closeIfOver(Session s, long gatheredBytes) {
+        if (s.pendingOutboundBytes() + gatheredBytes <= maxBytes || s.closing) {
+            return false;
+        }
+        // written but maybe not flushed yet (the flush policy waits for the end of the batch): only
+        // what the socket does not take counts, or one large batch would cut a client reading at full speed
+        s.ctx.flush();
         long pending = s.pendingOutboundBytes() + gatheredBytes;
-        if (pending <= maxBytes || s.closing) {
+        if (pending <= maxBytes) {
             return false;
         }
         close(s, pending + " bytes unsent, more than limits.outboundQueueBytes = " + maxBytes);

@@ -48,6 +48,27 @@ class SlowConsumerTest {
     }
 
     @Test
+    void oneBatchLargerThanTheLimitDoesNotCutASessionThatReads() {
+        for (FlushPolicy policy : new FlushPolicy[] {FlushPolicy.END_OF_BATCH, FlushPolicy.MAX_DELAY}) {
+            try (FanOutFixture fx = new FanOutFixture(1, policy, 1_000_000, LIMIT_BYTES)) {
+                Peer reader = fx.session(0);
+                Topic t = fx.topic(1, "t");
+                List<String> expected = new ArrayList<>();
+                for (int i = 1; i <= 10; i++) { // about 11 kB in one batch, three times the limit
+                    fx.update(t, i, i + KB).to(reader).publish();
+                    expected.add("UPDATE 1 #" + i + " " + i + KB);
+                }
+                fx.drain(0);
+                fx.advanceTime(0, 1_000_000); // max-delay: what the limit's check did not flush goes now
+
+                assertThat(reader.session.closing).as(policy.yamlName()).isFalse();
+                assertThat(reader.messages()).as(policy.yamlName()).isEqualTo(expected);
+                assertThat(fx.counters.slowConsumerDisconnects()).isZero();
+            }
+        }
+    }
+
+    @Test
     void aSlowConsumerThatNeverReadsIsClosedWhenTheGraceEnds() {
         try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.END_OF_BATCH, 0, LIMIT_BYTES)) {
             Peer slow = fx.session(0).stopReading();
