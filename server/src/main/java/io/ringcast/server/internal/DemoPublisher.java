@@ -160,7 +160,7 @@ final class DemoPublisher implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        NodeRuntime.joinForStop(thread);
+        StoppingThreads.join(thread);
         if (skipped > 0) {
             log.info("demo publisher stopped; {} updates skipped while the inbound ring was full", skipped);
         }

@@ -349,7 +349,7 @@ public final class NodeRuntime implements AutoCloseable {
         if (sequencerProcessor != null) {
             sequencer.halt();
             sequencerProcessor.halt();
-            joinForStop(sequencerThread);
+            StoppingThreads.join(sequencerThread);
         }
         stopEventLoops();
         if (login != null) {
@@ -367,25 +367,6 @@ public final class NodeRuntime implements AutoCloseable {
         }
         if (ioGroup != null) {
             ioGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        }
-    }
-
-    /**
-     * Waits up to 5 s for {@code thread} to end. An interrupt does not cut a stop short (what the
-     * node holds must still be released): it is kept for the caller.
-     */
-    static void joinForStop(Thread thread) {
-        boolean interrupted = Thread.interrupted();
-        long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (thread.isAlive() && System.nanoTime() < deadlineNs) {
-            try {
-                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime())));
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
     }
 
