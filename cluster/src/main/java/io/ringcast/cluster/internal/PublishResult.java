@@ -1,0 +1,61 @@
+package io.ringcast.cluster.internal;
+
+/**
+ * What a group's log decided for one publish of an entry ({@link TopicLog}), as the node that
+ * submitted it reads it from the entry's response ({@link TopicLogCodec#decodeResponse}).
+ *
+ * @param outcome   what happened
+ * @param sequence  the topic sequence for {@link Outcome#APPLIED} and {@link Outcome#ALREADY_APPLIED}, else 0
+ * @param firstPath for {@link Outcome#CONFLICT}, the topic the correlation id was first published to, else null
+ */
+public record PublishResult(Outcome outcome, long sequence, String firstPath) {
+
+    /** The outcomes, with their codes in the response (never renumber: they are on the wire). */
+    public enum Outcome {
+        /** Applied now with {@code sequence}: ack it. */
+        APPLIED(1),
+        /** Applied before with {@code sequence} (a publish sent again): ack it with that sequence; not applied again. */
+        ALREADY_APPLIED(2),
+        /** Its correlation id was first published to {@code firstPath}: {@code REPUBLISH_CONFLICT}; not applied. */
+        CONFLICT(3),
+        /** A {@code REPUBLISH} whose publisher's ledger was forgotten: {@code PUBLISH_OUTCOME_UNKNOWN}; not applied. */
+        OUTCOME_UNKNOWN(4),
+        /** It would have created a topic beyond the bound: {@code TOO_MANY_TOPICS}; not applied. */
+        TOO_MANY_TOPICS(5);
+
+        final int code;
+
+        Outcome(int code) {
+            this.code = code;
+        }
+
+        static Outcome ofCode(int code) {
+            for (Outcome o : values()) {
+                if (o.code == code) {
+                    return o;
+                }
+            }
+            return null;
+        }
+    }
+
+    static final PublishResult OUTCOME_UNKNOWN = new PublishResult(Outcome.OUTCOME_UNKNOWN, 0, null);
+    static final PublishResult TOO_MANY_TOPICS = new PublishResult(Outcome.TOO_MANY_TOPICS, 0, null);
+
+    public static PublishResult applied(long sequence) {
+        return new PublishResult(Outcome.APPLIED, sequence, null);
+    }
+
+    public static PublishResult alreadyApplied(long sequence) {
+        return new PublishResult(Outcome.ALREADY_APPLIED, sequence, null);
+    }
+
+    public static PublishResult conflict(String firstPath) {
+        return new PublishResult(Outcome.CONFLICT, 0, firstPath);
+    }
+
+    /** Whether the publisher gets a {@code PUBLISH_ACK} with {@link #sequence}. */
+    public boolean acked() {
+        return outcome == Outcome.APPLIED || outcome == Outcome.ALREADY_APPLIED;
+    }
+}

@@ -1,0 +1,277 @@
+package io.ringcast.cluster.internal;
+
+import io.ringcast.cluster.UpdateSink;
+import org.jgroups.raft.StateMachine;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The state machine of one Raft group: applies the group's committed entries, each a batch of
+ * publishes ({@link TopicLogCodec}), in log order, and decides for each whether it is applied and
+ * with which topic sequence. Everything it decides depends only on the log (and on the two bounds
+ * it is made with, which must be the same on every node): never on time, on the node, or on chance.
+ * So every node of the group numbers every topic alike and recognises the same duplicates.
+ *
+ * <p>For each publish of an entry, in order:
+ * <ol>
+ *   <li>with a publisher id, its publisher's ledger ({@link ReplicatedLedgers}) is asked first: a
+ *       correlation id seen before for the same topic is {@link PublishResult.Outcome#ALREADY_APPLIED}
+ *       with the sequence it got then (or {@link PublishResult.Outcome#OUTCOME_UNKNOWN} if it was
+ *       answered so), for another topic {@link PublishResult.Outcome#CONFLICT}; a {@code REPUBLISH}
+ *       of an id the ledger cannot vouch for (it was forgotten) is {@link PublishResult.Outcome#OUTCOME_UNKNOWN}.
+ *       This holds for a plain publish as well: a client never reuses an id within its window, so
+ *       one seen again was carried twice;</li>
+ *   <li>a publish that would create a topic past {@code maxTopics} is {@link PublishResult.Outcome#TOO_MANY_TOPICS};</li>
+ *   <li>else it is {@link PublishResult.Outcome#APPLIED}: the topic's next sequence (the first is 1),
+ *       recorded in the ledger, and handed to the {@link UpdateSink}.</li>
+ * </ol>
+ * Only those applied reach the sink, in log order. The response (when asked for) carries one
+ * result per publish, in the entry's order. A malformed entry is refused as a whole, before any of
+ * it is applied, with a response saying why; it never throws, since an exception from
+ * {@link #apply} would stop the engine's commit index at that entry for good.
+ *
+ * <p>Replicated state, and so the snapshot: each topic's last sequence and the ledgers. Topic
+ * values and history are not kept here: the node keeps them (the server's sequencer), and adds
+ * them to the snapshot through its {@link SnapshotContent}.
+ *
+ * <p>Thread contract: jgroups-raft calls {@link #apply}, {@link #writeContentTo} and
+ * {@link #readContentFrom} on one thread, one call at a time; the sink and the snapshot content
+ * are called on it. No locks: the accessors ({@link #topics()}, ...) are for that thread too, or
+ * for tests. Re-entry (a sink that applies an entry) is asserted against.
+ */
+public final class TopicLog implements StateMachine {
+    private static final int SNAPSHOT_MAGIC = 0x52435431; // "RCT1"
+    private static final int SNAPSHOT_VERSION = 1;
+    private static final int MAX_PATH_BYTES = 1 << 20;
+
+    private final UpdateSink sink;
+    private final SnapshotContent content;
+    private final int maxTopics;
+    /** Each topic's last sequence, in the order the topics were made (the snapshot's order). */
+    private LinkedHashMap<String, TopicSequence> topics = new LinkedHashMap<>();
+    private ReplicatedLedgers ledgers;
+    private final TopicLogCodec.ResponseWriter response = new TopicLogCodec.ResponseWriter();
+    private long refusedEntries;
+    private boolean busy;
+
+    /**
+     * @param sink          where applied publishes go, in log order
+     * @param content       the node's own part of a snapshot; {@link SnapshotContent#NONE} for none
+     * @param maxTopics     topics at most ({@code limits.maxTopics}); the same on every node
+     * @param maxPublishers publishers' ledgers at most ({@code limits.publisherLedgers}); the same on every node
+     */
+    public TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, int maxPublishers) {
+        this(sink, content, maxTopics, maxPublishers, ReplicatedLedgers.PUBLISHES_PER_PUBLISHER);
+    }
+
+    TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, int maxPublishers, int publishesPerPublisher) {
+        if (maxTopics < 0) {
+            throw new IllegalArgumentException("maxTopics " + maxTopics + " is negative");
+        }
+        this.sink = Objects.requireNonNull(sink, "sink");
+        this.content = Objects.requireNonNull(content, "content");
+        this.maxTopics = maxTopics;
+        this.ledgers = new ReplicatedLedgers(maxPublishers, publishesPerPublisher);
+    }
+
+    /**
+     * Applies one committed entry. Never throws for a bad entry (see the class comment); an
+     * exception from the sink is passed on, and leaves the entry half applied.
+     *
+     * @return the response ({@link TopicLogCodec#decodeResponse}), or null unless {@code serializeResponse}
+     */
+    @Override
+    public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) {
+        assert enter();
+        try {
+            List<LoggedPublish> publishes;
+            try {
+                publishes = TopicLogCodec.decodeEntry(data, offset, length);
+            } catch (MalformedEntryException e) {
+                refusedEntries++;
+                return serializeResponse ? TopicLogCodec.encodeRefusal("entry refused, nothing of it applied: "
+                        + e.getMessage()) : null;
+            }
+            TopicLogCodec.ResponseWriter out = serializeResponse ? response.start(publishes.size()) : null;
+            for (LoggedPublish p : publishes) {
+                applyOne(p, out);
+            }
+            return out == null ? null : out.toBytes();
+        } finally {
+            busy = false;
+        }
+    }
+
+    private void applyOne(LoggedPublish p, TopicLogCodec.ResponseWriter out) {
+        ReplicatedLedgers.Ledger ledger = null;
+        if (p.hasPublisher()) {
+            ledger = ledgers.ledgerOf(p.principal(), p.publisherId());
+            int slot = ledger.find(p.correlationId());
+            if (slot != ReplicatedLedgers.ABSENT) {
+                String first = ledger.topicAt(slot);
+                if (!first.equals(p.path())) {
+                    if (out != null) {
+                        out.conflict(first);
+                    }
+                } else if (ledger.sequenceAt(slot) == ReplicatedLedgers.OUTCOME_UNKNOWN) {
+                    if (out != null) {
+                        out.outcome(PublishResult.Outcome.OUTCOME_UNKNOWN);
+                    }
+                } else if (out != null) {
+                    out.sequenced(PublishResult.Outcome.ALREADY_APPLIED, ledger.sequenceAt(slot));
+                }
+                return;
+            }
+            if (p.republish() && !ledger.vouches()) {
+                ledger.recordOutcomeUnknown(p.correlationId(), canonical(p.path()));
+                if (out != null) {
+                    out.outcome(PublishResult.Outcome.OUTCOME_UNKNOWN);
+                }
+                return;
+            }
+        }
+        TopicSequence topic = topics.get(p.path());
+        if (topic == null) {
+            if (topics.size() >= maxTopics) {
+                if (out != null) {
+                    out.outcome(PublishResult.Outcome.TOO_MANY_TOPICS);
+                }
+                return; // not recorded: it was not applied, and a ledger that vouches may apply it when sent again
+            }
+            topic = new TopicSequence(p.path());
+            topics.put(topic.path, topic);
+        }
+        long sequence = ++topic.last;
+        if (ledger != null) {
+            ledger.recordApplied(p.correlationId(), topic.path, sequence, p.republish());
+        }
+        if (out != null) {
+            out.sequenced(PublishResult.Outcome.APPLIED, sequence);
+        }
+        sink.apply(topic.path, sequence, p.value());
+    }
+
+    /** The topic's own path string when it exists, so a ledger entry costs no string of its own. */
+    private String canonical(String path) {
+        TopicSequence topic = topics.get(path);
+        return topic == null ? path : topic.path;
+    }
+
+    /**
+     * Writes the replicated state (magic, version, topics with their last sequences in the order
+     * they were made, then the ledgers: {@link ReplicatedLedgers#write}), then the node's
+     * {@link SnapshotContent}.
+     */
+    @Override
+    public void writeContentTo(DataOutput out) throws IOException {
+        assert enter();
+        try {
+            out.writeInt(SNAPSHOT_MAGIC);
+            out.writeByte(SNAPSHOT_VERSION);
+            TopicLogCodec.writeVarLong(out, topics.size());
+            Map<String, Integer> indexes = new HashMap<>(topics.size() * 2);
+            for (TopicSequence topic : topics.values()) {
+                indexes.put(topic.path, indexes.size());
+                TopicLogCodec.writeString(out, topic.path);
+                TopicLogCodec.writeVarLong(out, topic.last);
+            }
+            ledgers.write(out, indexes);
+            content.write(out);
+        } finally {
+            busy = false;
+        }
+    }
+
+    /**
+     * Replaces the replicated state with the snapshot's, then has the {@link SnapshotContent} read
+     * its part. If the state machine's part is malformed, nothing is replaced and the content is not
+     * called; if the content fails, the state machine's part is not replaced either.
+     */
+    @Override
+    public void readContentFrom(DataInput in) throws IOException {
+        assert enter();
+        try {
+            int magic = in.readInt();
+            if (magic != SNAPSHOT_MAGIC) {
+                throw new IOException("not a topic log snapshot: magic 0x" + Integer.toHexString(magic));
+            }
+            int version = in.readUnsignedByte();
+            if (version != SNAPSHOT_VERSION) {
+                throw new IOException("unknown topic log snapshot version " + version);
+            }
+            int count = TopicLogCodec.readVarInt(in, Integer.MAX_VALUE - 8, "topics");
+            LinkedHashMap<String, TopicSequence> readTopics = new LinkedHashMap<>();
+            List<String> paths = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                TopicSequence topic = new TopicSequence(TopicLogCodec.readString(in, MAX_PATH_BYTES, "topic path"));
+                topic.last = TopicLogCodec.readVarLong(in);
+                if (topic.path.isEmpty() || topic.last < 1) {
+                    throw new IOException("topic '" + topic.path + "' with last sequence " + topic.last);
+                }
+                if (readTopics.put(topic.path, topic) != null) {
+                    throw new IOException("topic '" + topic.path + "' twice");
+                }
+                paths.add(topic.path);
+            }
+            ReplicatedLedgers readLedgers = ledgers.read(in, paths.toArray(new String[0]));
+            content.read(in);
+            topics = readTopics;
+            ledgers = readLedgers;
+        } finally {
+            busy = false;
+        }
+    }
+
+    /** Asserts that no call of this state machine is under way (one thread, no re-entry). */
+    private boolean enter() {
+        if (busy) {
+            throw new AssertionError("TopicLog called again while a call is under way: one apply thread, no re-entry");
+        }
+        busy = true;
+        return true;
+    }
+
+    /** Topics that have been published to. */
+    public int topics() {
+        return topics.size();
+    }
+
+    /** The topic's last sequence, 0 if it has none. */
+    public long lastSequence(String path) {
+        TopicSequence topic = topics.get(path);
+        return topic == null ? 0 : topic.last;
+    }
+
+    /** Publishers' ledgers held. */
+    public int publishers() {
+        return ledgers.size();
+    }
+
+    /** Ledgers forgotten to keep within {@code maxPublishers} since this node started (not replicated). */
+    public long forgottenPublishers() {
+        return ledgers.forgotten();
+    }
+
+    /** Malformed entries refused since this node started (not replicated). */
+    public long refusedEntries() {
+        return refusedEntries;
+    }
+
+    /** A topic's last sequence, with its path string, shared by the ledgers' entries. */
+    private static final class TopicSequence {
+        final String path;
+        long last;
+
+        TopicSequence(String path) {
+            this.path = path;
+        }
+    }
+}

@@ -1,0 +1,457 @@
+package io.ringcast.cluster.internal;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes and reads the bytes of a group's log ({@link TopicLog}): entries (a batch of publishes),
+ * the responses to them, and the pieces of a snapshot.
+ *
+ * <p><b>Entry</b> (format 1):
+ * <pre>
+ * u8     format = 1
+ * varint count of publishes (at least 1)
+ * count times:
+ *   u8     flags: bit 0 REPUBLISH, bit 1 has a publisher id (no other bit may be set)
+ *   [i64   publisher id, big endian, non-zero;  string-ref principal]   only with bit 1
+ *   varint correlation id (the int's 32 bits, unsigned)
+ *   string-ref path (not empty)
+ *   varint value length, then the value's bytes
+ * </pre>
+ * A <em>string-ref</em> is {@code varint 0} then {@code varint length} and the UTF-8 bytes for a
+ * string new to the entry, or {@code varint k} for the k-th new string of its kind (principals and
+ * paths are counted apart) met earlier in the entry, so a batch of one publisher's updates to a few
+ * topics names each once. A varint is unsigned LEB128 (7 bits a byte, low first).
+ *
+ * <p><b>Response</b>: {@code u8 1}, {@code varint count}, then per publish in the entry's order
+ * {@code u8} its {@link PublishResult.Outcome#code}, followed by {@code varint sequence} for
+ * APPLIED and ALREADY_APPLIED, or by {@code varint length} and the UTF-8 first path for CONFLICT;
+ * or {@code u8 2}, {@code varint length} and the UTF-8 reason, for a refused entry.
+ *
+ * <p>Anything else is refused with a {@link MalformedEntryException} naming the problem and its
+ * byte offset: a cut, a length past the end, a bad flag or format, malformed UTF-8, bytes left over.
+ * Stateless; safe on any thread.
+ */
+public final class TopicLogCodec {
+    static final int ENTRY_FORMAT = 1;
+    static final int RESPONSE_RESULTS = 1;
+    static final int RESPONSE_REFUSED = 2;
+
+    private static final int FLAG_REPUBLISH = 1;
+    private static final int FLAG_PUBLISHER = 2;
+    /** The fewest bytes a publish takes (flags, correlation id, path ref and length, value length). */
+    private static final int MIN_PUBLISH_BYTES = 5;
+
+    private TopicLogCodec() {
+    }
+
+    // ---------------------------------------------------------------- entries
+
+    /** The entry carrying {@code publishes}, in order. */
+    public static byte[] encodeEntry(List<LoggedPublish> publishes) {
+        if (publishes.isEmpty()) {
+            throw new IllegalArgumentException("an entry carries at least one publish");
+        }
+        Writer out = new Writer(64 + publishes.size() * 32);
+        out.u8(ENTRY_FORMAT);
+        out.varLong(publishes.size());
+        Map<String, Integer> principals = new HashMap<>();
+        Map<String, Integer> paths = new HashMap<>();
+        for (LoggedPublish p : publishes) {
+            out.u8((p.republish() ? FLAG_REPUBLISH : 0) | (p.hasPublisher() ? FLAG_PUBLISHER : 0));
+            if (p.hasPublisher()) {
+                out.i64(p.publisherId());
+                out.stringRef(p.principal(), principals);
+            }
+            out.varLong(Integer.toUnsignedLong(p.correlationId()));
+            out.stringRef(p.path(), paths);
+            out.varLong(p.value().length);
+            out.bytes(p.value());
+        }
+        return out.toBytes();
+    }
+
+    /** The publishes of an entry, in order; every value is a copy of its own. */
+    public static List<LoggedPublish> decodeEntry(byte[] data, int offset, int length) throws MalformedEntryException {
+        Reader in = new Reader(data, offset, length, "entry");
+        int format = in.u8("format");
+        if (format != ENTRY_FORMAT) {
+            throw in.malformed("unknown entry format " + format);
+        }
+        int count = in.count("publishes", MIN_PUBLISH_BYTES);
+        if (count == 0) {
+            throw in.malformed("an entry of no publish");
+        }
+        List<LoggedPublish> publishes = new ArrayList<>(count);
+        List<String> principals = new ArrayList<>();
+        List<String> paths = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            int flags = in.u8("flags of publish " + i);
+            if ((flags & ~(FLAG_REPUBLISH | FLAG_PUBLISHER)) != 0) {
+                throw in.malformed("unknown flags 0x" + Integer.toHexString(flags) + " in publish " + i);
+            }
+            long publisherId = 0;
+            String principal = null;
+            if ((flags & FLAG_PUBLISHER) != 0) {
+                publisherId = in.i64("publisher id of publish " + i);
+                if (publisherId == 0) {
+                    throw in.malformed("publisher id 0 flagged as given in publish " + i);
+                }
+                principal = in.stringRef("principal of publish " + i, principals);
+            }
+            long correlationId = in.varLong("correlation id of publish " + i);
+            if (correlationId > 0xFFFF_FFFFL) {
+                throw in.malformed("correlation id " + correlationId + " beyond 32 bits in publish " + i);
+            }
+            String path = in.stringRef("path of publish " + i, paths);
+            if (path.isEmpty()) {
+                throw in.malformed("empty path in publish " + i);
+            }
+            byte[] value = in.bytes("value of publish " + i);
+            publishes.add(new LoggedPublish(principal, publisherId, (int) correlationId,
+                    (flags & FLAG_REPUBLISH) != 0, path, value));
+        }
+        in.end();
+        return publishes;
+    }
+
+    // ---------------------------------------------------------------- responses
+
+    /** Writes a response, one result at a time, in the entry's order. Not thread-safe; reusable after {@link #toBytes}. */
+    public static final class ResponseWriter {
+        private final Writer out = new Writer(64);
+        private int expected;
+        private int written;
+
+        /** Starts the response to an entry of {@code count} publishes. */
+        public ResponseWriter start(int count) {
+            out.reset();
+            out.u8(RESPONSE_RESULTS);
+            out.varLong(count);
+            expected = count;
+            written = 0;
+            return this;
+        }
+
+        public void add(PublishResult r) {
+            switch (r.outcome()) {
+                case APPLIED, ALREADY_APPLIED -> sequenced(r.outcome(), r.sequence());
+                case CONFLICT -> conflict(r.firstPath());
+                default -> outcome(r.outcome());
+            }
+        }
+
+        void sequenced(PublishResult.Outcome outcome, long sequence) {
+            outcome(outcome);
+            out.varLong(sequence);
+        }
+
+        void conflict(String firstPath) {
+            outcome(PublishResult.Outcome.CONFLICT);
+            out.string(firstPath);
+        }
+
+        void outcome(PublishResult.Outcome outcome) {
+            written++;
+            out.u8(outcome.code);
+        }
+
+        public byte[] toBytes() {
+            if (written != expected) {
+                throw new IllegalStateException(written + " results written for an entry of " + expected + " publishes");
+            }
+            return out.toBytes();
+        }
+    }
+
+    /** The response to an entry whose publishes got {@code results}, in order. */
+    public static byte[] encodeResults(List<PublishResult> results) {
+        ResponseWriter w = new ResponseWriter().start(results.size());
+        results.forEach(w::add);
+        return w.toBytes();
+    }
+
+    /** The response to an entry refused as a whole, saying why. */
+    public static byte[] encodeRefusal(String why) {
+        Writer out = new Writer(16 + why.length());
+        out.u8(RESPONSE_REFUSED);
+        out.string(why);
+        return out.toBytes();
+    }
+
+    /** A response, as the node that submitted the entry reads it. */
+    public static EntryResponse decodeResponse(byte[] data) throws MalformedEntryException {
+        Reader in = new Reader(data, 0, data.length, "response");
+        int kind = in.u8("kind");
+        if (kind == RESPONSE_REFUSED) {
+            String why = in.string("reason");
+            in.end();
+            return EntryResponse.refused(why);
+        }
+        if (kind != RESPONSE_RESULTS) {
+            throw in.malformed("unknown response kind " + kind);
+        }
+        int count = in.count("results", 1);
+        List<PublishResult> results = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int code = in.u8("outcome of result " + i);
+            PublishResult.Outcome outcome = PublishResult.Outcome.ofCode(code);
+            if (outcome == null) {
+                throw in.malformed("unknown outcome " + code + " in result " + i);
+            }
+            results.add(switch (outcome) {
+                case APPLIED -> PublishResult.applied(in.varLong("sequence of result " + i));
+                case ALREADY_APPLIED -> PublishResult.alreadyApplied(in.varLong("sequence of result " + i));
+                case CONFLICT -> PublishResult.conflict(in.string("first path of result " + i));
+                case OUTCOME_UNKNOWN -> PublishResult.OUTCOME_UNKNOWN;
+                case TOO_MANY_TOPICS -> PublishResult.TOO_MANY_TOPICS;
+            });
+        }
+        in.end();
+        return new EntryResponse(results, null);
+    }
+
+    // ---------------------------------------------------------------- snapshot pieces
+
+    /** Writes {@code v} as an unsigned varint; negative values take 10 bytes. */
+    static void writeVarLong(DataOutput out, long v) throws IOException {
+        while ((v & ~0x7FL) != 0) {
+            out.writeByte((int) (v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        out.writeByte((int) v);
+    }
+
+    static long readVarLong(DataInput in) throws IOException {
+        long v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            int b = in.readUnsignedByte();
+            v |= (long) (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) {
+                return v;
+            }
+        }
+        throw new IOException("a varint longer than 10 bytes");
+    }
+
+    /** A varint that must lie in {@code [0, max]}, named in the error. */
+    static int readVarInt(DataInput in, int max, String what) throws IOException {
+        long v = readVarLong(in);
+        if (v < 0 || v > max) {
+            throw new IOException(what + " " + Long.toUnsignedString(v) + " out of range [0, " + max + "]");
+        }
+        return (int) v;
+    }
+
+    static void writeString(DataOutput out, String s) throws IOException {
+        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+        writeVarLong(out, utf8.length);
+        out.write(utf8);
+    }
+
+    static String readString(DataInput in, int maxBytes, String what) throws IOException {
+        byte[] utf8 = new byte[readVarInt(in, maxBytes, "length of " + what)];
+        in.readFully(utf8);
+        try {
+            return strictUtf8().decode(ByteBuffer.wrap(utf8)).toString();
+        } catch (CharacterCodingException e) {
+            throw new IOException("malformed UTF-8 in " + what, e);
+        }
+    }
+
+    private static CharsetDecoder strictUtf8() {
+        return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+    }
+
+    // ---------------------------------------------------------------- bytes
+
+    /** A growable byte array. */
+    private static final class Writer {
+        private byte[] buf;
+        private int pos;
+
+        Writer(int capacity) {
+            buf = new byte[capacity];
+        }
+
+        void reset() {
+            pos = 0;
+        }
+
+        private void ensure(int more) {
+            if (pos + more > buf.length) {
+                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, pos + more));
+            }
+        }
+
+        void u8(int b) {
+            ensure(1);
+            buf[pos++] = (byte) b;
+        }
+
+        void i64(long v) {
+            ensure(8);
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                buf[pos++] = (byte) (v >>> shift);
+            }
+        }
+
+        void varLong(long v) {
+            ensure(10);
+            while ((v & ~0x7FL) != 0) {
+                buf[pos++] = (byte) ((v & 0x7F) | 0x80);
+                v >>>= 7;
+            }
+            buf[pos++] = (byte) v;
+        }
+
+        void bytes(byte[] b) {
+            ensure(b.length);
+            System.arraycopy(b, 0, buf, pos, b.length);
+            pos += b.length;
+        }
+
+        void string(String s) {
+            byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+            varLong(utf8.length);
+            bytes(utf8);
+        }
+
+        /** A string-ref: the index of its first appearance in {@code seen}, or 0 and the string. */
+        void stringRef(String s, Map<String, Integer> seen) {
+            Integer ref = seen.get(s);
+            if (ref != null) {
+                varLong(ref);
+                return;
+            }
+            seen.put(s, seen.size() + 1);
+            varLong(0);
+            string(s);
+        }
+
+        byte[] toBytes() {
+            return Arrays.copyOf(buf, pos);
+        }
+    }
+
+    /** Reads a byte range, every read checked against its end. */
+    private static final class Reader {
+        private final byte[] data;
+        private final int start;
+        private final int end;
+        private final String what;
+        private int pos;
+        private CharsetDecoder utf8;
+
+        Reader(byte[] data, int offset, int length, String what) throws MalformedEntryException {
+            if (offset < 0 || length < 0 || offset > data.length - length) {
+                throw new MalformedEntryException(what + ": range [" + offset + ", +" + length + ") outside "
+                        + data.length + " bytes");
+            }
+            this.data = data;
+            this.start = offset;
+            this.end = offset + length;
+            this.what = what;
+            this.pos = offset;
+        }
+
+        MalformedEntryException malformed(String problem) {
+            return new MalformedEntryException("malformed " + what + " at byte " + (pos - start) + ": " + problem);
+        }
+
+        private void need(int n, String field) throws MalformedEntryException {
+            if (end - pos < n) {
+                throw malformed(what + " ends early: " + field + " needs " + n + " bytes, " + (end - pos) + " left");
+            }
+        }
+
+        int u8(String field) throws MalformedEntryException {
+            need(1, field);
+            return data[pos++] & 0xFF;
+        }
+
+        long i64(String field) throws MalformedEntryException {
+            need(8, field);
+            long v = 0;
+            for (int i = 0; i < 8; i++) {
+                v = (v << 8) | (data[pos++] & 0xFF);
+            }
+            return v;
+        }
+
+        long varLong(String field) throws MalformedEntryException {
+            long v = 0;
+            for (int shift = 0; shift < 64; shift += 7) {
+                int b = u8(field);
+                v |= (long) (b & 0x7F) << shift;
+                if ((b & 0x80) == 0) {
+                    return v;
+                }
+            }
+            throw malformed(field + ": a varint longer than 10 bytes");
+        }
+
+        /** A length or count that the bytes left can hold, at {@code unitBytes} each. */
+        int count(String field, int unitBytes) throws MalformedEntryException {
+            long n = varLong(field);
+            if (n < 0 || n > (end - pos) / unitBytes) {
+                throw malformed(field + ": " + Long.toUnsignedString(n) + " do not fit in the " + (end - pos)
+                        + " bytes left");
+            }
+            return (int) n;
+        }
+
+        byte[] bytes(String field) throws MalformedEntryException {
+            int n = count("length of " + field, 1);
+            byte[] b = Arrays.copyOfRange(data, pos, pos + n);
+            pos += n;
+            return b;
+        }
+
+        String string(String field) throws MalformedEntryException {
+            int n = count("length of " + field, 1);
+            if (utf8 == null) {
+                utf8 = strictUtf8();
+            }
+            try {
+                String s = utf8.decode(ByteBuffer.wrap(data, pos, n)).toString();
+                pos += n;
+                return s;
+            } catch (CharacterCodingException e) {
+                throw malformed("malformed UTF-8 in " + field);
+            }
+        }
+
+        String stringRef(String field, List<String> seen) throws MalformedEntryException {
+            long ref = varLong("reference of " + field);
+            if (ref == 0) {
+                String s = string(field);
+                seen.add(s);
+                return s;
+            }
+            if (ref < 0 || ref > seen.size()) {
+                throw malformed(field + ": reference " + Long.toUnsignedString(ref) + " to one of " + seen.size()
+                        + " strings met so far");
+            }
+            return seen.get((int) ref - 1);
+        }
+
+        void end() throws MalformedEntryException {
+            if (pos != end) {
+                throw malformed((end - pos) + " bytes left over after the " + what);
+            }
+        }
+    }
+}
