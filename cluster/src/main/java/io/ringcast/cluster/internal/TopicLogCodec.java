@@ -50,8 +50,8 @@ public final class TopicLogCodec {
 
     private static final int FLAG_REPUBLISH = 1;
     private static final int FLAG_PUBLISHER = 2;
-    /** The fewest bytes a publish takes (flags, correlation id, path ref and length, value length). */
-    private static final int MIN_PUBLISH_BYTES = 5;
+    /** The fewest bytes a publish takes (flags, correlation id, path ref, value length): bounds a count read. */
+    private static final int MIN_PUBLISH_BYTES = 4;
 
     private TopicLogCodec() {
     }

@@ -1,0 +1,152 @@
+package io.ringcast.cluster.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+class TopicLogCodecTest {
+
+    static List<LoggedPublish> sampleBatch() {
+        byte[] big = new byte[70_000];
+        Arrays.fill(big, (byte) 7);
+        return List.of(
+                new LoggedPublish("principal 'ann'", 0x0123456789ABCDEFL, 1, false, "fx/EURUSD", bytes("1.0842")),
+                new LoggedPublish("principal 'ann'", 0x0123456789ABCDEFL, 2, false, "fx/EURUSD", bytes("1.0843")),
+                new LoggedPublish("principal 'ann'", 0x0123456789ABCDEFL, 3, true, "fx/GBPUSD", new byte[0]),
+                new LoggedPublish(null, 0, 42, false, "news/ünïcödé/€", bytes("ünïcode value")),
+                new LoggedPublish("anonymous", -1L, Integer.MIN_VALUE, true, "fx/EURUSD", big),
+                new LoggedPublish("anonymous", Long.MIN_VALUE, Integer.MAX_VALUE, false, "a", bytes("x")),
+                new LoggedPublish("principal 'ann'", 5, -1, false, "fx/EURUSD", bytes("y")));
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aBatchSurvivesTheRoundTripInOrder() throws Exception {
+        List<LoggedPublish> batch = sampleBatch();
+        byte[] entry = TopicLogCodec.encodeEntry(batch);
+        assertThat(TopicLogCodec.decodeEntry(entry, 0, entry.length)).containsExactlyElementsOf(batch);
+
+        // inside a larger array, as the engine hands it over
+        byte[] framed = new byte[entry.length + 13];
+        System.arraycopy(entry, 0, framed, 5, entry.length);
+        assertThat(TopicLogCodec.decodeEntry(framed, 5, entry.length)).containsExactlyElementsOf(batch);
+    }
+
+    @Test
+    void aPublishWithoutPublisherIdCarriesNoPrincipal() {
+        LoggedPublish p = new LoggedPublish("principal 'ann'", 0, 1, false, "a/b", new byte[0]);
+        assertThat(p.principal()).isNull();
+        assertThat(p.hasPublisher()).isFalse();
+        assertThatThrownBy(() -> new LoggedPublish(null, 9, 1, false, "a/b", new byte[0]))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("principal");
+    }
+
+    @Test
+    void repeatedPrincipalsAndPathsAreWrittenOnce() {
+        String principal = "principal 'a rather long login name'";
+        String path = "prices/equities/XLON/VOD.L/bid";
+        List<LoggedPublish> batch = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            batch.add(new LoggedPublish(principal, 77, i, false, path, new byte[10]));
+        }
+        int entry = TopicLogCodec.encodeEntry(batch).length;
+        // per publish: flags 1, publisher id 8, principal ref 1, correlation id 1-2, path ref 1, value 1 + 10
+        assertThat(entry).isLessThan(2 + principal.length() + path.length() + 100 * 24);
+    }
+
+    @Test
+    void everyCutOfAnEntryIsRefused() {
+        byte[] entry = TopicLogCodec.encodeEntry(sampleBatch().subList(0, 6).stream()
+                .map(p -> p.value().length > 1000 ? new LoggedPublish(p.principal(), p.publisherId(), p.correlationId(),
+                        p.republish(), p.path(), new byte[300]) : p).toList());
+        for (int cut = 0; cut < entry.length; cut++) {
+            int length = cut;
+            assertThatThrownBy(() -> TopicLogCodec.decodeEntry(entry, 0, length)).as("cut at %d", cut)
+                    .isInstanceOf(MalformedEntryException.class).hasMessageContaining("malformed entry");
+        }
+        byte[] longer = Arrays.copyOf(entry, entry.length + 1);
+        assertThatThrownBy(() -> TopicLogCodec.decodeEntry(longer, 0, longer.length))
+                .isInstanceOf(MalformedEntryException.class).hasMessageContaining("1 bytes left over");
+    }
+
+    @Test
+    void malformedEntriesAreRefusedNamingTheProblem() {
+        byte[] good = TopicLogCodec.encodeEntry(List.of(new LoggedPublish("p", 9, 1, false, "a/b", bytes("v"))));
+        assertRefused(with(good, 0, 2), "unknown entry format 2");
+        assertRefused(new byte[] {1, 0}, "an entry of no publish");
+        assertRefused(new byte[] {1, 100, 0, 0, 0, 0, 0}, "publishes: 100 do not fit");
+        assertRefused(with(good, 2, 4 | 2), "unknown flags 0x6");
+        byte[] zeroId = with(good, 10, 0); // the publisher id's last byte: 9 -> 0
+        assertRefused(zeroId, "publisher id 0 flagged as given");
+        assertRefused(new byte[] {1, 1, 0, 1, 5, 0}, "reference 5 to one of 0 strings");
+        assertRefused(new byte[] {1, 1, 0, 1, 0, 0, 0}, "empty path");
+        assertRefused(new byte[] {1, 1, 0, 1, 0, 2, (byte) 0xC3, (byte) 0x28, 0}, "malformed UTF-8 in path");
+        assertRefused(new byte[] {1, 1, 0, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x10, 0, 1, 'a', 0},
+                "beyond 32 bits");
+        assertRefused(new byte[] {1, 1, 0, 1, 0, 1, 'a', 9}, "length of value of publish 0: 9 do not fit");
+        assertThatThrownBy(() -> TopicLogCodec.decodeEntry(good, 3, good.length))
+                .isInstanceOf(MalformedEntryException.class).hasMessageContaining("outside");
+        assertThatThrownBy(() -> TopicLogCodec.encodeEntry(List.of())).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static byte[] with(byte[] b, int index, int value) {
+        byte[] copy = b.clone();
+        copy[index] = (byte) value;
+        return copy;
+    }
+
+    private static void assertRefused(byte[] entry, String problem) {
+        assertThatThrownBy(() -> TopicLogCodec.decodeEntry(entry, 0, entry.length))
+                .isInstanceOf(MalformedEntryException.class).hasMessageContaining(problem);
+    }
+
+    @Test
+    void responsesSurviveTheRoundTrip() throws Exception {
+        List<PublishResult> results = List.of(PublishResult.applied(1), PublishResult.applied(Long.MAX_VALUE),
+                PublishResult.alreadyApplied(300), PublishResult.conflict("fx/ünï"), PublishResult.OUTCOME_UNKNOWN,
+                PublishResult.TOO_MANY_TOPICS);
+        EntryResponse decoded = TopicLogCodec.decodeResponse(TopicLogCodec.encodeResults(results));
+        assertThat(decoded.isRefused()).isFalse();
+        assertThat(decoded.results()).containsExactlyElementsOf(results);
+        assertThat(decoded.results()).extracting(PublishResult::acked).containsExactly(true, true, true, false, false, false);
+
+        EntryResponse refused = TopicLogCodec.decodeResponse(TopicLogCodec.encodeRefusal("bad entry: ünï"));
+        assertThat(refused.isRefused()).isTrue();
+        assertThat(refused.refusal()).isEqualTo("bad entry: ünï");
+        assertThat(refused.results()).isEmpty();
+    }
+
+    @Test
+    void everyCutOfAResponseIsRefused() {
+        for (byte[] response : List.of(TopicLogCodec.encodeResults(List.of(PublishResult.applied(1_000_000),
+                        PublishResult.conflict("a/b"), PublishResult.alreadyApplied(2), PublishResult.OUTCOME_UNKNOWN)),
+                TopicLogCodec.encodeRefusal("why"))) {
+            for (int cut = 0; cut < response.length; cut++) {
+                byte[] cutResponse = Arrays.copyOf(response, cut);
+                assertThatThrownBy(() -> TopicLogCodec.decodeResponse(cutResponse)).as("cut at %d", cut)
+                        .isInstanceOf(MalformedEntryException.class).hasMessageContaining("malformed response");
+            }
+        }
+        assertThatThrownBy(() -> TopicLogCodec.decodeResponse(new byte[] {1, 1, 9}))
+                .isInstanceOf(MalformedEntryException.class).hasMessageContaining("unknown outcome 9");
+        assertThatThrownBy(() -> TopicLogCodec.decodeResponse(new byte[] {3}))
+                .isInstanceOf(MalformedEntryException.class).hasMessageContaining("unknown response kind 3");
+    }
+
+    @Test
+    void aResponseWriterInsistsOnOneResultPerPublish() {
+        TopicLogCodec.ResponseWriter w = new TopicLogCodec.ResponseWriter().start(2);
+        w.add(PublishResult.applied(1));
+        assertThatThrownBy(w::toBytes).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("1 results written for an entry of 2");
+    }
+}
