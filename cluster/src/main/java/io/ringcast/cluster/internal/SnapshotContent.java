@@ -31,6 +31,10 @@ public interface SnapshotContent {
     /** Writes the node's part, after the state machine's own. */
     void write(DataOutput out) throws IOException;
 
-    /** Replaces the node's part with the one read, after the state machine's own part was read. */
+    /**
+     * Replaces the node's part with the one read, after the state machine's own part was read (and
+     * before the state machine replaces its own with it). All or nothing: if it throws, it should
+     * leave the node's part as it was; the state machine then keeps its own part as it was too.
+     */
     void read(DataInput in) throws IOException;
 }

@@ -77,14 +77,16 @@ final class TopicLogTesting {
             if (in.readInt() != MARKER) {
                 throw new IOException("the node's part is not where it was written");
             }
-            values.clear();
+            Map<String, byte[]> read = new LinkedHashMap<>(); // all or nothing, as a node's part should
             int n = in.readInt();
             for (int i = 0; i < n; i++) {
                 String path = in.readUTF();
                 byte[] value = new byte[in.readInt()];
                 in.readFully(value);
-                values.put(path, value);
+                read.put(path, value);
             }
+            values.clear();
+            values.putAll(read);
         }
 
         Map<String, String> asStrings() {
