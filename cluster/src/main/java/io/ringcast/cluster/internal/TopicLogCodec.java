@@ -9,7 +9,6 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +62,7 @@ public final class TopicLogCodec {
         if (publishes.isEmpty()) {
             throw new IllegalArgumentException("an entry carries at least one publish");
         }
-        Writer out = new Writer(64 + publishes.size() * 32);
+        EntryWriter out = new EntryWriter(64 + publishes.size() * 32);
         out.u8(ENTRY_FORMAT);
         out.varLong(publishes.size());
         Map<String, Integer> principals = new HashMap<>();
@@ -84,7 +83,7 @@ public final class TopicLogCodec {
 
     /** The publishes of an entry, in order; every value is a copy of its own. */
     public static List<LoggedPublish> decodeEntry(byte[] data, int offset, int length) throws MalformedEntryException {
-        Reader in = new Reader(data, offset, length, "entry");
+        EntryReader in = new EntryReader(data, offset, length, "entry");
         int format = in.u8("format");
         if (format != ENTRY_FORMAT) {
             throw in.malformed("unknown entry format " + format);
@@ -130,7 +129,7 @@ public final class TopicLogCodec {
 
     /** Writes a response, one result at a time, in the entry's order. Not thread-safe; reusable after {@link #toBytes}. */
     public static final class ResponseWriter {
-        private final Writer out = new Writer(64);
+        private final EntryWriter out = new EntryWriter(64);
         private int expected;
         private int written;
 
@@ -184,7 +183,7 @@ public final class TopicLogCodec {
 
     /** The response to an entry refused as a whole, saying why. */
     public static byte[] encodeRefusal(String why) {
-        Writer out = new Writer(16 + why.length());
+        EntryWriter out = new EntryWriter(16 + why.length());
         out.u8(RESPONSE_REFUSED);
         out.string(why);
         return out.toBytes();
@@ -192,7 +191,7 @@ public final class TopicLogCodec {
 
     /** A response, as the node that submitted the entry reads it. */
     public static EntryResponse decodeResponse(byte[] data) throws MalformedEntryException {
-        Reader in = new Reader(data, 0, data.length, "response");
+        EntryReader in = new EntryReader(data, 0, data.length, "response");
         int kind = in.u8("kind");
         if (kind == RESPONSE_REFUSED) {
             String why = in.string("reason");
@@ -270,188 +269,9 @@ public final class TopicLogCodec {
         }
     }
 
-    private static CharsetDecoder strictUtf8() {
+    static CharsetDecoder strictUtf8() {
         return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
     }
 
-    // ---------------------------------------------------------------- bytes
-
-    /** A growable byte array. */
-    private static final class Writer {
-        private byte[] buf;
-        private int pos;
-
-        Writer(int capacity) {
-            buf = new byte[capacity];
-        }
-
-        void reset() {
-            pos = 0;
-        }
-
-        private void ensure(int more) {
-            if (pos + more > buf.length) {
-                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, pos + more));
-            }
-        }
-
-        void u8(int b) {
-            ensure(1);
-            buf[pos++] = (byte) b;
-        }
-
-        void i64(long v) {
-            ensure(8);
-            for (int shift = 56; shift >= 0; shift -= 8) {
-                buf[pos++] = (byte) (v >>> shift);
-            }
-        }
-
-        void varLong(long v) {
-            ensure(10);
-            while ((v & ~0x7FL) != 0) {
-                buf[pos++] = (byte) ((v & 0x7F) | 0x80);
-                v >>>= 7;
-            }
-            buf[pos++] = (byte) v;
-        }
-
-        void bytes(byte[] b) {
-            ensure(b.length);
-            System.arraycopy(b, 0, buf, pos, b.length);
-            pos += b.length;
-        }
-
-        void string(String s) {
-            byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-            varLong(utf8.length);
-            bytes(utf8);
-        }
-
-        /** A string-ref: the index of its first appearance in {@code seen}, or 0 and the string. */
-        void stringRef(String s, Map<String, Integer> seen) {
-            Integer ref = seen.get(s);
-            if (ref != null) {
-                varLong(ref);
-                return;
-            }
-            seen.put(s, seen.size() + 1);
-            varLong(0);
-            string(s);
-        }
-
-        byte[] toBytes() {
-            return Arrays.copyOf(buf, pos);
-        }
-    }
-
-    /** Reads a byte range, every read checked against its end. */
-    private static final class Reader {
-        private final byte[] data;
-        private final int start;
-        private final int end;
-        private final String what;
-        private int pos;
-        private CharsetDecoder utf8;
-
-        Reader(byte[] data, int offset, int length, String what) throws MalformedEntryException {
-            if (offset < 0 || length < 0 || offset > data.length - length) {
-                throw new MalformedEntryException(what + ": range [" + offset + ", +" + length + ") outside "
-                        + data.length + " bytes");
-            }
-            this.data = data;
-            this.start = offset;
-            this.end = offset + length;
-            this.what = what;
-            this.pos = offset;
-        }
-
-        MalformedEntryException malformed(String problem) {
-            return new MalformedEntryException("malformed " + what + " at byte " + (pos - start) + ": " + problem);
-        }
-
-        private void need(int n, String field) throws MalformedEntryException {
-            if (end - pos < n) {
-                throw malformed(what + " ends early: " + field + " needs " + n + " bytes, " + (end - pos) + " left");
-            }
-        }
-
-        int u8(String field) throws MalformedEntryException {
-            need(1, field);
-            return data[pos++] & 0xFF;
-        }
-
-        long i64(String field) throws MalformedEntryException {
-            need(8, field);
-            long v = 0;
-            for (int i = 0; i < 8; i++) {
-                v = (v << 8) | (data[pos++] & 0xFF);
-            }
-            return v;
-        }
-
-        long varLong(String field) throws MalformedEntryException {
-            long v = 0;
-            for (int shift = 0; shift < 64; shift += 7) {
-                int b = u8(field);
-                v |= (long) (b & 0x7F) << shift;
-                if ((b & 0x80) == 0) {
-                    return v;
-                }
-            }
-            throw malformed(field + ": a varint longer than 10 bytes");
-        }
-
-        /** A length or count that the bytes left can hold, at {@code unitBytes} each. */
-        int count(String field, int unitBytes) throws MalformedEntryException {
-            long n = varLong(field);
-            if (n < 0 || n > (end - pos) / unitBytes) {
-                throw malformed(field + ": " + Long.toUnsignedString(n) + " do not fit in the " + (end - pos)
-                        + " bytes left");
-            }
-            return (int) n;
-        }
-
-        byte[] bytes(String field) throws MalformedEntryException {
-            int n = count("length of " + field, 1);
-            byte[] b = Arrays.copyOfRange(data, pos, pos + n);
-            pos += n;
-            return b;
-        }
-
-        String string(String field) throws MalformedEntryException {
-            int n = count("length of " + field, 1);
-            if (utf8 == null) {
-                utf8 = strictUtf8();
-            }
-            try {
-                String s = utf8.decode(ByteBuffer.wrap(data, pos, n)).toString();
-                pos += n;
-                return s;
-            } catch (CharacterCodingException e) {
-                throw malformed("malformed UTF-8 in " + field);
-            }
-        }
-
-        String stringRef(String field, List<String> seen) throws MalformedEntryException {
-            long ref = varLong("reference of " + field);
-            if (ref == 0) {
-                String s = string(field);
-                seen.add(s);
-                return s;
-            }
-            if (ref < 0 || ref > seen.size()) {
-                throw malformed(field + ": reference " + Long.toUnsignedString(ref) + " to one of " + seen.size()
-                        + " strings met so far");
-            }
-            return seen.get((int) ref - 1);
-        }
-
-        void end() throws MalformedEntryException {
-            if (pos != end) {
-                throw malformed((end - pos) + " bytes left over after the " + what);
-            }
-        }
-    }
 }
