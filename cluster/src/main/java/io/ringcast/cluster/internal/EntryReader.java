@@ -6,7 +6,10 @@ import java.nio.charset.CharsetDecoder;
 import java.util.Arrays;
 import java.util.List;
 
-/** Reads a byte range of an entry or response for {@link TopicLogCodec}, every read checked against its end. Not thread-safe. */
+/**
+ * Reads a byte range of an entry or response for {@link TopicLogCodec}, every read checked against
+ * its end. Not thread-safe.
+ */
 final class EntryReader {
     private final byte[] data;
     private final int start;
