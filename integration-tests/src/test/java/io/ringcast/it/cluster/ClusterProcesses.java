@@ -41,6 +41,7 @@ public final class ClusterProcesses implements AutoCloseable {
     private final int[] clientPorts;
     private final Path[] configs;
     private final Process[] processes;
+    private IntFunction<List<String>> commandPrefix = node -> List.of();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private ClusterProcesses(String testName, int size, String extraYaml, IntFunction<String> hostOfNode)
@@ -88,7 +89,17 @@ public final class ClusterProcesses implements AutoCloseable {
      */
     public static ClusterProcesses start(String testName, int size, String extraYaml, IntFunction<String> hostOfNode)
             throws Exception {
+        return start(testName, size, extraYaml, hostOfNode, node -> List.of());
+    }
+
+    /**
+     * As {@link #start(String, int, String, IntFunction)}, each node's command after a prefix
+     * (e.g. {@code setpriv --reuid=...}: a harness that tells nodes' packets apart by their user).
+     */
+    public static ClusterProcesses start(String testName, int size, String extraYaml, IntFunction<String> hostOfNode,
+                                         IntFunction<List<String>> commandPrefix) throws Exception {
         ClusterProcesses c = new ClusterProcesses(testName, size, extraYaml, hostOfNode);
+        c.commandPrefix = commandPrefix;
         try {
             // the first node first, as an operator would: the others then join its view at once,
             // instead of five JVMs starting on two cores each waiting for a coordinator (JGroups
@@ -110,8 +121,9 @@ public final class ClusterProcesses implements AutoCloseable {
 
     private void launch(int node) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-jar", JAR.toAbsolutePath().toString(), "--config", configs[node - 1].toAbsolutePath().toString());
+        List<String> cmd = new ArrayList<>(commandPrefix.apply(node));
+        cmd.addAll(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-jar", JAR.toAbsolutePath().toString(), "--config", configs[node - 1].toAbsolutePath().toString()));
         Path log = logDir.resolve("node-" + node + ".log");
         // a restart appends to the node's log; a new cluster starts it afresh
         ProcessBuilder.Redirect output = processes[node - 1] == null ? ProcessBuilder.Redirect.to(log.toFile())

@@ -36,7 +36,17 @@ final class FaultCluster implements AutoCloseable {
     /** Starts five nodes and waits until each serves clients with a view of all five. */
     static FaultCluster start(String name) throws Exception {
         NetworkFaults network = NetworkFaults.inPrivateNamespace();
-        return new FaultCluster(ClusterProcesses.start(name, NODES, NODE_CONFIG, FaultCluster::host), network);
+        for (int node = 1; node <= NODES; node++) {
+            network.sourceAddressOfUser(uid(node), host(node));
+        }
+        // each node as its own user, so that its unbound sockets get its address (see NetworkFaults)
+        return new FaultCluster(ClusterProcesses.start(name, NODES, NODE_CONFIG, FaultCluster::host,
+                node -> List.of("setpriv", "--reuid=" + uid(node), "--regid=" + uid(node), "--clear-groups")), network);
+    }
+
+    /** The user node n runs as: only the nodes' packets are told apart by it. */
+    static int uid(int node) {
+        return 10_010 + node;
     }
 
     /** Node n's loopback address: its client port's and its cluster member host. */

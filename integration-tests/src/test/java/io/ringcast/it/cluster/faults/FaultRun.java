@@ -228,21 +228,22 @@ final class FaultRun {
     }
 
     /**
-     * Established TCP connections between nodes whose local end is 127.0.0.1: sockets not bound to
-     * their node's address, which a cut by address cannot see ({@code ss}, this namespace).
+     * Established TCP connections between nodes opened from unbound sockets (local end 127.0.0.1, as
+     * the socket sees it; {@link NetworkFaults#sourceAddressOfUser} gives them their node's address
+     * on the wire), counted with {@code ss} in this namespace, clients' connections left out.
      */
     private String connectionsFromUnboundSockets() {
         try {
             Process p = new ProcessBuilder("ss", "-tnH", "state", "established").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).replaceAll("\\[::ffff:([0-9.]+)]", "$1");
             p.waitFor(10, TimeUnit.SECONDS);
             Set<String> clientPorts = new java.util.HashSet<>();
             cluster.processes().webSocketUrls().forEach(u -> clientPorts.add(u.replaceAll("^ws://([^/]+)/.*$", "$1")));
             java.util.regex.Pattern unbound = java.util.regex.Pattern.compile(".*\\s127\\.0\\.0\\.1:\\d+\\s+(127\\.0\\.0\\.1[1-5]:\\d+).*");
             long count = out.lines().map(unbound::matcher).filter(java.util.regex.Matcher::matches)
                     .filter(m -> !clientPorts.contains(m.group(1))).count();
-            return count + " established connections between nodes from 127.0.0.1 (sockets not bound to their node's "
-                    + "address, which the cut does not drop)";
+            return count + " connections between nodes from sockets not bound to their node's address "
+                    + "(cut only thanks to the per-node SNAT)";
         } catch (IOException e) {
             return "ss failed: " + e;
         } catch (InterruptedException e) {

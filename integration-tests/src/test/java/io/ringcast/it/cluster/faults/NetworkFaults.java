@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
  * ({@code -s a -d b -j DROP}, both directions), in a private network namespace only: it refuses to
  * start in the namespace the script was started in (it must differ from this JVM's), whose firewall is not ours to change
  * ({@code scripts/cluster-faults.sh} runs the suite under {@code unshare -n}). A cut matches the
- * packets' addresses, so it cuts a connection only when its socket is bound to the node's address
- * (an unbound client socket on loopback leaves from 127.0.0.1). Used from one thread only.
+ * packets' addresses; a client socket a node does not bind leaves from 127.0.0.1 on loopback, so
+ * {@link #sourceAddressOfUser} gives it its node's address. Used from one thread only.
  */
 final class NetworkFaults implements AutoCloseable {
     private final List<List<String>> rules = new ArrayList<>();
@@ -42,6 +42,17 @@ final class NetworkFaults implements AutoCloseable {
         NetworkFaults n = new NetworkFaults();
         n.iptables(List.of("-L", "INPUT", "-n"));
         return n;
+    }
+
+    /**
+     * Gives the unbound sockets of the processes of user {@code uid} the source address {@code host}
+     * (SNAT on loopback, new connections from 127.0.0.1 only): with each node running as its own
+     * user, a connection a node opens without binding its socket carries the node's address as any
+     * bound one does, so the cuts by address see it. Call before the node starts.
+     */
+    void sourceAddressOfUser(int uid, String host) throws IOException, InterruptedException {
+        iptables(List.of("-t", "nat", "-A", "POSTROUTING", "-m", "owner", "--uid-owner", Integer.toString(uid),
+                "-s", "127.0.0.1", "-d", "127.0.0.0/8", "-j", "SNAT", "--to-source", host));
     }
 
     /** Drops every packet from {@code a} to {@code b} and from {@code b} to {@code a}. */
