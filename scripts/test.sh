@@ -13,6 +13,8 @@ command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 [ -x "${CHROMIUM_BIN:-/usr/bin/chromium}" ] || need_apt+=(chromium)
 [ -x "${CHROMEDRIVER_BIN:-/usr/bin/chromedriver}" ] || need_apt+=(chromium-driver)
+# the cluster fault suite cuts the network between nodes with iptables (scripts/cluster-faults.sh)
+command -v iptables >/dev/null 2>&1 || need_apt+=(iptables)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 
 /**
@@ -24,9 +25,10 @@ import java.util.function.Predicate;
  * own generated config, free ports, and its output in
  * {@code integration-tests/target/cluster-logs/<test>/node-N.log}. Nodes can be killed
  * ({@code SIGKILL}), stopped ({@code SIGTERM}), frozen ({@code SIGSTOP}), thawed and restarted.
- * Used from the test thread only.
+ * Each node may have its own loopback address (its {@code server.host} and its cluster member host),
+ * so that a fault harness can cut the network between nodes by address. Used from one thread only.
  */
-final class ClusterProcesses implements AutoCloseable {
+public final class ClusterProcesses implements AutoCloseable {
     private static final Path JAR = Path.of("..", "server", "target", "ringcast-server.jar");
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Anonymous test clients may read and publish everything. */
@@ -35,26 +37,34 @@ final class ClusterProcesses implements AutoCloseable {
 
     private final int size;
     private final Path logDir;
+    private final String[] hosts;
     private final int[] clientPorts;
     private final Path[] configs;
     private final Process[] processes;
+    private IntFunction<List<String>> commandPrefix = node -> List.of();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private ClusterProcesses(String testName, int size, String extraYaml) throws IOException {
+    private ClusterProcesses(String testName, int size, String extraYaml, IntFunction<String> hostOfNode)
+            throws IOException {
         this.size = size;
         this.logDir = Path.of("target", "cluster-logs", testName);
         Files.createDirectories(logDir);
+        this.hosts = new String[size];
+        for (int i = 0; i < size; i++) {
+            hosts[i] = hostOfNode.apply(i + 1);
+        }
         this.clientPorts = new int[size];
         this.configs = new Path[size];
         this.processes = new Process[size];
         StringBuilder members = new StringBuilder("  members:\n");
         for (int i = 0; i < size; i++) {
             clientPorts[i] = FreePorts.pick();
-            members.append("    - {name: node-").append(i + 1).append(", host: 127.0.0.1, membershipPort: ")
+            members.append("    - {name: node-").append(i + 1).append(", host: ").append(hosts[i])
+                    .append(", membershipPort: ")
                     .append(FreePorts.pick()).append(", peerPort: ").append(FreePorts.pick()).append("}\n");
         }
         for (int i = 0; i < size; i++) {
-            String yaml = "server:\n  host: 127.0.0.1\n  port: " + clientPorts[i] + "\n  ioThreads: 1\n"
+            String yaml = "server:\n  host: " + hosts[i] + "\n  port: " + clientPorts[i] + "\n  ioThreads: 1\n"
                     + "cluster:\n  enabled: true\n  nodeName: node-" + (i + 1) + "\n" + members
                     + extraYaml + (extraYaml.isEmpty() || extraYaml.endsWith("\n") ? "" : "\n")
                     + (extraYaml.contains("security:") ? "" : SECURITY);
@@ -69,7 +79,27 @@ final class ClusterProcesses implements AutoCloseable {
      * @param extraYaml more top-level config sections for every node (not {@code server} or {@code cluster})
      */
     static ClusterProcesses start(String testName, int size, String extraYaml) throws Exception {
-        ClusterProcesses c = new ClusterProcesses(testName, size, extraYaml);
+        return start(testName, size, extraYaml, node -> "127.0.0.1");
+    }
+
+    /**
+     * As {@link #start(String, int, String)}, each node on its own address.
+     *
+     * @param hostOfNode the address of node n (1-based): its client port's and its cluster member host
+     */
+    public static ClusterProcesses start(String testName, int size, String extraYaml, IntFunction<String> hostOfNode)
+            throws Exception {
+        return start(testName, size, extraYaml, hostOfNode, node -> List.of());
+    }
+
+    /**
+     * As {@link #start(String, int, String, IntFunction)}, each node's command after a prefix
+     * (e.g. {@code setpriv --reuid=...}: a harness that tells nodes' packets apart by their user).
+     */
+    public static ClusterProcesses start(String testName, int size, String extraYaml, IntFunction<String> hostOfNode,
+                                         IntFunction<List<String>> commandPrefix) throws Exception {
+        ClusterProcesses c = new ClusterProcesses(testName, size, extraYaml, hostOfNode);
+        c.commandPrefix = commandPrefix;
         try {
             // the first node first, as an operator would: the others then join its view at once,
             // instead of five JVMs starting on two cores each waiting for a coordinator (JGroups
@@ -91,8 +121,9 @@ final class ClusterProcesses implements AutoCloseable {
 
     private void launch(int node) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-jar", JAR.toAbsolutePath().toString(), "--config", configs[node - 1].toAbsolutePath().toString());
+        List<String> cmd = new ArrayList<>(commandPrefix.apply(node));
+        cmd.addAll(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-jar", JAR.toAbsolutePath().toString(), "--config", configs[node - 1].toAbsolutePath().toString()));
         Path log = logDir.resolve("node-" + node + ".log");
         // a restart appends to the node's log; a new cluster starts it afresh
         ProcessBuilder.Redirect output = processes[node - 1] == null ? ProcessBuilder.Redirect.to(log.toFile())
@@ -101,11 +132,11 @@ final class ClusterProcesses implements AutoCloseable {
     }
 
     /** The WebSocket URL of node {@code node} (1-based). */
-    String webSocketUrl(int node) {
-        return "ws://127.0.0.1:" + clientPorts[node - 1] + "/ws";
+    public String webSocketUrl(int node) {
+        return "ws://" + hosts[node - 1] + ":" + clientPorts[node - 1] + "/ws";
     }
 
-    List<String> webSocketUrls() {
+    public List<String> webSocketUrls() {
         List<String> urls = new ArrayList<>();
         for (int node = 1; node <= size; node++) {
             urls.add(webSocketUrl(node));
@@ -114,12 +145,26 @@ final class ClusterProcesses implements AutoCloseable {
     }
 
     /** The node's {@code /health}, or null when it does not answer. */
-    JsonNode health(int node) {
+    public JsonNode health(int node) {
+        String body = get(node, "/health");
+        try {
+            return body == null ? null : JSON.readTree(body);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The node's {@code /metrics} (Prometheus text), or null when it does not answer. */
+    public String metrics(int node) {
+        return get(node, "/metrics");
+    }
+
+    private String get(int node, String path) {
         try {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + clientPorts[node - 1] + "/health"))
+                    URI.create("http://" + hosts[node - 1] + ":" + clientPorts[node - 1] + path))
                     .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 ? JSON.readTree(r.body()) : null;
+            return r.statusCode() == 200 ? r.body() : null;
         } catch (IOException e) {
             return null;
         } catch (InterruptedException e) {
@@ -129,13 +174,13 @@ final class ClusterProcesses implements AutoCloseable {
     }
 
     /** Waits until the node serves clients and its view has {@code members} members. */
-    void awaitView(int node, int members, Duration timeout) {
+    public void awaitView(int node, int members, Duration timeout) {
         await(node, h -> h.path("cluster").path("ready").asBoolean()
                 && h.path("cluster").path("view").size() == members, timeout, "ready with a view of " + members);
     }
 
     /** Waits until the node's {@code /health} satisfies {@code condition}. */
-    void await(int node, Predicate<JsonNode> condition, Duration timeout, String what) {
+    public void await(int node, Predicate<JsonNode> condition, Duration timeout, String what) {
         JsonNode[] last = {null};
         Await.until(() -> {
             Process p = processes[node - 1];
@@ -151,7 +196,7 @@ final class ClusterProcesses implements AutoCloseable {
     }
 
     /** Each node's {@code /health} cluster object, for failure messages. */
-    String describe() {
+    public String describe() {
         StringBuilder b = new StringBuilder();
         for (int node = 1; node <= size; node++) {
             JsonNode h = processes[node - 1] != null && processes[node - 1].isAlive() ? health(node) : null;
@@ -163,7 +208,7 @@ final class ClusterProcesses implements AutoCloseable {
     }
 
     /** SIGKILL: the process dies at once, its sockets reset. */
-    void kill9(int node) throws InterruptedException {
+    public void kill9(int node) throws InterruptedException {
         Process p = processes[node - 1];
         p.destroyForcibly();
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
@@ -172,7 +217,7 @@ final class ClusterProcesses implements AutoCloseable {
     }
 
     /** SIGTERM: a graceful stop. */
-    void stop(int node) throws InterruptedException {
+    public void stop(int node) throws InterruptedException {
         Process p = processes[node - 1];
         p.destroy();
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
@@ -181,12 +226,12 @@ final class ClusterProcesses implements AutoCloseable {
     }
 
     /** SIGSTOP: the process freezes, its sockets stay open. */
-    void pause(int node) throws Exception {
+    public void pause(int node) throws Exception {
         signal(node, "STOP");
     }
 
     /** SIGCONT after {@link #pause}. */
-    void resume(int node) throws Exception {
+    public void resume(int node) throws Exception {
         signal(node, "CONT");
     }
 
@@ -200,17 +245,32 @@ final class ClusterProcesses implements AutoCloseable {
     }
 
     /** Starts a node again with its config and ports; it rejoins and catches up. */
-    void restart(int node) throws IOException {
+    public void restart(int node) throws IOException {
         if (processes[node - 1] != null && processes[node - 1].isAlive()) {
             throw new IllegalStateException("node-" + node + " is still running");
         }
         launch(node);
     }
 
+    /** The node's address: its client port's and its cluster member host. */
+    public String host(int node) {
+        return hosts[node - 1];
+    }
+
+    /** Whether the node's process runs (a frozen one does). */
+    public boolean isRunning(int node) {
+        return processes[node - 1] != null && processes[node - 1].isAlive();
+    }
+
+    /** The node's log file. */
+    public Path log(int node) {
+        return logDir.resolve("node-" + node + ".log");
+    }
+
     /** The last lines of the node's log, for failure messages. */
-    String logTail(int node, int lines) {
+    public String logTail(int node, int lines) {
         try {
-            List<String> all = Files.readAllLines(logDir.resolve("node-" + node + ".log"), StandardCharsets.UTF_8);
+            List<String> all = Files.readAllLines(log(node), StandardCharsets.UTF_8);
             return "--- node-" + node + ".log (last " + lines + " lines)\n"
                     + String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
         } catch (IOException e) {

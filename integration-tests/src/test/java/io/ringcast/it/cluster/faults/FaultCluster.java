@@ -1,0 +1,150 @@
+package io.ringcast.it.cluster.faults;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.ringcast.cluster.internal.PartitionTable;
+import io.ringcast.it.cluster.ClusterProcesses;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Five real node processes, each on its own loopback address {@code 127.0.0.1N}, and the faults a
+ * test does to them: cut groups of nodes apart and heal, kill -9, SIGSTOP and SIGCONT, graceful stop,
+ * restart with the node's config (and whatever data its config keeps). In the spirit of Aeron's
+ * {@code TestCluster}; engine-agnostic but for {@link #busiestLeader}. Used from one thread only.
+ */
+final class FaultCluster implements AutoCloseable {
+    static final int NODES = 5;
+    private static final String NODE_CONFIG = "history:\n  length: 4096\n";
+    private static final Pattern NO_MAJORITY = Pattern.compile("ringcast_errors_total\\{code=\"NO_MAJORITY\"} ([0-9.E]+)");
+
+    private final ClusterProcesses processes;
+    private final NetworkFaults network;
+
+    private FaultCluster(ClusterProcesses processes, NetworkFaults network) {
+        this.processes = processes;
+        this.network = network;
+    }
+
+    /** Starts five nodes and waits until each serves clients with a view of all five. */
+    static FaultCluster start(String name) throws Exception {
+        NetworkFaults network = NetworkFaults.inPrivateNamespace();
+        for (int node = 1; node <= NODES; node++) {
+            network.sourceAddressOfUser(uid(node), host(node));
+        }
+        // each node as its own user, so that its unbound sockets get its address (see NetworkFaults)
+        return new FaultCluster(ClusterProcesses.start(name, NODES, NODE_CONFIG, FaultCluster::host,
+                node -> List.of("setpriv", "--reuid=" + uid(node), "--regid=" + uid(node), "--clear-groups")), network);
+    }
+
+    /** The user node n runs as: only the nodes' packets are told apart by it. */
+    static int uid(int node) {
+        return 10_010 + node;
+    }
+
+    /** Node n's loopback address: its client port's and its cluster member host. */
+    static String host(int node) {
+        return "127.0.0." + (10 + node);
+    }
+
+    ClusterProcesses processes() {
+        return processes;
+    }
+
+    /** Every packet between a node of {@code a} and a node of {@code b} is dropped, both ways, until {@link #heal}. */
+    void cut(Collection<Integer> a, Collection<Integer> b) throws IOException, InterruptedException {
+        for (int x : a) {
+            for (int y : b) {
+                network.cut(host(x), host(y));
+            }
+        }
+    }
+
+    void heal() throws IOException, InterruptedException {
+        network.healAll();
+    }
+
+    void kill9(int node) throws InterruptedException {
+        processes.kill9(node);
+    }
+
+    void stop(int node) throws InterruptedException {
+        processes.stop(node);
+    }
+
+    void pause(int node) throws Exception {
+        processes.pause(node);
+    }
+
+    void resume(int node) throws Exception {
+        processes.resume(node);
+    }
+
+    void restart(int node) throws IOException {
+        processes.restart(node);
+    }
+
+    /** Waits until every node serves clients with a view of all five. */
+    void awaitAllReady(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (int node = 1; node <= NODES; node++) {
+            processes.awaitView(node, NODES, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        }
+    }
+
+    /**
+     * The node that sequences the most of {@code topics}: where a kill or a freeze hurts most. The one
+     * place that knows how the engine spreads topics: today each topic's partition has an owner from
+     * the rendezvous table over the view (271 partitions, as the nodes' config); with Raft groups it
+     * becomes the leader of the group holding the most topics, from {@code /health}.
+     */
+    int busiestLeader(List<String> topics) {
+        List<String> view = new ArrayList<>();
+        for (int node = 1; node <= NODES && view.isEmpty(); node++) {
+            JsonNode h = processes.isRunning(node) ? processes.health(node) : null;
+            if (h != null) {
+                h.path("cluster").path("view").forEach(m -> view.add(m.asText()));
+            }
+        }
+        if (view.isEmpty()) {
+            throw new AssertionError("no node answers /health with a view:" + processes.describe());
+        }
+        PartitionTable table = new PartitionTable(view, 271);
+        Map<String, Integer> perOwner = new HashMap<>();
+        for (String topic : topics) {
+            perOwner.merge(table.owner(PartitionTable.partitionOf(topic, 271)), 1, Integer::sum);
+        }
+        String owner = perOwner.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        return Integer.parseInt(owner.substring("node-".length()));
+    }
+
+    /** How many publishes the node has refused with {@code NO_MAJORITY}, from its metrics; -1 when it does not answer. */
+    long noMajorityRefusals(int node) {
+        String metrics = processes.isRunning(node) ? processes.metrics(node) : null;
+        if (metrics == null) {
+            return -1;
+        }
+        Matcher m = NO_MAJORITY.matcher(metrics);
+        return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+    }
+
+    String describe() {
+        return processes.describe();
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            network.close();
+        } finally {
+            processes.close();
+        }
+    }
+}
