@@ -1,0 +1,176 @@
+package io.ringcast.cluster.internal;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Gathers the publishes a node receives into batched log entries for one Raft group: many
+ * publishes per entry is what makes the engine fast (jgroups-raft carries about 466k records/s at
+ * 100 per entry against 15k at one per entry). Publishes come in from any thread through a bounded
+ * queue ({@link #offer} returns false when it is full: the caller pauses, as on a full inbound ring);
+ * one thread, {@code ringcast-cluster-batcher}, drains up to {@code maxPublishesPerEntry} into an
+ * entry and submits it, with at most {@code maxEntriesInFlight} entries unanswered; each publish's
+ * {@link Answer} is told once, on the thread that completes its entry, with its
+ * {@link PublishResult}, or with {@code null} and the cause when its entry failed (no leader, no
+ * majority, a timeout: whether it was applied is then unknown to this node).
+ */
+public final class PublishBatcher implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PublishBatcher.class);
+    private static final long POLL_MS = 50;
+
+    /** Hands an encoded entry to the engine; the future completes with the state machine's response. */
+    @FunctionalInterface
+    public interface Submitter {
+        CompletableFuture<byte[]> submit(byte[] entry);
+    }
+
+    /** How one publish ended. */
+    @FunctionalInterface
+    public interface Answer {
+        /**
+         * @param result what the log decided, or null when the entry failed
+         * @param failure why the entry failed, or null
+         */
+        void answered(PublishResult result, Throwable failure);
+    }
+
+    private record Pending(LoggedPublish publish, Answer answer) {
+    }
+
+    private final Submitter submitter;
+    private final int maxPublishesPerEntry;
+    private final ArrayBlockingQueue<Pending> queue;
+    private final Semaphore inFlight;
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    /**
+     * @param maxPublishesPerEntry the most publishes one entry carries
+     * @param maxEntriesInFlight   entries submitted and not answered yet, at most
+     * @param queueCapacity        publishes waiting for an entry, at most
+     */
+    public PublishBatcher(Submitter submitter, int maxPublishesPerEntry, int maxEntriesInFlight, int queueCapacity,
+                          String groupName) {
+        this.submitter = submitter;
+        this.maxPublishesPerEntry = maxPublishesPerEntry;
+        this.queue = new ArrayBlockingQueue<>(queueCapacity);
+        this.inFlight = new Semaphore(maxEntriesInFlight);
+        this.thread = new Thread(this::run, "ringcast-cluster-batcher-" + groupName);
+        thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /**
+     * Queues a publish for the next entry. Any thread.
+     *
+     * @return false when the queue is full (nothing was queued; offer it again later), or when stopped
+     */
+    public boolean offer(LoggedPublish publish, Answer answer) {
+        return running && queue.offer(new Pending(publish, answer));
+    }
+
+    /** Publishes waiting for an entry. Any thread. */
+    public int queued() {
+        return queue.size();
+    }
+
+    private void run() {
+        List<Pending> batch = new ArrayList<>(maxPublishesPerEntry);
+        while (running) {
+            try {
+                inFlight.acquire();
+                Pending first = queue.poll(POLL_MS, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    inFlight.release();
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, maxPublishesPerEntry - 1);
+                submit(List.copyOf(batch));
+                batch.clear();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** Submits one entry; its permit is given back when it is answered. Batcher thread. */
+    private void submit(List<Pending> batch) {
+        List<LoggedPublish> publishes = new ArrayList<>(batch.size());
+        for (Pending p : batch) {
+            publishes.add(p.publish());
+        }
+        CompletableFuture<byte[]> response;
+        try {
+            response = submitter.submit(TopicLogCodec.encodeEntry(publishes));
+        } catch (RuntimeException e) {
+            response = CompletableFuture.failedFuture(e); // the engine may throw instead of failing the future
+        }
+        response.whenComplete((bytes, failure) -> {
+            inFlight.release();
+            answer(batch, bytes, failure);
+        });
+    }
+
+    private static void answer(List<Pending> batch, byte[] bytes, Throwable failure) {
+        Throwable cause = failure;
+        EntryResponse response = null;
+        if (cause == null) {
+            try {
+                response = TopicLogCodec.decodeResponse(bytes);
+                if (response.isRefused()) {
+                    cause = new IllegalStateException("entry refused by the log: " + response.refusal());
+                } else if (response.results().size() != batch.size()) {
+                    cause = new IllegalStateException("the log answered " + response.results().size()
+                            + " publishes of an entry of " + batch.size());
+                }
+            } catch (MalformedEntryException e) {
+                cause = e;
+            }
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            Answer a = batch.get(i).answer();
+            try {
+                if (cause == null) {
+                    a.answered(response.results().get(i), null);
+                } else {
+                    a.answered(null, cause);
+                }
+            } catch (RuntimeException e) {
+                log.error("a publish's answer failed", e);
+            }
+        }
+    }
+
+    /**
+     * Stops taking publishes; those still queued are answered as failed. Entries in flight are
+     * answered by their futures. Idempotent.
+     */
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        List<Pending> left = new ArrayList<>();
+        queue.drainTo(left);
+        IllegalStateException stopped = new IllegalStateException("the cluster layer stopped");
+        for (Pending p : left) {
+            p.answer().answered(null, stopped);
+        }
+    }
+}
