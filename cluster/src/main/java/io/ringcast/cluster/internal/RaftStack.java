@@ -18,7 +18,6 @@ import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.pbcast.NAKACK2;
 import org.jgroups.protocols.pbcast.STABLE;
 import org.jgroups.protocols.raft.ELECTION2;
-import org.jgroups.protocols.raft.FileBasedLog;
 import org.jgroups.protocols.raft.NO_DUPES;
 import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.REDIRECT;
@@ -47,7 +46,7 @@ import java.util.List;
  *       {@code FRAG4};</li>
  *   <li>jgroups-raft: {@code ELECTION2} (elections with a pre-vote, which survives partial
  *       connectivity where {@code ELECTION} can stay leaderless), {@code RAFT} with the static member
- *       list (the configured names) and a {@link FileBasedLog} under
+ *       list (the configured names) and a {@link RaftFileLog} (the engine's file log, fixed) under
  *       {@code dataDir/<group>/<node>.log/}, and {@code REDIRECT}, which forwards a submit made on a
  *       follower to the leader. The engine's {@code CLIENT} (a socket for outside clients) is not used.</li>
  * </ol>
@@ -103,7 +102,7 @@ public final class RaftStack {
                 .resendInterval(raft.resendIntervalMs())
                 // off: in 1.1.4 it livelocks the leader under load (see the class javadoc)
                 .sendCommitsImmediately(false);
-        consensus.logClass(FileBasedLog.class.getName());
+        consensus.logClass(RaftFileLog.class.getName());
         JChannel channel = new JChannel(
                 tcp,
                 new TCPPING().setInitialHosts(initialHosts).setPortRange(0),

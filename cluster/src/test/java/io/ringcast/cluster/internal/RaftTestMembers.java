@@ -145,6 +145,9 @@ final class RaftTestMembers implements AutoCloseable {
             sb.append(String.format("%n  %s: leader=%s term=%d commit=%d last=%d applied=%d chain=%x snapshots=%d",
                     g.nodeName(), g.leader(), g.term(), g.commitIndex(), g.lastAppended(), machines[i].applied(),
                     machines[i].chain(), g.snapshots()));
+            if (Boolean.getBoolean("ringcast.raft.debugLog") && g.raft().log() instanceof org.jgroups.raft.util.LogCache c) {
+                sb.append("\n    ").append(c.toStringDetails()).append(" / ").append(c.log());
+            }
         }
         return sb.toString();
     }
