@@ -59,7 +59,8 @@ import java.util.List;
  * commit message to every follower on every acknowledgement, each answered with another
  * acknowledgement; with 5 members and 16 submits in flight this storm filled the runner's queue
  * within a second, every submit failed with "processing queue is full" and commits stopped for good
- * (RaftGroupTest#engineLockUpWithFsyncAndTheDefaultLogSize reproduces it with the flag on).
+ * ({@code RaftGroupTest#engineLockUpWithTheIssuesConfiguration} with
+ * {@code -Dringcast.raft.reproduce=true -Dringcast.raft.sendCommitsImmediately=true} reproduces it).
  */
 public final class RaftStack {
 
