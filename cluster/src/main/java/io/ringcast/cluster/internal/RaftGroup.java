@@ -1,0 +1,181 @@
+package io.ringcast.cluster.internal;
+
+import io.ringcast.cluster.ClusterSettings;
+import org.jgroups.Address;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.raft.RAFT;
+import org.jgroups.protocols.raft.Role;
+import org.jgroups.raft.RaftHandle;
+import org.jgroups.raft.StateMachine;
+import org.jgroups.util.ExtendedUUID;
+import org.jgroups.util.NameCache;
+import org.jgroups.raft.util.Utils;
+
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One Raft group on this node, started: jgroups-raft over the stack {@link RaftStack} builds, with
+ * the caller's {@link StateMachine}. Entries are submitted on any member (a follower forwards them to
+ * the leader); each member's state machine applies every committed entry, in log order.
+ *
+ * <p>Thread contract: {@link StateMachine#apply}, {@link StateMachine#writeContentTo} (snapshots) and
+ * {@link StateMachine#readContentFrom} (a snapshot from the leader, or the one on disk at start) all
+ * run on the engine's one {@code runner} thread, which also drives replication: they must not block.
+ * The futures {@link #submit} returns complete on that thread, on a JGroups receiver thread
+ * (forwarded submits) or on the JDK's timeout thread: hand their results to your own thread.
+ * Role listeners run on the runner thread too. Every other method may be called from any thread.
+ */
+public final class RaftGroup implements AutoCloseable {
+
+    /** Told when this node becomes leader, follower or learner; on the engine's runner thread. */
+    @FunctionalInterface
+    public interface RoleListener {
+        void onRole(Role role);
+    }
+
+    private final ClusterSettings cluster;
+    private final RaftSettings settings;
+    private final String group;
+    private final StateMachine stateMachine;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile JChannel channel;
+    private volatile RaftHandle handle;
+
+    public RaftGroup(ClusterSettings cluster, RaftSettings settings, String group, StateMachine stateMachine) {
+        this.cluster = Objects.requireNonNull(cluster, "cluster");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.group = Objects.requireNonNull(group, "group");
+        this.stateMachine = Objects.requireNonNull(stateMachine, "stateMachine");
+    }
+
+    /**
+     * Builds the stack, loads the snapshot and the committed log from the data directory into the
+     * state machine, and joins the group's members. Returns once connected, not once a leader is known.
+     */
+    public void start() throws Exception {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("group " + group + " was started already");
+        }
+        JChannel ch = RaftStack.newChannel(cluster, settings, group);
+        channel = ch;
+        handle = new RaftHandle(ch, stateMachine);
+        ch.connect(group);
+    }
+
+    /** Adds a listener of this node's role; add it before {@link #start()} to hear the first change. */
+    public void addRoleListener(RoleListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        requireStarted().raft().addRoleListener(listener::onRole);
+    }
+
+    /**
+     * Submits {@code entry} to the group's log. The future completes with the state machine's answer
+     * once the entry is committed on a majority and applied here or on the leader; it fails at once
+     * when no leader is known, with {@link java.util.concurrent.TimeoutException} after
+     * {@code submitTimeoutMs} (a submit forwarded to a leader that died meanwhile is never answered
+     * by the engine), or with the engine's exception (this node lost the leadership, its queue is full).
+     * A failed submit may still have been committed: only a retry the state machine recognises is safe.
+     */
+    public CompletableFuture<byte[]> submit(byte[] entry) {
+        Objects.requireNonNull(entry, "entry");
+        RaftHandle h = handle;
+        if (h == null || closed.get()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("raft group " + group + " is not running"));
+        }
+        CompletableFuture<byte[]> result;
+        try {
+            // REDIRECT: applied here when this node leads, else sent to the leader
+            result = h.setAsync(entry, 0, entry.length);
+        } catch (Exception | Error e) { // no leader known, or the engine refused the call
+            return CompletableFuture.failedFuture(e);
+        }
+        return result.orTimeout(settings.submitTimeoutMs(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The leader's node name, or null while none is known to this node. */
+    public String leader() {
+        RaftHandle h = handle;
+        return h == null ? null : nameOf(h.leader());
+    }
+
+    public boolean isLeader() {
+        RaftHandle h = handle;
+        return h != null && h.isLeader();
+    }
+
+    /** The current term as this node knows it; 0 before the first election. */
+    public long term() {
+        RaftHandle h = handle;
+        return h == null ? 0 : h.currentTerm();
+    }
+
+    /** The index of the last entry this node knows committed (and has applied). */
+    public long commitIndex() {
+        RaftHandle h = handle;
+        return h == null ? 0 : h.commitIndex();
+    }
+
+    /** The index of the last entry in this node's log. */
+    public long lastAppended() {
+        RaftHandle h = handle;
+        return h == null ? 0 : h.lastApplied(); // RaftHandle's name for RAFT.lastAppended()
+    }
+
+    /** Snapshots this node has taken since it started. */
+    public int snapshots() {
+        RaftHandle h = handle;
+        return h == null ? 0 : h.raft().numSnapshots();
+    }
+
+    public String nodeName() {
+        return cluster.nodeName();
+    }
+
+    public String group() {
+        return group;
+    }
+
+    /** The engine's protocol, for metrics and tests; null before {@link #start()}. */
+    public RAFT raft() {
+        RaftHandle h = handle;
+        return h == null ? null : h.raft();
+    }
+
+    /** Leaves the group and closes the log (a peer sees this node gone at once). Idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        JChannel ch = channel;
+        if (ch != null) {
+            ch.close();
+        }
+    }
+
+    private RaftHandle requireStarted() {
+        RaftHandle h = handle;
+        if (h == null) {
+            throw new IllegalStateException("raft group " + group + " is not started");
+        }
+        return h;
+    }
+
+    private static String nameOf(Address address) {
+        if (address == null) {
+            return null;
+        }
+        if (address instanceof ExtendedUUID) {
+            String raftId = Utils.extractRaftId(address);
+            if (raftId != null) {
+                return raftId;
+            }
+        }
+        String name = NameCache.get(address);
+        return name != null ? name : address.toString();
+    }
+}

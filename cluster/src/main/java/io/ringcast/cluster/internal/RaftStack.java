@@ -1,0 +1,155 @@
+package io.ringcast.cluster.internal;
+
+import io.ringcast.cluster.ClusterSettings;
+import org.jgroups.JChannel;
+import org.jgroups.blocks.cs.NioServer;
+import org.jgroups.conf.ClassConfigurator;
+import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.FD_SOCK2;
+import org.jgroups.protocols.FRAG4;
+import org.jgroups.protocols.MERGE3;
+import org.jgroups.protocols.MFC;
+import org.jgroups.protocols.TCP;
+import org.jgroups.protocols.TCPPING;
+import org.jgroups.protocols.UFC;
+import org.jgroups.protocols.UNICAST3;
+import org.jgroups.protocols.VERIFY_SUSPECT2;
+import org.jgroups.protocols.pbcast.GMS;
+import org.jgroups.protocols.pbcast.NAKACK2;
+import org.jgroups.protocols.pbcast.STABLE;
+import org.jgroups.protocols.raft.ELECTION2;
+import org.jgroups.protocols.raft.NO_DUPES;
+import org.jgroups.protocols.raft.RAFT;
+import org.jgroups.protocols.raft.REDIRECT;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The JGroups protocol stack of one Raft group on this node, built in code, bottom to top, in one
+ * place:
+ * <ol>
+ *   <li>{@code TCP} on the member's host and membership port, its outgoing connections bound to the
+ *       same host ({@code client_bind_addr}), so every packet a node sends carries its own address:
+ *       a network cut by source and destination address (the fault suite's, on 127.0.0.11..15)
+ *       cuts exactly the configured pairs;</li>
+ *   <li>{@code TCPPING} with every member's address, {@code MERGE3} (1 to 3 s) so that the sides of a
+ *       healed cut become one view again;</li>
+ *   <li>failure detection: {@code FD_SOCK2} (a killed process is suspected at once; its client
+ *       sockets bound to the host as well), {@code FD_ALL3} heartbeats, {@code VERIFY_SUSPECT2};</li>
+ *   <li>{@code NAKACK2}, {@code UNICAST3}, {@code STABLE}, {@code NO_DUPES} (refuses a second node
+ *       with a name already in the view), {@code GMS}, flow control ({@code UFC}, {@code MFC}),
+ *       {@code FRAG4};</li>
+ *   <li>jgroups-raft: {@code ELECTION2} (elections with a pre-vote, which survives partial
+ *       connectivity where {@code ELECTION} can stay leaderless), {@code RAFT} with the static member
+ *       list (the configured names) and a {@link RaftFileLog} (the engine's file log, fixed) under
+ *       {@code dataDir/<group>/<node>.log/}, and {@code REDIRECT}, which forwards a submit made on a
+ *       follower to the leader. The engine's {@code CLIENT} (a socket for outside clients) is not used.</li>
+ * </ol>
+ * How followers learn the commit index: with the next AppendEntries (under load, the next batch,
+ * milliseconds later) and, once the leader's queue has been idle for {@code resend_interval}, in the
+ * commit message its resend pass sends to every follower behind; hence a short
+ * {@code resendIntervalMs} (100 ms shipped), which costs nothing while every follower is caught up
+ * and is never reached under load (the pass runs only when the queue stays empty that long). The
+ * engine's own answer, {@code send_commits_immediately}, stays off: in 1.1.4 the leader sends a
+ * commit message to every follower on every acknowledgement, each answered with another
+ * acknowledgement; with 5 members and 16 submits in flight this storm filled the runner's queue
+ * within a second, every submit failed with "processing queue is full" and commits stopped for good
+ * ({@code RaftGroupTest#engineLockUpWithTheIssuesConfiguration} with
+ * {@code -Dringcast.raft.reproduce=true -Dringcast.raft.sendCommitsImmediately=true} reproduces it).
+ */
+public final class RaftStack {
+
+    /** {@code FD_SOCK2} listens on the group's port plus this (or one of the next 10 ports). */
+    public static final int FD_SOCK_PORT_OFFSET = 1000;
+
+    private RaftStack() {
+    }
+
+    /** The directory under which {@code group} keeps this node's log and snapshot. */
+    public static Path groupDir(RaftSettings raft, String group) {
+        return raft.dataDir().resolve(group);
+    }
+
+    /**
+     * A channel for {@code group} on this node, not connected yet; its logical name is the node's name
+     * and its cluster name should be {@code group}.
+     */
+    public static JChannel newChannel(ClusterSettings cluster, RaftSettings raft, String group) throws Exception {
+        JGroupsLogFactory.install();
+        ClusterSettings.Member self = cluster.self();
+        InetAddress bind = address(self.host());
+        List<InetSocketAddress> initialHosts = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (ClusterSettings.Member m : cluster.members()) {
+            initialHosts.add(new InetSocketAddress(address(m.host()), m.membershipPort()));
+            names.add(m.name());
+        }
+        TCP tcp = new TCP();
+        tcp.setValue("bind_addr", bind);
+        tcp.setValue("bind_port", self.membershipPort());
+        tcp.setValue("port_range", 0);
+        tcp.setClientBindAddr(bind);
+        RAFT consensus = new RAFT()
+                .raftId(self.name())
+                .members(names)
+                .logDir(groupDir(raft, group).toString())
+                .logUseFsync(raft.logUseFsync())
+                .maxLogSize(raft.maxLogSizeBytes())
+                .resendInterval(raft.resendIntervalMs())
+                // off: in 1.1.4 it livelocks the leader under load (see the class javadoc)
+                .sendCommitsImmediately(false);
+        consensus.logClass(RaftFileLog.class.getName());
+        JChannel channel = new JChannel(
+                tcp,
+                new TCPPING().setInitialHosts(initialHosts).setPortRange(0),
+                new MERGE3().setMinInterval(1000).setMaxInterval(3000),
+                new BoundFdSock().setBindAddress(bind).setOffset(FD_SOCK_PORT_OFFSET).setPortRange(10),
+                new FD_ALL3().setTimeout(raft.failureDetectionTimeoutMs()).setInterval(raft.heartbeatIntervalMs()),
+                new VERIFY_SUSPECT2().setTimeout(raft.verifySuspectMs()),
+                new NAKACK2(),
+                new UNICAST3(),
+                new STABLE(),
+                new NO_DUPES(),
+                new GMS().setJoinTimeout(1000).printLocalAddress(false),
+                new UFC(),
+                new MFC(),
+                new FRAG4(),
+                new ELECTION2().voteTimeout(raft.voteTimeoutMs()),
+                consensus,
+                new REDIRECT());
+        channel.name(self.name());
+        return channel;
+    }
+
+    private static InetAddress address(String host) {
+        try {
+            return InetAddress.getByName(host);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("cluster member host '" + host + "' does not resolve", e);
+        }
+    }
+
+    /**
+     * {@code FD_SOCK2} whose connections to peers leave from the node's own address: JGroups binds
+     * only its server socket to {@code bind_addr} and lets the OS choose the source of the client
+     * sockets (127.0.0.1 on loopback, whatever the node's address).
+     */
+    static final class BoundFdSock extends FD_SOCK2 {
+        BoundFdSock() {
+            // the header id JGroups registers for FD_SOCK2 (a subclass has none of its own)
+            setId(ClassConfigurator.getProtocolId(FD_SOCK2.class));
+        }
+
+        @Override
+        protected NioServer createServer(int[] bindPorts) {
+            NioServer server = super.createServer(bindPorts);
+            server.clientBindAddress(bind_addr);
+            return server;
+        }
+    }
+}

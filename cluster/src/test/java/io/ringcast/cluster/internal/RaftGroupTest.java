@@ -1,0 +1,385 @@
+package io.ringcast.cluster.internal;
+
+import io.ringcast.testkit.Await;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.ringcast.cluster.ClusterSettings;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * jgroups-raft 1.1.4 on JGroups 5.5.7 as {@link RaftStack} builds it: members in this JVM on real
+ * TCP over loopback, each on its own address (127.0.0.11 ..).
+ *
+ * <p>What we found reproducing issue 18's lock-up (for the upstream report):
+ * <ol>
+ *   <li>With {@code send_commits_immediately=true}, 5 members, 200-byte entries and 16 in flight,
+ *       commits stopped for good within a second, in 3 runs of 3 (fsync on, 1 MB max_log_size;
+ *       before the first snapshot): the leader's runner thread did nothing but
+ *       {@code Leader.sendCommitMessageToFollowers}, called for every AppendEntries response; each
+ *       commit message is answered by another response, so the queue (9,182) filled with responses,
+ *       {@code setAsync} failed with "processing queue is full", the receiver threads blocked in
+ *       {@code RAFT.add} ({@code processing_queue.put}), and the followers' acks for the newest
+ *       entries never got through: commit index stuck below last appended on every member. The
+ *       flag stays off; an idle leader's resend pass (resend_interval 100 ms) tells followers the
+ *       commit index instead.</li>
+ *   <li>JGroups 5.5.7's {@code Slf4jLogImpl} formats every {@code trace(format, args)} before the
+ *       level check; jgroups-raft calls it unguarded per message on the runner, which made the storm
+ *       above come sooner and slows the runner at any load ({@link JGroupsLogFactory}).</li>
+ *   <li>The lock-up itself ("IllegalStateException on every AppendEntries after the first
+ *       snapshot"): a node snapshots when its log passes max_log_size and truncates at its commit
+ *       index, even when that is 0 (nothing committed known yet); {@code LogEntryStorage.removeOld(0)}
+ *       then swaps in an empty position table, every entry's file position is lost, and each later
+ *       append throws a bare {@code IllegalStateException} in {@code LogEntryStorage.write} (the
+ *       previous entry has no position), for good. A follower learns the commit index only with the
+ *       next AppendEntries, so a new cluster whose first max_log_size bytes arrive before a commit
+ *       does (fsync on: slower acks, bigger batches) locks up: reproduced by
+ *       {@link #aMemberWhoseDataWasWipedCatchesUpFromASnapshot} (16 KB log, 200 entries submitted at
+ *       once) in 4 runs of 4 before the fix, and by {@code RaftFileLogTest} without a cluster.
+ *       {@link RaftFileLog} skips a truncation at index 0.</li>
+ *   <li>Also seen once, after the leader was closed: {@code IllegalStateException: Changing leader
+ *       node-1 to node-2 illegally} on every AppendEntries of two followers. The runner handles an
+ *       AppendEntries of term 1 (term checked, then {@code raft.leader(node-1)}) while an election
+ *       thread moves the term to 2 and clears the leader in between, so the follower ends in term 2
+ *       with leader node-1 and refuses node-2 until another election. Not worked around.</li>
+ * </ol>
+ */
+class RaftGroupTest {
+
+    @TempDir
+    Path dataDir;
+
+    private RaftSettings shipped() {
+        return RaftSettings.defaults(dataDir);
+    }
+
+    @Test
+    @Timeout(30)
+    void threeMembersElectALeaderAndApplyTheSameEntriesInTheSameOrder() throws Exception {
+        try (RaftTestMembers members = new RaftTestMembers(3, shipped()).startAll()) {
+            int leader = members.awaitLeader(Duration.ofSeconds(10));
+            assertThat(members.group(leader).term()).isPositive();
+            List<CompletableFuture<byte[]>> acks = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                byte[] entry = ("entry-" + i).getBytes();
+                acks.add(members.group(i % 3).submit(entry)); // followers forward to the leader
+            }
+            for (CompletableFuture<byte[]> ack : acks) {
+                ack.get(10, TimeUnit.SECONDS);
+            }
+            members.awaitApplied(300, Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    @Timeout(40)
+    void fiveMembersElectALeaderAndFollowersLearnTheCommitIndexPromptly() throws Exception {
+        try (RaftTestMembers members = new RaftTestMembers(5, shipped()).startAll()) {
+            int leader = members.awaitLeader(Duration.ofSeconds(15));
+            long[] submitUs = new long[100];
+            long[] followerLagUs = new long[100];
+            for (int i = 0; i < 100; i++) {
+                long start = System.nanoTime();
+                members.group(leader).submit(new byte[200]).get(5, TimeUnit.SECONDS);
+                long acked = System.nanoTime();
+                submitUs[i] = (acked - start) / 1000;
+                long count = i + 1;
+                // one submit at a time: no later entry carries this commit index to the followers
+                members.awaitApplied(count, Duration.ofSeconds(2));
+                followerLagUs[i] = (System.nanoTime() - acked) / 1000;
+            }
+            Arrays.sort(submitUs);
+            Arrays.sort(followerLagUs);
+            System.out.printf("5 members, one submit at a time: submit p50 %d us p99 %d us; followers applied "
+                    + "after the ack p50 %d us p99 %d us%n", submitUs[50], submitUs[98], followerLagUs[50], followerLagUs[98]);
+            // resend_interval (100 ms) bounds it, not the engine's default 1 s
+            assertThat(followerLagUs[98]).isLessThan(400_000);
+        }
+    }
+
+    @Test
+    @Timeout(40)
+    void closingTheLeaderElectsAnotherAndSubmitsWorkAgain() throws Exception {
+        try (RaftTestMembers members = new RaftTestMembers(5, shipped()).startAll()) {
+            int leader = members.awaitLeader(Duration.ofSeconds(15));
+            members.group(leader).submit(new byte[200]).get(5, TimeUnit.SECONDS);
+            int other = (leader + 1) % 5;
+            long closed = System.nanoTime();
+            members.close(leader);
+            long pauseMs = -1;
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (System.nanoTime() < deadline) {
+                try {
+                    members.group(other).submit(new byte[200]).get(5, TimeUnit.SECONDS);
+                    pauseMs = (System.nanoTime() - closed) / 1_000_000;
+                    break;
+                } catch (ExecutionException refused) {
+                    Thread.onSpinWait(); // no leader yet: try again at once
+                }
+            }
+            System.out.printf("leader %s closed: next submit acked after %d ms (new leader %s, term %d)%n",
+                    members.member(leader).name(), pauseMs, members.group(other).leader(), members.group(other).term());
+            assertThat(pauseMs).isBetween(0L, 2000L);
+            members.awaitApplied(2, Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    @Timeout(40)
+    void aMinorityRefusesSubmitsWithinTheTimeout() throws Exception {
+        RaftSettings settings = shipped().withSubmitTimeoutMs(1000);
+        try (RaftTestMembers members = new RaftTestMembers(5, settings).startAll()) {
+            int leader = members.awaitLeader(Duration.ofSeconds(15));
+            members.group(leader).submit(new byte[200]).get(5, TimeUnit.SECONDS);
+            members.close(leader);
+            members.close(members.running().get(0));
+            members.close(members.running().get(0));
+            for (int survivor : members.running()) {
+                long start = System.nanoTime();
+                CompletableFuture<byte[]> ack = members.group(survivor).submit(new byte[200]);
+                assertThatThrownBy(() -> ack.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+                assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(2000);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(40)
+    void aRestartedMemberCatchesUpFromItsLog() throws Exception {
+        try (RaftTestMembers members = new RaftTestMembers(3, shipped()).startAll()) {
+            int leader = members.awaitLeader(Duration.ofSeconds(10));
+            int follower = (leader + 1) % 3;
+            submitAll(members.group(leader), 100, 200);
+            members.awaitApplied(100, Duration.ofSeconds(5));
+            members.close(follower);
+            submitAll(members.group(leader), 100, 200);
+            members.start(follower);
+            // a fresh state machine, rebuilt from the member's own log, then the 100 it missed
+            members.awaitApplied(200, Duration.ofSeconds(10));
+            assertThat(members.machine(follower).snapshotsRead()).isZero();
+        }
+    }
+
+    @Test
+    @Timeout(40)
+    void aMemberWhoseDataWasWipedCatchesUpFromASnapshot() throws Exception {
+        RaftSettings smallLog = shipped().withMaxLogSizeBytes(16 * 1024);
+        try (RaftTestMembers members = new RaftTestMembers(3, smallLog).startAll()) {
+            int leader = members.awaitLeader(Duration.ofSeconds(10));
+            int follower = (leader + 1) % 3;
+            try {
+                submitAll(members.group(leader), 200, 200);
+            } catch (ExecutionException e) {
+                throw new AssertionError("submits failed: " + members.describe(), e);
+            }
+            members.close(follower);
+            members.wipe(follower);
+            try {
+                submitAll(members.group(leader), 200, 200);
+            } catch (ExecutionException e) {
+                throw new AssertionError("submits failed: " + members.describe(), e);
+            }
+            assertThat(members.group(leader).snapshots()).isPositive();
+            members.start(follower);
+            members.awaitApplied(400, Duration.ofSeconds(10));
+            assertThat(members.machine(follower).snapshotsRead()).isPositive();
+        }
+    }
+
+    /**
+     * The shipped stack under issue 18's load (5 members, fsync, 200-byte entries, 16 in flight)
+     * with a snapshot every 64 KB of log, so that there are dozens in a few seconds: commits never
+     * stall and every member ends with the same state.
+     */
+    @Test
+    @Timeout(60)
+    void theShippedConfigurationSurvivesManySnapshotsUnderLoad() throws Exception {
+        RaftSettings settings = shipped().withMaxLogSizeBytes(64 * 1024);
+        try (RaftTestMembers members = new RaftTestMembers(5, settings).startAll()) {
+            int leader = members.awaitLeader(Duration.ofSeconds(15));
+            RaftGroup lead = members.group(leader);
+            SubmitLoad load = new SubmitLoad(() -> lead, 16, 200);
+            try {
+                long lastCommit = -1;
+                long progressAt = System.nanoTime();
+                long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (lead.snapshots() < 20 && System.nanoTime() < end) {
+                    Thread.sleep(50); // sampling the commit index, not waiting for a condition
+                    long commit = lead.commitIndex();
+                    if (commit != lastCommit) {
+                        lastCommit = commit;
+                        progressAt = System.nanoTime();
+                    }
+                    assertThat(System.nanoTime() - progressAt)
+                            .as("commits stalled: %s", members.describe()).isLessThan(Duration.ofSeconds(3).toNanos());
+                }
+            } finally {
+                load.close();
+            }
+            long acked = load.acked();
+            System.out.printf("many snapshots: %d acked, %d failed, leader snapshots %d, ack p50 %d us p99 %d us%n",
+                    acked, load.failed(), lead.snapshots(), load.latencyQuantileMicros(0.5),
+                    load.latencyQuantileMicros(0.99));
+            assertThat(load.failed()).isZero();
+            assertThat(lead.snapshots()).isGreaterThanOrEqualTo(20);
+            members.awaitApplied(lead.commitIndex(), Duration.ofSeconds(10));
+            assertThat(members.machine(leader).applied()).isGreaterThanOrEqualTo(acked);
+        }
+    }
+
+    /** TCP and FD_SOCK2 connect to peers from the member's own address, not the OS's choice. */
+    @Test
+    @Timeout(30)
+    void connectionsToPeersLeaveFromTheMembersOwnAddress() throws Exception {
+        InetAddress self = InetAddress.getByName(RaftTestMembers.host(0));
+        InetAddress peerHost = InetAddress.getByName(RaftTestMembers.host(1));
+        try (ServerSocket fakePeer = new ServerSocket()) {
+            fakePeer.bind(new InetSocketAddress(peerHost, 0));
+            ClusterSettings cluster = new ClusterSettings("node-1", List.of(
+                    new ClusterSettings.Member("node-1", self.getHostAddress(), io.ringcast.testkit.FreePorts.pick(), 0),
+                    new ClusterSettings.Member("node-2", peerHost.getHostAddress(), fakePeer.getLocalPort(), 0)), 1, 1, 1);
+            try (RaftGroup group = new RaftGroup(cluster, shipped(), "g0", new CountingStateMachine())) {
+                CompletableFuture<Void> started = CompletableFuture.runAsync(() -> {
+                    try {
+                        group.start(); // discovery connects to node-2 at once
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                try (Socket fromNode = fakePeer.accept()) {
+                    assertThat(fromNode.getInetAddress()).isEqualTo(self);
+                }
+                started.get(10, TimeUnit.SECONDS);
+            }
+        }
+        // FD_SOCK2 connects only to members of its view: two real members, and node-2's FD port
+        try (RaftTestMembers members = new RaftTestMembers(2, shipped()).startAll()) {
+            members.awaitLeader(Duration.ofSeconds(10));
+            RaftStack.BoundFdSock fd2 = members.group(1).raft().getProtocolStack().findProtocol(RaftStack.BoundFdSock.class);
+            int fdPort = fd2.getActualBindPort();
+            Await.until(() -> !connectionsTo(peerHost, fdPort).isEmpty(), Duration.ofSeconds(10), Duration.ofMillis(20),
+                    () -> "a connection to node-2's FD_SOCK2 port " + fdPort);
+            assertThat(connectionsTo(peerHost, fdPort)).allMatch(local -> local.equals(self));
+            // JGroups keeps one TCP connection per pair, opened by either side: each leaves from its opener's address
+            List<InetAddress> toNode2 = connectionsTo(peerHost, members.member(1).membershipPort());
+            List<InetAddress> toNode1 = connectionsTo(self, members.member(0).membershipPort());
+            assertThat(toNode2.size() + toNode1.size()).isPositive();
+            assertThat(toNode2).allMatch(local -> local.equals(self));
+            assertThat(toNode1).allMatch(local -> local.equals(peerHost));
+        }
+    }
+
+    /**
+     * The local addresses of this host's established TCP connections to {@code host:port}, from
+     * /proc/net/tcp and /proc/net/tcp6 (Java's sockets are dual-stack: IPv4 as ::ffff:a.b.c.d).
+     */
+    private static List<InetAddress> connectionsTo(InetAddress host, int port) {
+        List<InetAddress> locals = new ArrayList<>();
+        String remote = hexAddress(host) + ":" + String.format("%04X", port);
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            try (InputStream in = java.nio.file.Files.newInputStream(Path.of(table))) {
+                for (String line : new String(in.readAllBytes()).split("\n")) {
+                    String[] f = line.trim().split("\\s+");
+                    // 01: ESTABLISHED; an IPv4-mapped tcp6 address ends with the IPv4 word
+                    if (f.length > 3 && f[2].endsWith(remote) && f[3].equals("01")) {
+                        String local = f[1].substring(f[1].indexOf(':') - 8, f[1].indexOf(':'));
+                        byte[] b = new byte[4];
+                        for (int i = 0; i < 4; i++) { // little-endian hex of the IPv4 address
+                            b[3 - i] = (byte) Integer.parseInt(local.substring(2 * i, 2 * i + 2), 16);
+                        }
+                        locals.add(InetAddress.getByAddress(b));
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return locals;
+    }
+
+    private static String hexAddress(InetAddress a) {
+        byte[] b = a.getAddress();
+        return String.format("%02X%02X%02X%02X", b[3], b[2], b[1], b[0]);
+    }
+
+    private static void submitAll(RaftGroup group, int n, int entryBytes) throws Exception {
+        List<CompletableFuture<byte[]>> acks = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            byte[] entry = new byte[entryBytes];
+            entry[0] = (byte) i;
+            acks.add(group.submit(entry));
+        }
+        for (CompletableFuture<byte[]> ack : acks) {
+            ack.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Issue 18's lock-up, by hand ({@code -Dringcast.raft.reproduce=true}): fsync on, the engine's
+     * default 1 MB max_log_size, 5 members, 200-byte entries with 16 in flight; with
+     * {@code -Dringcast.raft.sendCommitsImmediately=true} also the engine's commit push. Prints
+     * whether commits stopped for 5 s and where the runners were.
+     */
+    @Test
+    @Timeout(120)
+    @EnabledIfSystemProperty(named = "ringcast.raft.reproduce", matches = "true")
+    void engineLockUpWithTheIssuesConfiguration() throws Exception {
+        RaftSettings bad = shipped().withLogUseFsync(true).withMaxLogSizeBytes(1_000_000);
+        try (RaftTestMembers members = new RaftTestMembers(5, bad).startAll()) {
+            int leader = members.awaitLeader(Duration.ofSeconds(20));
+            for (int i = 0; i < 5; i++) {
+                members.group(i).raft().sendCommitsImmediately(Boolean.getBoolean("ringcast.raft.sendCommitsImmediately"));
+            }
+            RaftGroup lead = members.group(leader);
+            long stalledSince = System.nanoTime();
+            long lastCommit = -1;
+            boolean locked = false;
+            try (SubmitLoad load = new SubmitLoad(() -> lead, 16, 200)) {
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (System.nanoTime() < deadline && lead.snapshots() < 4) {
+                    Thread.sleep(100); // sampling the commit index, not waiting for a condition
+                    long commit = lead.commitIndex();
+                    if (commit != lastCommit) {
+                        lastCommit = commit;
+                        stalledSince = System.nanoTime();
+                    } else if (System.nanoTime() - stalledSince > Duration.ofSeconds(5).toNanos()) {
+                        locked = true;
+                        break;
+                    }
+                }
+                if (locked) {
+                    Thread.getAllStackTraces().forEach((t, stack) -> {
+                        if (t.getName().startsWith("runner")) {
+                            System.out.println(t.getName() + " " + t.getState());
+                            for (StackTraceElement e : stack) {
+                                System.out.println("    " + e);
+                            }
+                        }
+                    });
+                }
+                System.out.printf("lock-up run: locked=%s acked=%d failed=%d (first: %s) leader snapshots=%d%s%n", locked,
+                        load.acked(), load.failed(), load.firstFailure(), lead.snapshots(), members.describe());
+            }
+        }
+    }
+}
