@@ -32,6 +32,7 @@ class PublicInternalTypesTest {
             "io.ringcast.client.internal.NettyRingcastClient", "client-java: RingcastClient.Builder returns it",
             "io.ringcast.cluster.internal.ClusterProtocol", "cluster: ClusterNode runs it",
             "io.ringcast.cluster.internal.Membership", "cluster: ClusterNode joins through it",
+            "io.ringcast.cluster.internal.RaftFileLog", "JGroups: RAFT.log_class names it, instantiated by reflection",
             "io.ringcast.cluster.internal.PartitionTable",
             "tests only (cluster's ClusterNodeTest, ClusterFailoverTest); cluster/ is being replaced, left as is",
             "io.ringcast.server.internal.FanOutHarness", "benchmark: FanOutBenchmark drives the fan-out without sockets",

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * {@link PublishResult}, or with {@code null} and the cause when its entry failed (no leader, no
  * majority, a timeout: whether it was applied is then unknown to this node).
  */
-public final class PublishBatcher implements AutoCloseable {
+final class PublishBatcher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PublishBatcher.class);
     private static final long POLL_MS = 50;
 

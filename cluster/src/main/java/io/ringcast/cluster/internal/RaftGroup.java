@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (forwarded submits) or on the JDK's timeout thread: hand their results to your own thread.
  * Role listeners run on the runner thread too. Every other method may be called from any thread.
  */
-public final class RaftGroup implements AutoCloseable {
+final class RaftGroup implements AutoCloseable {
 
     /** Told when this node becomes leader, follower or learner; on the engine's runner thread. */
     @FunctionalInterface

@@ -29,7 +29,7 @@ import java.util.Objects;
  * @param submitTimeoutMs           how long {@link RaftGroup#submit(byte[])} waits for a commit before
  *                                  its future fails with a {@link java.util.concurrent.TimeoutException}
  */
-public record RaftSettings(Path dataDir, boolean logUseFsync, long maxLogSizeBytes, long heartbeatIntervalMs,
+record RaftSettings(Path dataDir, boolean logUseFsync, long maxLogSizeBytes, long heartbeatIntervalMs,
                            long failureDetectionTimeoutMs, long verifySuspectMs, long voteTimeoutMs,
                            long resendIntervalMs, long submitTimeoutMs) {
 

@@ -62,7 +62,7 @@ import java.util.List;
  * ({@code RaftGroupTest#engineLockUpWithTheIssuesConfiguration} with
  * {@code -Dringcast.raft.reproduce=true -Dringcast.raft.sendCommitsImmediately=true} reproduces it).
  */
-public final class RaftStack {
+final class RaftStack {
 
     /** {@code FD_SOCK2} listens on the group's port plus this (or one of the next 10 ports). */
     public static final int FD_SOCK_PORT_OFFSET = 1000;
