@@ -75,15 +75,21 @@ class FanOutProxyTest {
         return OutboundFrame.finish(frame);
     }
 
-    /** Holds loop {@code index} up until {@link #gate} opens: its poller cannot run. */
-    private void holdUp(int index) {
+    /**
+     * Holds loop {@code index} up until {@link #gate} opens: its poller cannot run. Returns once the
+     * hold runs, so that the loop's pending tasks are from then on only what the sequencer queues.
+     */
+    private void holdUp(int index) throws InterruptedException {
+        CountDownLatch holding = new CountDownLatch(1);
         loops[index].execute(() -> {
+            holding.countDown();
             try {
                 gate.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         });
+        assertThat(holding.await(5, TimeUnit.SECONDS)).as("loop %d held up", index).isTrue();
     }
 
     /** Waits until the held-up loop has a poller run queued: the sequencer woke it, waiting for a slot. */
