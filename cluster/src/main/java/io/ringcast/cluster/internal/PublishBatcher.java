@@ -79,6 +79,11 @@ public final class PublishBatcher implements AutoCloseable {
         return running && queue.offer(new Pending(publish, answer));
     }
 
+    /** Publishes the queue has room for now. Any thread. */
+    public int remaining() {
+        return queue.remainingCapacity();
+    }
+
     /** Publishes waiting for an entry. Any thread. */
     public int queued() {
         return queue.size();

@@ -3,6 +3,7 @@ package io.ringcast.cluster.internal;
 import io.ringcast.cluster.ClusterSettings;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
+import org.jgroups.View;
 import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.Role;
 import org.jgroups.raft.RaftHandle;
@@ -11,6 +12,8 @@ import org.jgroups.util.ExtendedUUID;
 import org.jgroups.util.NameCache;
 import org.jgroups.raft.util.Utils;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -123,6 +126,20 @@ public final class RaftGroup implements AutoCloseable {
     public long lastAppended() {
         RaftHandle h = handle;
         return h == null ? 0 : h.lastApplied(); // RaftHandle's name for RAFT.lastAppended()
+    }
+
+    /** The names of the members this node is connected with now (its JGroups view), coordinator first. */
+    public List<String> view() {
+        JChannel ch = channel;
+        View v = ch == null ? null : ch.getView();
+        if (v == null) {
+            return List.of();
+        }
+        List<String> names = new ArrayList<>(v.size());
+        for (Address a : v.getMembersRaw()) {
+            names.add(nameOf(a));
+        }
+        return names;
     }
 
     /** Snapshots this node has taken since it started. */

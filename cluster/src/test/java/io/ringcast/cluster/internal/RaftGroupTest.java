@@ -256,8 +256,8 @@ class RaftGroupTest {
         try (ServerSocket fakePeer = new ServerSocket()) {
             fakePeer.bind(new InetSocketAddress(peerHost, 0));
             ClusterSettings cluster = new ClusterSettings("node-1", List.of(
-                    new ClusterSettings.Member("node-1", self.getHostAddress(), io.ringcast.testkit.FreePorts.pick(), 0),
-                    new ClusterSettings.Member("node-2", peerHost.getHostAddress(), fakePeer.getLocalPort(), 0)), 1, 1, 1);
+                    new ClusterSettings.Member("node-1", self.getHostAddress(), io.ringcast.testkit.FreePorts.pick()),
+                    new ClusterSettings.Member("node-2", peerHost.getHostAddress(), fakePeer.getLocalPort())), 1, 1);
             try (RaftGroup group = new RaftGroup(cluster, shipped(), "g0", new CountingStateMachine())) {
                 CompletableFuture<Void> started = CompletableFuture.runAsync(() -> {
                     try {
