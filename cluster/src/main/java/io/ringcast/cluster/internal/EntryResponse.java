@@ -10,7 +10,7 @@ import java.util.List;
  * @param results one per publish, in order; empty when refused
  * @param refusal why the entry was refused, or null
  */
-public record EntryResponse(List<PublishResult> results, String refusal) {
+record EntryResponse(List<PublishResult> results, String refusal) {
 
     public EntryResponse {
         results = List.copyOf(results);

@@ -4,7 +4,7 @@ package io.ringcast.cluster.internal;
  * Bytes that are not a well-formed log entry, response or snapshot part ({@link TopicLogCodec}):
  * the message names what is wrong and where.
  */
-public final class MalformedEntryException extends Exception {
+final class MalformedEntryException extends Exception {
     private static final long serialVersionUID = 1L;
 
     public MalformedEntryException(String message) {

@@ -42,7 +42,7 @@ import java.util.Map;
  * byte offset: a cut, a length past the end, a bad flag or format, malformed UTF-8, bytes left over.
  * Stateless; safe on any thread.
  */
-public final class TopicLogCodec {
+final class TopicLogCodec {
     static final int ENTRY_FORMAT = 1;
     static final int RESPONSE_RESULTS = 1;
     static final int RESPONSE_REFUSED = 2;
