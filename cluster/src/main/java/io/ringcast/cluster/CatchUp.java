@@ -4,6 +4,9 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.ringcast.cluster.internal.BarrierLog;
 import io.ringcast.cluster.internal.RaftGroup;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -13,21 +16,25 @@ import java.util.concurrent.TimeUnit;
  * Decides when a node that joined has caught up ({@link ClusterNode#ready()}): once a leader is
  * known, it submits a barrier ({@link BarrierLog}), which the leader answers with its commit
  * index; the node is caught up when its own commit index (entries it has applied) reaches that.
- * A barrier that fails (no leader any more, a timeout) is sent again.
+ * A barrier that fails (no leader any more, a timeout) is sent again. Afterwards it logs each
+ * change of the leader this node knows, with the term and the view, for operators.
  *
- * <p>Thread contract: its own thread, {@code ringcast-cluster-catchup}, checks every
- * {@value #CHECK_MS} ms until caught up; {@link #ready()} and {@link #isReady()} from any thread.
+ * <p>Thread contract: its own thread, {@code ringcast-cluster-watch}, checks every
+ * {@value #CHECK_MS} ms; {@link #ready()} and {@link #isReady()} from any thread.
  */
 final class CatchUp implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(CatchUp.class);
     static final long CHECK_MS = 20;
 
     private final RaftGroup group;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final ScheduledExecutorService timer =
-            Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("ringcast-cluster-catchup", true));
+            Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("ringcast-cluster-watch", true));
     /** The leader's commit index when it applied our barrier; -1 until then. Written by a callback. */
     private volatile long target = -1;
     private volatile boolean barrierInFlight;
+    /** The leader last logged; watch thread only. */
+    private String loggedLeader = "";
 
     CatchUp(RaftGroup group) {
         this.group = group;
@@ -45,17 +52,17 @@ final class CatchUp implements AutoCloseable {
         return ready.isDone() && !ready.isCompletedExceptionally();
     }
 
-    /** One check. Catch-up thread. */
+    /** One check. Watch thread. */
     private void check() {
+        logLeaderChange();
         if (ready.isDone()) {
-            timer.shutdown();
             return;
         }
         long t = target;
         if (t >= 0) {
             if (group.commitIndex() >= t) {
                 ready.complete(null);
-                timer.shutdown();
+                log.info("cluster: caught up to commit index {} (leader {}, term {})", t, group.leader(), group.term());
             }
             return;
         }
@@ -67,6 +74,20 @@ final class CatchUp implements AutoCloseable {
                 }
                 barrierInFlight = false;
             });
+        }
+    }
+
+    private void logLeaderChange() {
+        String leader = String.valueOf(group.leader());
+        if (!leader.equals(loggedLeader)) {
+            loggedLeader = leader;
+            if (leader.equals("null")) {
+                log.warn("cluster: no leader known (term {}, view {}): publishes here are refused with NO_MAJORITY",
+                        group.term(), group.view());
+            } else {
+                log.info("cluster: leader is {} (term {}, view {}, commit index {})", leader, group.term(), group.view(),
+                        group.commitIndex());
+            }
         }
     }
 
