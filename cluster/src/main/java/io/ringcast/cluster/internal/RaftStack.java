@@ -9,7 +9,7 @@ import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.FRAG4;
 import org.jgroups.protocols.MERGE3;
 import org.jgroups.protocols.MFC;
-import org.jgroups.protocols.TCP;
+import org.jgroups.protocols.TCP_NIO2;
 import org.jgroups.protocols.TCPPING;
 import org.jgroups.protocols.UFC;
 import org.jgroups.protocols.UNICAST3;
@@ -34,7 +34,8 @@ import java.util.concurrent.TimeUnit;
  * The JGroups protocol stack of one Raft group on this node, built in code, bottom to top, in one
  * place:
  * <ol>
- *   <li>{@code TCP} on the member's host and membership port, its outgoing connections bound to the
+ *   <li>{@code TCP_NIO2} (non-blocking: a member behind a cut never holds up messages to the others)
+ *       on the member's host and membership port, its outgoing connections bound to the
  *       same host ({@code client_bind_addr}), so every packet a node sends carries its own address:
  *       a network cut by source and destination address (the fault suite's, on 127.0.0.11..15)
  *       cuts exactly the configured pairs;</li>
@@ -90,7 +91,12 @@ public final class RaftStack {
             initialHosts.add(new InetSocketAddress(address(m.host()), m.membershipPort()));
             names.add(m.name());
         }
-        TCP tcp = new TCP();
+        // non-blocking: with TCP, one thread sends every message, and a connect to, or a full socket
+        // of, a member behind a network cut (packets dropped) held it for seconds, so heartbeats
+        // to the reachable members stopped and the majority side of a cut fell apart into
+        // singletons (the fault suite's partition); TCP_NIO2 connects and writes without blocking
+        // and keeps at most max_send_buffers messages per unreachable peer (UNICAST3 resends them)
+        TCP_NIO2 tcp = new TCP_NIO2();
         tcp.setValue("bind_addr", bind);
         tcp.setValue("bind_port", self.membershipPort());
         tcp.setValue("port_range", 0);
