@@ -53,7 +53,7 @@ public final class ClusterNode implements AutoCloseable {
     private final ClusterSettings settings;
     private final RaftGroup group;
     private final PublishBatcher batcher;
-    private final CatchUp catchUp;
+    private final LeaderWatch watch;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
@@ -68,7 +68,7 @@ public final class ClusterNode implements AutoCloseable {
         this.group = new RaftGroup(settings, raft, name, new BarrierLog(log, () -> self[0].raft()));
         self[0] = group;
         this.batcher = new PublishBatcher(this::submit, PUBLISHES_PER_ENTRY, ENTRIES_IN_FLIGHT, QUEUE_CAPACITY, name);
-        this.catchUp = new CatchUp(group);
+        this.watch = new LeaderWatch(group);
     }
 
     public ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink) {
@@ -91,7 +91,7 @@ public final class ClusterNode implements AutoCloseable {
     public void start() throws Exception {
         group.start();
         batcher.start();
-        catchUp.start();
+        watch.start();
     }
 
     /**
@@ -99,7 +99,7 @@ public final class ClusterNode implements AutoCloseable {
      * asked (a barrier entry through the leader): only then should it serve clients.
      */
     public CompletableFuture<Void> ready() {
-        return catchUp.ready();
+        return watch.ready();
     }
 
     /**
@@ -182,7 +182,7 @@ public final class ClusterNode implements AutoCloseable {
     public ClusterStatus status() {
         String leader = group.leader();
         List<String> members = settings.members().stream().map(ClusterSettings.Member::name).toList();
-        return new ClusterStatus(settings.nodeName(), leader, group.term(), leader != null, catchUp.isReady(),
+        return new ClusterStatus(settings.nodeName(), leader, group.term(), leader != null, watch.isReady(),
                 members, group.view(), group.commitIndex(), group.lastAppended(), batcher.queued(), group.snapshots());
     }
 
@@ -197,7 +197,7 @@ public final class ClusterNode implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        catchUp.close();
+        watch.close();
         batcher.close();
         group.close();
     }

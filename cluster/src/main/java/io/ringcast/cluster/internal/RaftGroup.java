@@ -14,9 +14,12 @@ import org.jgroups.raft.util.Utils;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -47,6 +50,8 @@ public final class RaftGroup implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile JChannel channel;
     private volatile RaftHandle handle;
+    /** Submits forwarded to another member, with the leader they went to: see {@link #abandonSubmitsTo}. */
+    private final Map<CompletableFuture<byte[]>, String> forwarded = new ConcurrentHashMap<>();
 
     public RaftGroup(ClusterSettings cluster, RaftSettings settings, String group, StateMachine stateMachine) {
         this.cluster = Objects.requireNonNull(cluster, "cluster");
@@ -89,6 +94,7 @@ public final class RaftGroup implements AutoCloseable {
         if (h == null || closed.get()) {
             return CompletableFuture.failedFuture(new IllegalStateException("raft group " + group + " is not running"));
         }
+        String leaderNow = leader();
         CompletableFuture<byte[]> result;
         try {
             // REDIRECT: applied here when this node leads, else sent to the leader
@@ -96,7 +102,32 @@ public final class RaftGroup implements AutoCloseable {
         } catch (Exception | Error e) { // no leader known, or the engine refused the call
             return CompletableFuture.failedFuture(e);
         }
-        return result.orTimeout(settings.submitTimeoutMs(), TimeUnit.MILLISECONDS);
+        result = result.orTimeout(settings.submitTimeoutMs(), TimeUnit.MILLISECONDS);
+        if (leaderNow != null && !leaderNow.equals(cluster.nodeName()) && !result.isDone()) {
+            CompletableFuture<byte[]> f = result;
+            forwarded.put(f, leaderNow);
+            f.whenComplete((r, t) -> forwarded.remove(f));
+        }
+        return result;
+    }
+
+    /**
+     * Fails, at once, the submits this node forwarded to {@code formerLeader}, which is no longer
+     * the leader it knows: the engine never answers a submit forwarded to a leader that died or was
+     * cut off, and each would otherwise hold its place until {@code submitTimeoutMs}. Like a
+     * timeout, the failure says nothing of whether the entry was committed. Any thread.
+     *
+     * @return how many were failed
+     */
+    public int abandonSubmitsTo(String formerLeader) {
+        int n = 0;
+        for (Map.Entry<CompletableFuture<byte[]>, String> e : forwarded.entrySet()) {
+            if (e.getValue().equals(formerLeader) && e.getKey().completeExceptionally(new TimeoutException(
+                    "the leader it was forwarded to, " + formerLeader + ", is no longer the leader"))) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** The leader's node name, or null while none is known to this node. */

@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread contract: its own thread, {@code ringcast-cluster-watch}, checks every
  * {@value #CHECK_MS} ms; {@link #ready()} and {@link #isReady()} from any thread.
  */
-final class CatchUp implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(CatchUp.class);
+final class LeaderWatch implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(LeaderWatch.class);
     static final long CHECK_MS = 20;
 
     private final RaftGroup group;
@@ -36,7 +36,7 @@ final class CatchUp implements AutoCloseable {
     /** The leader last logged; watch thread only. */
     private String loggedLeader = "";
 
-    CatchUp(RaftGroup group) {
+    LeaderWatch(RaftGroup group) {
         this.group = group;
     }
 
@@ -77,10 +77,23 @@ final class CatchUp implements AutoCloseable {
         }
     }
 
+    /**
+     * Logs a change of the leader this node knows, and fails at once the submits forwarded to the
+     * former one ({@link RaftGroup#abandonSubmitsTo}): they would hold the batcher's entries in
+     * flight until their timeout, pausing every publish here for that long after an election.
+     */
     private void logLeaderChange() {
         String leader = String.valueOf(group.leader());
         if (!leader.equals(loggedLeader)) {
+            String former = loggedLeader;
             loggedLeader = leader;
+            if (!former.isEmpty() && !former.equals("null")) {
+                int abandoned = group.abandonSubmitsTo(former);
+                if (abandoned > 0) {
+                    log.info("cluster: {} entries forwarded to {}, no longer the leader, answered as timed out",
+                            abandoned, former);
+                }
+            }
             if (leader.equals("null")) {
                 log.warn("cluster: no leader known (term {}, view {}): publishes here are refused with NO_MAJORITY",
                         group.term(), group.view());
