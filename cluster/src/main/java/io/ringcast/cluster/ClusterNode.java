@@ -68,7 +68,7 @@ public final class ClusterNode implements AutoCloseable {
         this.group = new RaftGroup(settings, raft, name, new BarrierLog(log, () -> self[0].raft()));
         self[0] = group;
         this.batcher = new PublishBatcher(this::submit, PUBLISHES_PER_ENTRY, ENTRIES_IN_FLIGHT, QUEUE_CAPACITY, name);
-        this.watch = new LeaderWatch(group);
+        this.watch = new LeaderWatch(group, raft.failureDetectionTimeoutMs());
     }
 
     public ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink) {
@@ -126,7 +126,7 @@ public final class ClusterNode implements AutoCloseable {
      */
     public boolean publish(String principal, long publisherId, int correlationId, boolean republish, String path,
                            byte[] value, PublishCallback callback) {
-        if (group.leader() == null) {
+        if (group.leader() == null || watch.leaderUnreachable()) {
             callback.completed(PublishOutcome.NO_MAJORITY, 0, null);
             return true;
         }

@@ -19,12 +19,21 @@ import java.util.concurrent.TimeUnit;
  * A barrier that fails (no leader any more, a timeout) is sent again. Afterwards it logs each
  * change of the leader this node knows, with the term and the view, for operators.
  *
+ * <p>It also tells when the leader this node knows cannot be reached ({@link #leaderUnreachable}):
+ * a submit forwarded to it unanswered for {@code silenceMs}. That happens when the network
+ * connects this node to some members only (the fault suite's bridge: node 5 reaches node 3, which
+ * reaches the leader, node 1; JGroups' view, and so the engine's leader, stay as they were). Its
+ * forwarded submits are then failed at once, the node refuses publishes with {@code NO_MAJORITY}
+ * (the client retries through another address), and a barrier probes the leader every
+ * {@value #PROBE_MS} ms until one is answered.
+ *
  * <p>Thread contract: its own thread, {@code ringcast-cluster-watch}, checks every
  * {@value #CHECK_MS} ms; {@link #ready()} and {@link #isReady()} from any thread.
  */
 final class LeaderWatch implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LeaderWatch.class);
     static final long CHECK_MS = 20;
+    static final long PROBE_MS = 500;
 
     private final RaftGroup group;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -35,9 +44,21 @@ final class LeaderWatch implements AutoCloseable {
     private volatile boolean barrierInFlight;
     /** The leader last logged; watch thread only. */
     private String loggedLeader = "";
+    private final long silenceMs;
+    /** Whether the known leader does not answer this node ({@link #leaderUnreachable}). */
+    private volatile boolean unreachable;
+    private volatile boolean probeInFlight;
+    private long lastProbeNs;
 
-    LeaderWatch(RaftGroup group) {
+    /** @param silenceMs how long a forwarded submit may go unanswered before the leader counts as unreachable */
+    LeaderWatch(RaftGroup group, long silenceMs) {
         this.group = group;
+        this.silenceMs = silenceMs;
+    }
+
+    /** Whether the leader this node knows has not answered it for a while: refuse publishes. Any thread. */
+    boolean leaderUnreachable() {
+        return unreachable;
     }
 
     void start() {
@@ -56,6 +77,7 @@ final class LeaderWatch implements AutoCloseable {
     private void check() {
         logLeaderChange();
         if (ready.isDone()) {
+            checkReachable();
             return;
         }
         long t = target;
@@ -87,6 +109,7 @@ final class LeaderWatch implements AutoCloseable {
         if (!leader.equals(loggedLeader)) {
             String former = loggedLeader;
             loggedLeader = leader;
+            unreachable = false;
             if (!former.isEmpty() && !former.equals("null")) {
                 int abandoned = group.abandonSubmitsTo(former);
                 if (abandoned > 0) {
@@ -101,6 +124,34 @@ final class LeaderWatch implements AutoCloseable {
                 log.info("cluster: leader is {} (term {}, view {}, commit index {})", leader, group.term(), group.view(),
                         group.commitIndex());
             }
+        }
+    }
+
+    /** Marks the leader unreachable when a forwarded submit waited too long; probes it while so. Watch thread. */
+    private void checkReachable() {
+        String leader = group.leader();
+        if (leader == null || leader.equals(group.nodeName())) {
+            unreachable = false;
+            return;
+        }
+        if (!unreachable && group.oldestForwardedMs(leader) > silenceMs) {
+            unreachable = true;
+            int abandoned = group.abandonSubmitsTo(leader);
+            log.warn("cluster: leader {} does not answer this node ({} entries unanswered for over {} ms, failed as "
+                    + "timed out): publishes here are refused with NO_MAJORITY until it does", leader, abandoned,
+                    silenceMs);
+        }
+        long now = System.nanoTime();
+        if (unreachable && !probeInFlight && now - lastProbeNs > TimeUnit.MILLISECONDS.toNanos(PROBE_MS)) {
+            lastProbeNs = now;
+            probeInFlight = true;
+            group.submit(BarrierLog.barrier()).whenComplete((response, failure) -> {
+                probeInFlight = false;
+                if (failure == null && unreachable) {
+                    unreachable = false;
+                    log.info("cluster: leader {} answers this node again", leader);
+                }
+            });
         }
     }
 

@@ -13,7 +13,10 @@ public enum PublishOutcome {
     OUTCOME_UNKNOWN,
     /** It would have created a topic beyond {@code limits.maxTopics}: not applied. */
     TOO_MANY_TOPICS,
-    /** No leader is known to this node (an election, or it is on the minority side): not submitted. */
+    /**
+     * No leader this node can reach (an election; it is on the minority side; or the leader has
+     * not answered it for {@code failureDetectionMs}): not submitted.
+     */
     NO_MAJORITY,
     /** Not committed within the submit timeout (or its entry failed): it may or may not be applied. */
     TIMED_OUT

@@ -51,7 +51,10 @@ public final class RaftGroup implements AutoCloseable {
     private volatile JChannel channel;
     private volatile RaftHandle handle;
     /** Submits forwarded to another member, with the leader they went to: see {@link #abandonSubmitsTo}. */
-    private final Map<CompletableFuture<byte[]>, String> forwarded = new ConcurrentHashMap<>();
+    private final Map<CompletableFuture<byte[]>, Forwarded> forwarded = new ConcurrentHashMap<>();
+
+    private record Forwarded(String leader, long sinceNs) {
+    }
 
     public RaftGroup(ClusterSettings cluster, RaftSettings settings, String group, StateMachine stateMachine) {
         this.cluster = Objects.requireNonNull(cluster, "cluster");
@@ -105,7 +108,7 @@ public final class RaftGroup implements AutoCloseable {
         result = result.orTimeout(settings.submitTimeoutMs(), TimeUnit.MILLISECONDS);
         if (leaderNow != null && !leaderNow.equals(cluster.nodeName()) && !result.isDone()) {
             CompletableFuture<byte[]> f = result;
-            forwarded.put(f, leaderNow);
+            forwarded.put(f, new Forwarded(leaderNow, System.nanoTime()));
             f.whenComplete((r, t) -> forwarded.remove(f));
         }
         return result;
@@ -121,13 +124,25 @@ public final class RaftGroup implements AutoCloseable {
      */
     public int abandonSubmitsTo(String formerLeader) {
         int n = 0;
-        for (Map.Entry<CompletableFuture<byte[]>, String> e : forwarded.entrySet()) {
-            if (e.getValue().equals(formerLeader) && e.getKey().completeExceptionally(new TimeoutException(
-                    "the leader it was forwarded to, " + formerLeader + ", is no longer the leader"))) {
+        for (Map.Entry<CompletableFuture<byte[]>, Forwarded> e : forwarded.entrySet()) {
+            if (e.getValue().leader().equals(formerLeader) && e.getKey().completeExceptionally(new TimeoutException(
+                    "the leader it was forwarded to, " + formerLeader + ", is no longer the leader, or not reachable"))) {
                 n++;
             }
         }
         return n;
+    }
+
+    /** How long the oldest submit forwarded to {@code leader} and not answered yet has waited, in ms; 0 for none. Any thread. */
+    public long oldestForwardedMs(String leader) {
+        long now = System.nanoTime();
+        long oldest = 0;
+        for (Forwarded f : forwarded.values()) {
+            if (f.leader().equals(leader)) {
+                oldest = Math.max(oldest, now - f.sinceNs());
+            }
+        }
+        return oldest / 1_000_000;
     }
 
     /** The leader's node name, or null while none is known to this node. */

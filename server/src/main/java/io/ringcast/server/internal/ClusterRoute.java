@@ -74,7 +74,7 @@ final class ClusterRoute {
     Verdict noMajority(String path) {
         ClusterSettings settings = cluster.settings();
         return Verdict.refused(ErrorCode.NO_MAJORITY, "publish to '" + path + "' refused: node '"
-                + settings.nodeName() + "' knows no Raft leader (an election, or it is cut off from "
+                + settings.nodeName() + "' knows no Raft leader it can reach (an election, or it is cut off from "
                 + settings.majority() + " of " + settings.members().size() + " members); publish through another node");
     }
 }
