@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * reaches the leader, node 1; JGroups' view, and so the engine's leader, stay as they were). Its
  * forwarded submits are then failed at once, the node refuses publishes with {@code NO_MAJORITY}
  * (the client retries through another address), and a barrier probes the leader every
- * {@value #PROBE_MS} ms until one is answered.
+ * {@value #PROBE_MS} ms until one is answered. The same holds when this node is the leader and no
+ * majority acknowledges it (a leader cut off with a minority that JGroups' view has not told yet).
  *
  * <p>Thread contract: its own thread, {@code ringcast-cluster-watch}, checks every
  * {@value #CHECK_MS} ms; {@link #ready()} and {@link #isReady()} from any thread.
@@ -130,15 +131,16 @@ final class LeaderWatch implements AutoCloseable {
     /** Marks the leader unreachable when a forwarded submit waited too long; probes it while so. Watch thread. */
     private void checkReachable() {
         String leader = group.leader();
-        if (leader == null || leader.equals(group.nodeName())) {
+        if (leader == null) {
             unreachable = false;
             return;
         }
         if (!unreachable && group.oldestForwardedMs(leader) > silenceMs) {
             unreachable = true;
             int abandoned = group.abandonSubmitsTo(leader);
-            log.warn("cluster: leader {} does not answer this node ({} entries unanswered for over {} ms, failed as "
-                    + "timed out): publishes here are refused with NO_MAJORITY until it does", leader, abandoned,
+            log.warn("cluster: leader {} does not answer this node{} ({} entries unanswered for over {} ms, failed as "
+                    + "timed out): publishes here are refused with NO_MAJORITY until it does", leader,
+                    leader.equals(group.nodeName()) ? " (it is this node: no majority acknowledges it)" : "", abandoned,
                     silenceMs);
         }
         long now = System.nanoTime();

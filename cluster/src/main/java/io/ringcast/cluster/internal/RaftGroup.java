@@ -50,7 +50,7 @@ public final class RaftGroup implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile JChannel channel;
     private volatile RaftHandle handle;
-    /** Submits forwarded to another member, with the leader they went to: see {@link #abandonSubmitsTo}. */
+    /** Submits not answered yet, with the leader they went to (maybe this node): see {@link #abandonSubmitsTo}. */
     private final Map<CompletableFuture<byte[]>, Forwarded> forwarded = new ConcurrentHashMap<>();
 
     private record Forwarded(String leader, long sinceNs) {
@@ -106,7 +106,7 @@ public final class RaftGroup implements AutoCloseable {
             return CompletableFuture.failedFuture(e);
         }
         result = result.orTimeout(settings.submitTimeoutMs(), TimeUnit.MILLISECONDS);
-        if (leaderNow != null && !leaderNow.equals(cluster.nodeName()) && !result.isDone()) {
+        if (leaderNow != null && !result.isDone()) {
             CompletableFuture<byte[]> f = result;
             forwarded.put(f, new Forwarded(leaderNow, System.nanoTime()));
             f.whenComplete((r, t) -> forwarded.remove(f));
@@ -115,9 +115,10 @@ public final class RaftGroup implements AutoCloseable {
     }
 
     /**
-     * Fails, at once, the submits this node forwarded to {@code formerLeader}, which is no longer
-     * the leader it knows: the engine never answers a submit forwarded to a leader that died or was
-     * cut off, and each would otherwise hold its place until {@code submitTimeoutMs}. Like a
+     * Fails, at once, the submits this node made through {@code formerLeader}, which is no longer
+     * the leader it knows or does not answer: the engine never answers a submit forwarded to a
+     * leader that died or was cut off, and each would otherwise hold its place until
+     * {@code submitTimeoutMs}. Like a
      * timeout, the failure says nothing of whether the entry was committed. Any thread.
      *
      * @return how many were failed

@@ -158,8 +158,10 @@ public final class RaftStack {
         private long lastResendNs = System.nanoTime();
         /** The commit index the last end-of-burst pass told followers; runner thread only. */
         private long lastCommitTold;
-        /** Per follower, the next index last sent to it by this class; runner thread only. */
+        private static final long PROBE_NS = TimeUnit.SECONDS.toNanos(1);
+        /** Per follower behind, the next index last sent to it by this class, and when; runner thread only. */
         private final Map<Address, Long> lastSent = new HashMap<>();
+        private final Map<Address, Long> lastProbeNs = new HashMap<>();
 
         ResendingRaft() {
             // the header id JGroups registers for RAFT (a subclass has none of its own)
@@ -171,7 +173,8 @@ public final class RaftStack {
          * (entries to followers behind, the commit index to the others); and in between, to a
          * follower behind that has acknowledged what it was sent last, its next entries at once,
          * so that a member that was away catches up at the pace of its acknowledgements (1.1.4
-         * sends a lagging follower one entry per pass under load: 10 a second); and, when the
+         * sends a lagging follower one entry per pass under load: 10 a second), while one that does
+         * not answer (behind a cut) is sent to at most once a second; and, when the
          * queue runs empty after the commit index advanced, a pass at once, so that followers
          * apply the last entries of a burst within a round trip, not up to 100 ms later (the
          * fault suite read followers' final states a few updates behind the leader's).
@@ -182,30 +185,43 @@ public final class RaftStack {
             CommitTable table = commit_table;
             if (!isLeader() || table == null) {
                 lastSent.clear();
+                lastProbeNs.clear();
                 return;
             }
             long now = System.nanoTime();
             boolean due = now - lastResendNs >= TimeUnit.MILLISECONDS.toNanos(resend_interval);
-            // the end of a burst: tell followers the commit index now rather than at the next pass,
-            // once per advance (not per acknowledgement, the storm send_commits_immediately makes)
-            if (commit_index > lastCommitTold && processing_queue.isEmpty()) {
-                lastCommitTold = commit_index;
-                due = true;
-            }
             if (due) {
                 lastResendNs = now;
             }
-            boolean pass = due;
-            table.forEach((member, entry) -> {
-                long next = entry.nextIndex();
-                boolean behind = next <= last_appended;
-                if (pass || behind && !Long.valueOf(next).equals(lastSent.get(member))) {
-                    if (behind) {
-                        lastSent.put(member, next);
-                    }
+            // the end of a burst: tell followers the commit index now rather than at the next pass,
+            // once per advance (not per acknowledgement, the storm send_commits_immediately makes)
+            boolean burstEnded = commit_index > lastCommitTold && processing_queue.isEmpty();
+            if (burstEnded) {
+                lastCommitTold = commit_index;
+            }
+            table.forEach((member, entry) -> feed(member, entry, now, due || burstEnded, due));
+        }
+
+        /**
+         * A follower caught up gets the commit index on a pass; one behind gets its next entries
+         * when it acknowledged the last ones, and else at most once a second (a member behind a cut
+         * never answers, and each resend to it costs the runner a range of entries).
+         */
+        private void feed(Address member, CommitTable.Entry entry, long now, boolean pass, boolean due) {
+            long next = entry.nextIndex();
+            if (next > last_appended) {
+                if (pass) {
                     sendAppendEntriesMessage(member, entry);
                 }
-            });
+                return;
+            }
+            boolean progressed = !Long.valueOf(next).equals(lastSent.get(member));
+            boolean probe = due && now - lastProbeNs.getOrDefault(member, 0L) >= PROBE_NS;
+            if (progressed || probe) {
+                lastSent.put(member, next);
+                lastProbeNs.put(member, now);
+                sendAppendEntriesMessage(member, entry);
+            }
         }
     }
 
