@@ -156,8 +156,8 @@ public final class RaftStack {
      */
     static final class ResendingRaft extends RAFT {
         private long lastResendNs = System.nanoTime();
-        /** The commit index the last end-of-burst pass told followers; runner thread only. */
-        private long lastCommitTold;
+        /** Per follower caught up, the commit index last told it by this class; runner thread only. */
+        private final Map<Address, Long> lastTold = new HashMap<>();
         private static final long PROBE_NS = TimeUnit.SECONDS.toNanos(1);
         /** Per follower behind, the next index last sent to it by this class, and when; runner thread only. */
         private final Map<Address, Long> lastSent = new HashMap<>();
@@ -174,10 +174,10 @@ public final class RaftStack {
          * follower behind that has acknowledged what it was sent last, its next entries at once,
          * so that a member that was away catches up at the pace of its acknowledgements (1.1.4
          * sends a lagging follower one entry per pass under load: 10 a second), while one that does
-         * not answer (behind a cut) is sent to at most once a second; and, when the
-         * queue runs empty after the commit index advanced, a pass at once, so that followers
-         * apply the last entries of a burst within a round trip, not up to 100 ms later (the
-         * fault suite read followers' final states a few updates behind the leader's).
+         * not answer (behind a cut) is sent to at most once a second; and, when the queue is
+         * empty, the commit index to caught-up followers not told it yet, so that followers apply
+         * the last entries of a burst within a round trip, not up to 100 ms later (the fault
+         * suite read followers' final states a few updates behind the leader's).
          */
         @Override
         protected void processQueue() {
@@ -186,6 +186,7 @@ public final class RaftStack {
             if (!isLeader() || table == null) {
                 lastSent.clear();
                 lastProbeNs.clear();
+                lastTold.clear();
                 return;
             }
             long now = System.nanoTime();
@@ -193,24 +194,24 @@ public final class RaftStack {
             if (due) {
                 lastResendNs = now;
             }
-            // the end of a burst: tell followers the commit index now rather than at the next pass,
-            // once per advance (not per acknowledgement, the storm send_commits_immediately makes)
-            boolean burstEnded = commit_index > lastCommitTold && processing_queue.isEmpty();
-            if (burstEnded) {
-                lastCommitTold = commit_index;
-            }
-            table.forEach((member, entry) -> feed(member, entry, now, due || burstEnded, due));
+            boolean idle = processing_queue.isEmpty();
+            table.forEach((member, entry) -> feed(member, entry, now, due, idle));
         }
 
         /**
-         * A follower caught up gets the commit index on a pass; one behind gets its next entries
-         * when it acknowledged the last ones, and else at most once a second (a member behind a cut
-         * never answers, and each resend to it costs the runner a range of entries).
+         * A follower caught up gets the commit index on a pass, and at once when the runner is idle
+         * and it has not been told the current one (once per follower and commit index: not per
+         * acknowledgement, the storm {@code send_commits_immediately} makes); one behind gets its
+         * next entries when it acknowledged the last ones, and else at most once a second (a member
+         * behind a cut never answers, and each resend to it costs the runner a range of entries).
          */
-        private void feed(Address member, CommitTable.Entry entry, long now, boolean pass, boolean due) {
+        private void feed(Address member, CommitTable.Entry entry, long now, boolean due, boolean idle) {
             long next = entry.nextIndex();
             if (next > last_appended) {
-                if (pass) {
+                boolean tell = idle && entry.commitIndex() < commit_index
+                        && !Long.valueOf(commit_index).equals(lastTold.get(member));
+                if (due || tell) {
+                    lastTold.put(member, commit_index);
                     sendAppendEntriesMessage(member, entry);
                 }
                 return;
