@@ -6,7 +6,8 @@
 #                                    wait until each serves clients with a view of five
 #        scripts/cluster.sh stop     SIGTERM every node and wait for it
 #        scripts/cluster.sh status   one line per node from its /health
-# Logs and pid files: target/cluster/node-N.log, target/cluster/node-N.pid.
+# Logs and pid files: target/cluster/node-N.log, target/cluster/node-N.pid. Raft logs and snapshots:
+# data/node-N (cluster.dataDir); delete them for a cluster that starts empty.
 # Environment: HEAP (each node's -Xmx, default 256m), NODES (how many to start, default 5),
 #              CONFIG_DIR (where node-N.yaml are, default config/cluster; the ports are read from the
 #              defaults 8081..8085, so keep them), LOG_DIR (default target/cluster).
@@ -47,11 +48,12 @@ start() {
     java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError -jar "$jar" --config "$config_dir/node-$n.yaml" > "$dir/node-$n.log" 2>&1 &
     echo $! > "$dir/node-$n.pid"
     if [ "$n" = 1 ]; then
-      # the others join node-1's view at once instead of all waiting for a coordinator
+      # the others join node-1's view at once instead of all waiting for a coordinator; it
+      # serves clients only once a majority elected a leader, so wait until it has joined
       for _ in $(seq 1 300); do
-        [ -n "$(health 1)" ] && break
+        grep -q "cluster: joined as" "$dir/node-1.log" 2>/dev/null && break
         kill -0 "$(cat "$dir/node-1.pid")" 2>/dev/null || break
-        sleep 0.2 # polling /health until node-1 serves
+        sleep 0.2 # polling node-1's log until it has joined
       done
     fi
   done
@@ -94,7 +96,7 @@ status() {
     if [ -z "$h" ]; then
       echo "node-$n: down"
     else
-      echo "node-$n: up, $(cluster_field "$h" "'view of %d, %s, owns %d partitions, backs up %d, %d updates behind' % (len(c['view']), 'majority' if c['majority'] else 'MINORITY', c['ownedPartitions'], c['backupPartitions'], c['updatesBehind'])")"
+      echo "node-$n: up, $(cluster_field "$h" "'view of %d, leader %s, term %d, commit index %d, %d publishes queued' % (len(c['view']), c['leader'] or 'NONE (no majority)', c['term'], c['commitIndex'], c['queuedPublishes'])")"
     fi
   done
 }

@@ -19,8 +19,8 @@ const CHARTS = [
       second: (m, p, s) => rate(m, p, s, 'ringcast_slow_consumer_disconnects_total') },
     { id: 'errors', title: 'errors sent / s', value: (m, p, s) => rate(m, p, s, 'ringcast_protocol_errors_total') },
     { id: 'ring', title: 'inbound ring free slots', value: (m) => m.get('ringcast_inbound_ring_remaining') },
-    { id: 'cluster', title: 'cluster view · replication lag', optional: 'ringcast_cluster_view_size',
-      value: (m) => m.get('ringcast_cluster_view_size'), second: (m) => m.get('ringcast_cluster_replication_lag_updates') },
+    { id: 'cluster', title: 'cluster view · unapplied log entries', optional: 'ringcast_cluster_view_size',
+      value: (m) => m.get('ringcast_cluster_view_size'), second: (m) => m.get('ringcast_cluster_log_unapplied_entries') },
 ];
 
 /** Parses the text format: "name{labels} value" lines; '#' lines skipped. Labelled series keyed with their labels. */

@@ -1,77 +1,189 @@
 package io.ringcast.cluster;
 
-import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
-import io.ringcast.cluster.internal.ClusterProtocol;
-import io.ringcast.cluster.internal.Membership;
+import io.ringcast.cluster.internal.BarrierLog;
+import io.ringcast.cluster.internal.LoggedPublish;
+import io.ringcast.cluster.internal.PublishBatcher;
+import io.ringcast.cluster.internal.PublishResult;
+import io.ringcast.cluster.internal.RaftGroup;
+import io.ringcast.cluster.internal.RaftSettings;
+import io.ringcast.cluster.internal.SnapshotContent;
+import io.ringcast.cluster.internal.TopicLog;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One node's part in the cluster: membership (JGroups), the partition table, the peer links, and
- * the protocol that sequences each partition at its owner, replicates it to the backup and to
- * every node, fills gaps, hands partitions over and takes them over (docs/clustering.md).
+ * One node's part in the cluster: a Raft group (jgroups-raft, {@link RaftGroup}) whose log carries
+ * every publish, batched into entries ({@link PublishBatcher}), and whose state machine
+ * ({@link TopicLog}) gives each committed publish its topic sequence, alike on every node, and
+ * hands it to the node's {@link UpdateSink} (docs/clustering.md). One group for now; a topic's group
+ * is a pure function of its path ({@link #groupOf}), so several can come without moving a topic.
  *
- * <p>Thread contract: {@link #publish} and {@link #status} may be called from any thread; every
- * piece of cluster state lives on one thread, {@code ringcast-cluster}, which also runs the peer
- * links. The {@link UpdateSink} is called on that thread.
+ * <p>Thread contract: {@link #publish}, {@link #hasRoom}, {@link #status} may be called from any
+ * thread and never block. The {@link UpdateSink} and the {@link SnapshotContent} are called on the
+ * engine's runner thread; publish callbacks on the runner thread, a JGroups receiver thread, the
+ * JDK's timeout thread or, for a refusal at once, the caller's thread: hand the answer to your own.
  */
 public final class ClusterNode implements AutoCloseable {
 
-    /** Told how a publish ended, on the cluster thread: hand the answer to your own thread. */
+    /** Told once how a publish ended (see the class comment for the thread): hand it to your own thread. */
     @FunctionalInterface
     public interface PublishCallback {
-        /** @param topicSequence the sequence the topic gave the update, when {@code ACKED} */
-        void completed(PublishOutcome outcome, long topicSequence);
+        /**
+         * @param topicSequence the sequence the topic gave the update, when {@code ACKED}, else 0
+         * @param firstPath     for {@code CONFLICT}, the topic the correlation id was first used for, else null
+         */
+        void completed(PublishOutcome outcome, long topicSequence, String firstPath);
     }
+
+    /** Entries unanswered at once per group: enough to keep the leader's disk and links busy. */
+    static final int ENTRIES_IN_FLIGHT = 16;
+    /** Publishes per entry at most. */
+    static final int PUBLISHES_PER_ENTRY = 256;
+    /** Publishes waiting for an entry at most, per group. */
+    static final int QUEUE_CAPACITY = 8192;
+    /**
+     * Queue slots {@link #hasRoom} keeps free: an event loop checks, then publishes one message, so
+     * each of the node's event loops (far fewer than this) takes at most one slot between the two.
+     */
+    static final int ROOM_RESERVE = 64;
 
     private final ClusterSettings settings;
-    private final EventLoopGroup group;
-    private final EventLoop loop;
-    private final ClusterProtocol protocol;
-    private final Membership membership;
-    private boolean closed;
+    private final RaftGroup group;
+    private final PublishBatcher batcher;
+    private final LeaderWatch watch;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-    public ClusterNode(ClusterSettings settings, UpdateSink sink) {
+    /**
+     * @param sink    where every committed publish goes, in log order, on the engine's runner thread
+     * @param content the node's own part of a snapshot ({@link SnapshotContent#NONE} for none)
+     */
+    public ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink, SnapshotContent content) {
         this.settings = settings;
-        this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("ringcast-cluster"));
-        this.loop = group.next();
-        this.protocol = new ClusterProtocol(settings, loop, sink);
-        this.membership = new Membership(settings,
-                (viewId, members, carriedOn) -> loop.execute(() -> protocol.onView(viewId, members, carriedOn)));
+        TopicLog log = new TopicLog(sink, content, settings.maxTopics(), settings.maxPublishers());
+        String name = groupName(0);
+        RaftGroup[] self = new RaftGroup[1];
+        this.group = new RaftGroup(settings, raft, name, new BarrierLog(log, () -> self[0].raft()));
+        self[0] = group;
+        this.batcher = new PublishBatcher(this::submit, PUBLISHES_PER_ENTRY, ENTRIES_IN_FLIGHT, QUEUE_CAPACITY, name);
+        this.watch = new LeaderWatch(group, raft.failureDetectionTimeoutMs());
     }
 
-    /** Opens the peer port and joins the cluster. Returns once joined; see {@link #ready()}. */
-    public void start() throws Exception {
-        protocol.start();
-        membership.start();
+    public ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink) {
+        this(settings, raft, sink, SnapshotContent.NONE);
     }
 
-    /** Completes when the node has caught up with every partition's owner: only then should it serve clients. */
-    public CompletableFuture<Void> ready() {
-        return protocol.ready();
+    /** The group a topic belongs to, of {@code groups}: a pure function of its path, the same on every node. */
+    public static int groupOf(String path, int groups) {
+        return Math.floorMod(path.hashCode(), groups);
+    }
+
+    static String groupName(int group) {
+        return "g" + group;
     }
 
     /**
-     * Publishes {@code value} to {@code path} through the partition's owner. Any thread.
-     *
-     * @param value         taken over by the cluster layer: the caller must not change it
-     * @param publisherId   the client's publisher id, 0 when it gave none; with it, a publish the
-     *                      client sends again with the same {@code correlationId}, through any
-     *                      node, is applied once and answered with the sequence it got
-     * @param correlationId the client's correlation id of the publish
-     * @param callback      told once, on the cluster thread
+     * Loads this node's snapshot and log from {@code dataDir} (applying them to the sink) and joins
+     * the group. Returns once connected; see {@link #ready()}.
      */
-    public void publish(String path, byte[] value, long publisherId, int correlationId, PublishCallback callback) {
-        loop.execute(() -> protocol.publish(path, value, publisherId, correlationId, callback));
+    public void start() throws Exception {
+        group.start();
+        batcher.start();
+        watch.start();
     }
 
-    /** This node's view of the cluster, at most one tick (100 ms) old. Any thread, without waiting. */
+    /**
+     * Completes once a leader is known and this node has applied every entry committed before it
+     * asked (a barrier entry through the leader): only then should it serve clients.
+     */
+    public CompletableFuture<Void> ready() {
+        return watch.ready();
+    }
+
+    /**
+     * Whether {@link #publish} will find room now. An event loop asks before it takes a publish off
+     * its connection, and pauses reading when not, as on a full inbound ring. Any thread.
+     */
+    public boolean hasRoom() {
+        return batcher.remaining() > ROOM_RESERVE;
+    }
+
+    /**
+     * Submits a publish to its topic's group (the leader sequences it, on whichever node). Any thread.
+     *
+     * @param principal     the session's login identity: with {@code publisherId}, the key of the
+     *                      replicated duplicate ledger
+     * @param publisherId   the client's publisher id, 0 when it gave none; with it, a publish the
+     *                      client sends again with the same {@code correlationId}, through any node,
+     *                      is applied once and answered with the sequence it got
+     * @param republish     whether it came as {@code REPUBLISH}
+     * @param value         taken over by the cluster layer: the caller must not change it
+     * @param callback      told once, unless this returns false
+     * @return false when the group's queue is full: nothing was submitted and the callback is not
+     *         called; offer it again later
+     */
+    public boolean publish(String principal, long publisherId, int correlationId, boolean republish, String path,
+                           byte[] value, PublishCallback callback) {
+        if (group.leader() == null || watch.leaderUnreachable()) {
+            callback.completed(PublishOutcome.NO_MAJORITY, 0, null);
+            return true;
+        }
+        LoggedPublish p = new LoggedPublish(principal, publisherId, correlationId, republish, path, value);
+        return batcher.offer(p, (result, failure) -> answer(result, failure, callback));
+    }
+
+    private static void answer(PublishResult result, Throwable failure, PublishCallback callback) {
+        if (result == null) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            callback.completed(cause instanceof NotSubmitted ? PublishOutcome.NO_MAJORITY : PublishOutcome.TIMED_OUT,
+                    0, null);
+            return;
+        }
+        switch (result.outcome()) {
+            case APPLIED, ALREADY_APPLIED -> callback.completed(PublishOutcome.ACKED, result.sequence(), null);
+            case CONFLICT -> callback.completed(PublishOutcome.CONFLICT, 0, result.firstPath());
+            case OUTCOME_UNKNOWN -> callback.completed(PublishOutcome.OUTCOME_UNKNOWN, 0, null);
+            case TOO_MANY_TOPICS -> callback.completed(PublishOutcome.TOO_MANY_TOPICS, 0, null);
+            default -> throw new IllegalStateException("unknown outcome " + result.outcome());
+        }
+    }
+
+    /**
+     * Hands an entry to the group. One refused before it reached any log (no leader known, or the
+     * engine threw at once) fails with {@link NotSubmitted}: its publishes were certainly not applied.
+     * Batcher thread.
+     */
+    private CompletableFuture<byte[]> submit(byte[] entry) {
+        if (group.leader() == null) {
+            return CompletableFuture.failedFuture(new NotSubmitted("no leader known to " + settings.nodeName()));
+        }
+        CompletableFuture<byte[]> f = group.submit(entry);
+        if (f.isCompletedExceptionally()) { // the engine refused it in the call itself
+            return f.handle((bytes, e) -> {
+                throw new NotSubmitted(String.valueOf(e));
+            });
+        }
+        return f;
+    }
+
+    /** An entry the engine refused before it was logged anywhere. */
+    private static final class NotSubmitted extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NotSubmitted(String why) {
+            super(why, null, false, false);
+        }
+    }
+
+    /** This node's view of the cluster now. Any thread, without waiting. */
     public ClusterStatus status() {
-        return protocol.status();
+        String leader = group.leader();
+        List<String> members = settings.members().stream().map(ClusterSettings.Member::name).toList();
+        return new ClusterStatus(settings.nodeName(), leader, group.term(), leader != null, watch.isReady(),
+                members, group.view(), group.commitIndex(), group.lastAppended(), batcher.queued(), group.snapshots());
     }
 
     /** This node's configuration. */
@@ -79,15 +191,14 @@ public final class ClusterNode implements AutoCloseable {
         return settings;
     }
 
-    /** Leaves the cluster and closes the peer links. Idempotent. */
+    /** Stops taking publishes and leaves the group (peers see this node gone at once). Idempotent. */
     @Override
-    public synchronized void close() {
-        if (closed) {
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
             return;
         }
-        closed = true;
-        membership.close();
-        protocol.close();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        watch.close();
+        batcher.close();
+        group.close();
     }
 }

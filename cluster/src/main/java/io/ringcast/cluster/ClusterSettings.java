@@ -5,20 +5,20 @@ import java.util.Objects;
 
 /**
  * What a node needs to know to take part in a cluster: its own name, the static list of members
- * (every node's config lists all of them, itself included), the partition count, and the bounds of
- * what it keeps for peers that fall behind. The server builds it from its {@code cluster} config
- * section, which validates it; this record only checks that it is whole.
+ * (every node's config lists all of them, itself included; they are the Raft group's voting
+ * members), and the two bounds of the replicated state, which must be the same on every node since
+ * they decide whether a publish is applied. The server builds it from its {@code cluster} and
+ * {@code limits} config sections, which validate it; this record only checks that it is whole.
+ * The consensus engine's own settings are {@link io.ringcast.cluster.internal.RaftSettings}.
  *
  * <p>Thread safety: immutable; share freely.
  *
- * @param nodeName             this node's name; one of {@code members}
- * @param members              every configured member; a majority of them is needed to sequence
- * @param partitions           fixed partition count; every node of a cluster must use the same
- * @param logLength            updates kept per partition so peers can fill gaps without a snapshot
- * @param replicationTimeoutMs how long a publish may wait for its partition's owner and backup
+ * @param nodeName      this node's name; one of {@code members}
+ * @param members       every configured member; a majority of them is needed to commit
+ * @param maxTopics     topics at most ({@code limits.maxTopics}); a publish creating one more gets TOO_MANY_TOPICS
+ * @param maxPublishers publishers' duplicate ledgers kept at most ({@code limits.publisherLedgers})
  */
-public record ClusterSettings(String nodeName, List<Member> members, int partitions, int logLength,
-                              long replicationTimeoutMs) {
+public record ClusterSettings(String nodeName, List<Member> members, int maxTopics, int maxPublishers) {
 
     public ClusterSettings {
         Objects.requireNonNull(nodeName, "nodeName");
@@ -43,7 +43,7 @@ public record ClusterSettings(String nodeName, List<Member> members, int partiti
         return null;
     }
 
-    /** Members a view needs before its nodes may sequence: more than half of those configured. */
+    /** Members that must hold an entry before it is committed: more than half of those configured. */
     public int majority() {
         return members.size() / 2 + 1;
     }
@@ -51,12 +51,12 @@ public record ClusterSettings(String nodeName, List<Member> members, int partiti
     /**
      * One configured node.
      *
-     * @param name           unique name; also its JGroups logical name
+     * @param name           unique name; also its JGroups logical name and Raft id
      * @param host           address it binds and peers reach it on
-     * @param membershipPort JGroups TCP port
-     * @param peerPort       the Netty peer link port (forwarded publishes, replication, gap fills)
+     * @param membershipPort JGroups TCP port (failure detection listens on it plus
+     *                       {@link io.ringcast.cluster.internal.RaftStack#FD_SOCK_PORT_OFFSET})
      */
-    public record Member(String name, String host, int membershipPort, int peerPort) {
+    public record Member(String name, String host, int membershipPort) {
         public Member {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(host, "host");

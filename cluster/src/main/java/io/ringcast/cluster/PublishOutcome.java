@@ -2,10 +2,22 @@ package io.ringcast.cluster;
 
 /** How a publish handed to {@link ClusterNode#publish} ended. */
 public enum PublishOutcome {
-    /** Sequenced by the partition's owner and held by its backup: it will reach every node. */
+    /**
+     * Committed on a majority and applied, with the topic sequence given; or, for a publish sent
+     * again with the same publisher id and correlation id, applied before with that sequence.
+     */
     ACKED,
-    /** This node, or the owner, is on the minority side of a split: nothing was sequenced. */
+    /** Its correlation id was first used for another topic (named in the callback): not applied. */
+    CONFLICT,
+    /** A {@code REPUBLISH} whose publisher's ledger was forgotten: whether it was applied before is unknown. */
+    OUTCOME_UNKNOWN,
+    /** It would have created a topic beyond {@code limits.maxTopics}: not applied. */
+    TOO_MANY_TOPICS,
+    /**
+     * No leader this node can reach (an election; it is on the minority side; or the leader has
+     * not answered it for {@code failureDetectionMs}): not submitted.
+     */
     NO_MAJORITY,
-    /** No owner took it within {@code replicationTimeoutMs}; it may or may not be applied. */
+    /** Not committed within the submit timeout (or its entry failed): it may or may not be applied. */
     TIMED_OUT
 }

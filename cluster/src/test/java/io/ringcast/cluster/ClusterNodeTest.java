@@ -2,14 +2,16 @@ package io.ringcast.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringcast.cluster.internal.PartitionTable;
+import io.ringcast.cluster.internal.RaftSettings;
 import io.ringcast.testkit.Await;
 import io.ringcast.testkit.FreePorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,19 +23,28 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * Three nodes in one JVM, each with its real JGroups channel and peer links on loopback: every
- * acked publish reaches every node, each topic numbered alike and without gaps, also after the
- * owner of a partition leaves. The process-level tests (kill -9, SIGSTOP) are in integration-tests.
+ * Three nodes in one JVM, each with its real Raft group on loopback (each on its own address,
+ * 127.0.0.11 and up, as in the fault suite): every acked publish reaches every node, each topic
+ * numbered alike and without gaps, also after the leader leaves and when a node comes back from its
+ * log; a publish sent again is applied once; a minority refuses. The process-level tests (kill -9,
+ * SIGSTOP, network cuts) are in integration-tests.
  */
 @Timeout(120)
 class ClusterNodeTest {
-    private static final int PARTITIONS = 16;
+    private static final String PRINCIPAL = "alice";
+    @TempDir
+    Path data;
     private final List<ClusterNode> nodes = new ArrayList<>();
     private final List<RecordingSink> sinks = new ArrayList<>();
+    private final List<ClusterSettings.Member> members = new ArrayList<>();
 
     @AfterEach
     void stop() {
-        nodes.forEach(ClusterNode::close);
+        nodes.forEach(n -> {
+            if (n != null) {
+                n.close();
+            }
+        });
     }
 
     @Test
@@ -48,24 +59,23 @@ class ClusterNodeTest {
     }
 
     @Test
-    void publishesGoOnWhenAPartitionsOwnerLeaves() throws Exception {
+    void publishesGoOnWhenTheLeaderLeaves() throws Exception {
         startCluster(3);
         for (CompletableFuture<Long> ack : publishRoundRobin(100, 10, "b")) {
             ack.get(10, TimeUnit.SECONDS);
         }
-        String owner = new PartitionTable(List.of("n1", "n2", "n3"), PARTITIONS)
-                .owner(PartitionTable.partitionOf("b/0", PARTITIONS));
-        int leaving = Integer.parseInt(owner.substring(1)) - 1;
+        int leaving = leaderIndex();
         nodes.get(leaving).close();
         List<Integer> staying = new ArrayList<>(List.of(0, 1, 2));
         staying.remove(Integer.valueOf(leaving));
-        await(() -> nodes.get(staying.get(0)).status().view().size() == 2
-                && nodes.get(staying.get(1)).status().view().size() == 2, "the two others see a view of 2");
+        await(() -> staying.stream().allMatch(i -> {
+            String l = nodes.get(i).status().leader();
+            return l != null && !l.equals("n" + (leaving + 1));
+        }), "the two others agree on a new leader");
 
         List<CompletableFuture<Long>> acks = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            int via = staying.get(i % 2);
-            acks.add(publish(via, "b/" + (i % 10), "after-" + i));
+            acks.add(publish(staying.get(i % 2), "b/" + (i % 10), "after-" + i));
         }
         for (CompletableFuture<Long> ack : acks) {
             assertThat(ack.get(15, TimeUnit.SECONDS)).isPositive();
@@ -75,70 +85,70 @@ class ClusterNodeTest {
     }
 
     @Test
-    void aNodeThatComesBackTakesItsPartitionsBackAndPublishesGoOn() throws Exception {
+    void aNodeThatComesBackCatchesUpFromItsLogAndThePeers() throws Exception {
         startCluster(3);
         for (CompletableFuture<Long> ack : publishRoundRobin(100, 10, "r")) {
             ack.get(10, TimeUnit.SECONDS);
         }
-        nodes.get(2).close();
-        await(() -> nodes.get(0).status().view().size() == 2 && nodes.get(1).status().view().size() == 2,
-                "a view of 2");
+        int back = (leaderIndex() + 1) % 3;
+        nodes.get(back).close();
         List<CompletableFuture<Long>> acks = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            acks.add(publish(i % 2, "r/" + (i % 10), "without-n3-" + i));
+            acks.add(publish((back + 1 + i % 2) % 3, "r/" + (i % 10), "without-" + i));
         }
         for (CompletableFuture<Long> ack : acks) {
             ack.get(15, TimeUnit.SECONDS);
         }
-        RecordingSink sink = new RecordingSink();
-        ClusterNode back = new ClusterNode(nodes.get(2).settings(), sink);
-        back.start();
-        nodes.set(2, back);
-        sinks.set(2, sink);
-        back.ready().get(30, TimeUnit.SECONDS);
-        await(() -> nodes.stream().allMatch(n -> n.status().view().size() == 3), "a view of 3 again");
+        startNode(back); // the same data directory: its log, then what it missed from the leader
+        nodes.get(back).ready().get(30, TimeUnit.SECONDS);
+        assertThat(sinks.get(back).count()).as("caught up when ready").isEqualTo(200);
         acks.clear();
         for (int i = 0; i < 100; i++) {
-            acks.add(publish(i % 3, "r/" + (i % 10), "with-n3-again-" + i));
+            acks.add(publish(i % 3, "r/" + (i % 10), "again-" + i));
         }
         for (CompletableFuture<Long> ack : acks) {
             assertThat(ack.get(15, TimeUnit.SECONDS)).isPositive();
         }
-        await(() -> nodes.get(2).status().ownedPartitions() > 0, "n3 owns partitions again");
-        awaitAllHave(0, 1, -1, 300);
-        assertSameGapFreeStreams(0, 1, -1);
-        // the returning node caught up from snapshots, then followed: the newest of each topic agrees
-        await(() -> {
-            Map<String, List<Long>> a = sinks.get(0).sequences();
-            Map<String, List<Long>> c = sinks.get(2).sequences();
-            return a.keySet().stream().allMatch(t -> c.containsKey(t)
-                    && c.get(t).get(c.get(t).size() - 1).equals(a.get(t).get(a.get(t).size() - 1)));
-        }, "n3 has the newest of every topic");
+        awaitAllHave(0, 1, 2, 300);
+        assertSameGapFreeStreams(0, 1, 2);
     }
 
     @Test
     void aPublishSentAgainThroughAnotherNodeIsAppliedOnce() throws Exception {
         startCluster(3);
         long publisher = 0x5eedL;
-        long first = publish(0, "once/t", "v1", publisher, 1 << 30).get(10, TimeUnit.SECONDS);
+        long first = publish(0, "once/t", "v1", publisher, 1 << 30, false).get(10, TimeUnit.SECONDS);
         // the client lost node 0 before the ack and sends the same publish through node 1, and 2
-        assertThat(publish(1, "once/t", "v1", publisher, 1 << 30).get(10, TimeUnit.SECONDS)).isEqualTo(first);
-        assertThat(publish(2, "once/t", "v1", publisher, 1 << 30).get(10, TimeUnit.SECONDS)).isEqualTo(first);
+        assertThat(publish(1, "once/t", "v1", publisher, 1 << 30, true).get(10, TimeUnit.SECONDS)).isEqualTo(first);
+        assertThat(publish(2, "once/t", "v1", publisher, 1 << 30, true).get(10, TimeUnit.SECONDS)).isEqualTo(first);
         // the next publish of that client, and the same correlation id of another client, are new
-        assertThat(publish(1, "once/t", "v2", publisher, (1 << 30) + 1).get(10, TimeUnit.SECONDS)).isEqualTo(first + 1);
-        assertThat(publish(2, "once/t", "v3", publisher + 1, 1 << 30).get(10, TimeUnit.SECONDS)).isEqualTo(first + 2);
+        assertThat(publish(1, "once/t", "v2", publisher, (1 << 30) + 1, false).get(10, TimeUnit.SECONDS))
+                .isEqualTo(first + 1);
+        assertThat(publish(2, "once/t", "v3", publisher + 1, 1 << 30, false).get(10, TimeUnit.SECONDS))
+                .isEqualTo(first + 2);
         awaitAllHave(0, 1, 2, 3);
         assertThat(sinks.get(0).values()).containsEntry("once/t", List.of("v1", "v2", "v3"));
         assertSameGapFreeStreams(0, 1, 2);
     }
 
     @Test
+    void aCorrelationIdUsedAgainForAnotherTopicIsAConflictNamingTheFirst() throws Exception {
+        startCluster(3);
+        publish(0, "c/first", "v1", 7, 42, false).get(10, TimeUnit.SECONDS);
+        CompletableFuture<String> conflict = new CompletableFuture<>();
+        assertThat(nodes.get(1).publish(PRINCIPAL, 7, 42, true, "c/second", bytes("v2"),
+                (outcome, seq, firstPath) -> conflict.complete(outcome + " " + firstPath))).isTrue();
+        assertThat(conflict.get(10, TimeUnit.SECONDS)).isEqualTo("CONFLICT c/first");
+    }
+
+    @Test
     void aMinorityRefusesPublishes() throws Exception {
         startCluster(1, 3); // one node running of three configured
         CompletableFuture<PublishOutcome> outcome = new CompletableFuture<>();
-        nodes.get(0).publish("c/1", "x".getBytes(StandardCharsets.UTF_8), 0, 0, (o, seq) -> outcome.complete(o));
+        nodes.get(0).publish(PRINCIPAL, 0, 0, false, "c/1", bytes("x"), (o, seq, first) -> outcome.complete(o));
         assertThat(outcome.get(5, TimeUnit.SECONDS)).isEqualTo(PublishOutcome.NO_MAJORITY);
         assertThat(nodes.get(0).status().majority()).isFalse();
+        assertThat(nodes.get(0).ready()).isNotDone();
     }
 
     // ------------------------------------------------------------------ helpers
@@ -148,26 +158,39 @@ class ClusterNodeTest {
     }
 
     private void startCluster(int running, int configured) throws Exception {
-        List<ClusterSettings.Member> members = new ArrayList<>();
-        for (int i = 1; i <= configured; i++) {
-            members.add(new ClusterSettings.Member("n" + i, "127.0.0.1", FreePorts.pick(), FreePorts.pick()));
+        for (int i = 0; i < configured; i++) {
+            members.add(new ClusterSettings.Member("n" + (i + 1), "127.0.0." + (11 + i), FreePorts.pick()));
         }
-        for (int i = 1; i <= running; i++) {
-            RecordingSink sink = new RecordingSink();
-            ClusterNode node = new ClusterNode(new ClusterSettings("n" + i, members, PARTITIONS, 64, 5000), sink);
-            node.start();
-            nodes.add(node);
-            sinks.add(sink);
+        for (int i = 0; i < running; i++) {
+            nodes.add(null);
+            sinks.add(null);
+            startNode(i);
         }
-        for (ClusterNode node : nodes) {
-            node.ready().get(30, TimeUnit.SECONDS);
-        }
-        await(() -> nodes.stream().allMatch(node -> node.status().view().size() == running), "a view of " + running);
         if (running >= configured / 2 + 1) {
-            // every partition sequenced by someone
-            await(() -> nodes.stream().mapToInt(node -> node.status().ownedPartitions()).sum() == PARTITIONS,
-                    "every partition owned");
+            for (ClusterNode node : nodes) {
+                node.ready().get(30, TimeUnit.SECONDS);
+            }
         }
+    }
+
+    /** Starts node i (again) with a new sink and its data directory, fsync off (tests need no durability). */
+    private void startNode(int i) throws Exception {
+        RecordingSink sink = new RecordingSink();
+        RaftSettings raft = RaftSettings.defaults(data.resolve("n" + (i + 1))).withLogUseFsync(false);
+        ClusterNode node = new ClusterNode(new ClusterSettings("n" + (i + 1), members, 10_000, 1000), raft, sink);
+        node.start();
+        nodes.set(i, node);
+        sinks.set(i, sink);
+    }
+
+    private int leaderIndex() {
+        String leader = nodes.get(0).status().leader();
+        assertThat(leader).isNotNull();
+        return Integer.parseInt(leader.substring(1)) - 1;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     private List<CompletableFuture<Long>> publishRoundRobin(int count, int topics, String prefix) {
@@ -179,18 +202,21 @@ class ClusterNodeTest {
     }
 
     private CompletableFuture<Long> publish(int via, String path, String value) {
-        return publish(via, path, value, 0, 0);
+        return publish(via, path, value, 0, 0, false);
     }
 
-    private CompletableFuture<Long> publish(int via, String path, String value, long publisherId, int correlationId) {
+    private CompletableFuture<Long> publish(int via, String path, String value, long publisherId, int correlationId,
+                                            boolean republish) {
         CompletableFuture<Long> ack = new CompletableFuture<>();
-        nodes.get(via).publish(path, value.getBytes(StandardCharsets.UTF_8), publisherId, correlationId, (outcome, seq) -> {
-            if (outcome == PublishOutcome.ACKED) {
-                ack.complete(seq);
-            } else {
-                ack.completeExceptionally(new AssertionError(path + " " + value + ": " + outcome));
-            }
-        });
+        boolean queued = nodes.get(via).publish(PRINCIPAL, publisherId, correlationId, republish, path, bytes(value),
+                (outcome, seq, firstPath) -> {
+                    if (outcome == PublishOutcome.ACKED) {
+                        ack.complete(seq);
+                    } else {
+                        ack.completeExceptionally(new AssertionError(path + " " + value + ": " + outcome));
+                    }
+                });
+        assertThat(queued).as("room for a publish").isTrue();
         return ack;
     }
 

@@ -27,18 +27,23 @@ import org.junit.jupiter.api.Test;
 class PublicInternalTypesTest {
 
     /** Every public top-level type in an {@code .internal} package, and who needs it public. */
-    private static final Map<String, String> EXPECTED = Map.of(
-            "io.ringcast.client.internal.ClientConfig", "client-java: RingcastClient.Builder builds it",
-            "io.ringcast.client.internal.NettyRingcastClient", "client-java: RingcastClient.Builder returns it",
-            "io.ringcast.cluster.internal.ClusterProtocol", "cluster: ClusterNode runs it",
-            "io.ringcast.cluster.internal.Membership", "cluster: ClusterNode joins through it",
-            "io.ringcast.cluster.internal.RaftFileLog", "JGroups: RAFT.log_class names it, instantiated by reflection",
-            "io.ringcast.cluster.internal.PartitionTable",
-            "tests only (cluster's ClusterNodeTest, ClusterFailoverTest); cluster/ is being replaced, left as is",
-            "io.ringcast.server.internal.FanOutHarness", "benchmark: FanOutBenchmark drives the fan-out without sockets",
-            "io.ringcast.server.internal.FatalErrors", "server: Main names its exit status",
-            "io.ringcast.server.internal.NodeRuntime", "server: RingcastServer starts and stops it",
-            "io.ringcast.server.internal.ServerCounters", "server: RingcastServer.stats() reads them");
+    private static final Map<String, String> EXPECTED = Map.ofEntries(
+            Map.entry("io.ringcast.client.internal.ClientConfig", "client-java: RingcastClient.Builder builds it"),
+            Map.entry("io.ringcast.client.internal.NettyRingcastClient", "client-java: RingcastClient.Builder returns it"),
+            Map.entry("io.ringcast.cluster.internal.BarrierLog", "cluster: ClusterNode gives it to its Raft group"),
+            Map.entry("io.ringcast.cluster.internal.LoggedPublish", "cluster: ClusterNode batches them"),
+            Map.entry("io.ringcast.cluster.internal.PublishBatcher", "cluster: ClusterNode submits through it"),
+            Map.entry("io.ringcast.cluster.internal.PublishResult", "cluster: ClusterNode maps it to PublishOutcome"),
+            Map.entry("io.ringcast.cluster.internal.RaftFileLog", "jgroups-raft: RAFT instantiates it by name"),
+            Map.entry("io.ringcast.cluster.internal.RaftGroup", "cluster: ClusterNode runs it"),
+            Map.entry("io.ringcast.cluster.internal.RaftSettings", "server: ClusterLink builds it from the config"),
+            Map.entry("io.ringcast.cluster.internal.RaftStack", "cluster: ClusterSettings names its port offset"),
+            Map.entry("io.ringcast.cluster.internal.SnapshotContent", "cluster: ClusterNode takes the node's part"),
+            Map.entry("io.ringcast.cluster.internal.TopicLog", "cluster: ClusterNode's state machine"),
+            Map.entry("io.ringcast.server.internal.FanOutHarness", "benchmark: FanOutBenchmark drives the fan-out without sockets"),
+            Map.entry("io.ringcast.server.internal.FatalErrors", "server: Main names its exit status"),
+            Map.entry("io.ringcast.server.internal.NodeRuntime", "server: RingcastServer starts and stops it"),
+            Map.entry("io.ringcast.server.internal.ServerCounters", "server: RingcastServer.stats() reads them"));
 
     @Test
     void onlyTheTypesAnotherPackageNeedsArePublicInInternalPackages() throws Exception {

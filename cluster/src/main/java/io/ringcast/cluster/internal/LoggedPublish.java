@@ -18,7 +18,7 @@ import java.util.Objects;
  * @param path          the topic
  * @param value         the full value; not copied
  */
-record LoggedPublish(String principal, long publisherId, int correlationId, boolean republish, String path,
+public record LoggedPublish(String principal, long publisherId, int correlationId, boolean republish, String path,
                             byte[] value) {
 
     public LoggedPublish {

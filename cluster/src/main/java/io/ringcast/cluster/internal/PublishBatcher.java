@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * {@link PublishResult}, or with {@code null} and the cause when its entry failed (no leader, no
  * majority, a timeout: whether it was applied is then unknown to this node).
  */
-final class PublishBatcher implements AutoCloseable {
+public final class PublishBatcher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PublishBatcher.class);
     private static final long POLL_MS = 50;
 
@@ -77,6 +77,11 @@ final class PublishBatcher implements AutoCloseable {
      */
     public boolean offer(LoggedPublish publish, Answer answer) {
         return running && queue.offer(new Pending(publish, answer));
+    }
+
+    /** Publishes the queue has room for now. Any thread. */
+    public int remaining() {
+        return queue.remainingCapacity();
     }
 
     /** Publishes waiting for an entry. Any thread. */

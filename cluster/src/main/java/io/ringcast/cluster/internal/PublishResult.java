@@ -8,7 +8,7 @@ package io.ringcast.cluster.internal;
  * @param sequence  the topic sequence for {@link Outcome#APPLIED} and {@link Outcome#ALREADY_APPLIED}, else 0
  * @param firstPath for {@link Outcome#CONFLICT}, the topic the correlation id was first published to, else null
  */
-record PublishResult(Outcome outcome, long sequence, String firstPath) {
+public record PublishResult(Outcome outcome, long sequence, String firstPath) {
 
     /** The outcomes, with their codes in the response (never renumber: they are on the wire). */
     public enum Outcome {

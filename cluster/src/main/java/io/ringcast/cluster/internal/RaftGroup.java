@@ -3,6 +3,7 @@ package io.ringcast.cluster.internal;
 import io.ringcast.cluster.ClusterSettings;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
+import org.jgroups.View;
 import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.Role;
 import org.jgroups.raft.RaftHandle;
@@ -11,9 +12,14 @@ import org.jgroups.util.ExtendedUUID;
 import org.jgroups.util.NameCache;
 import org.jgroups.raft.util.Utils;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -28,7 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (forwarded submits) or on the JDK's timeout thread: hand their results to your own thread.
  * Role listeners run on the runner thread too. Every other method may be called from any thread.
  */
-final class RaftGroup implements AutoCloseable {
+public final class RaftGroup implements AutoCloseable {
 
     /** Told when this node becomes leader, follower or learner; on the engine's runner thread. */
     @FunctionalInterface
@@ -44,6 +50,11 @@ final class RaftGroup implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile JChannel channel;
     private volatile RaftHandle handle;
+    /** Submits not answered yet, with the leader they went to (maybe this node): see {@link #abandonSubmitsTo}. */
+    private final Map<CompletableFuture<byte[]>, Forwarded> forwarded = new ConcurrentHashMap<>();
+
+    private record Forwarded(String leader, long sinceNs) {
+    }
 
     public RaftGroup(ClusterSettings cluster, RaftSettings settings, String group, StateMachine stateMachine) {
         this.cluster = Objects.requireNonNull(cluster, "cluster");
@@ -86,6 +97,7 @@ final class RaftGroup implements AutoCloseable {
         if (h == null || closed.get()) {
             return CompletableFuture.failedFuture(new IllegalStateException("raft group " + group + " is not running"));
         }
+        String leaderNow = leader();
         CompletableFuture<byte[]> result;
         try {
             // REDIRECT: applied here when this node leads, else sent to the leader
@@ -93,7 +105,45 @@ final class RaftGroup implements AutoCloseable {
         } catch (Exception | Error e) { // no leader known, or the engine refused the call
             return CompletableFuture.failedFuture(e);
         }
-        return result.orTimeout(settings.submitTimeoutMs(), TimeUnit.MILLISECONDS);
+        result = result.orTimeout(settings.submitTimeoutMs(), TimeUnit.MILLISECONDS);
+        if (leaderNow != null && !result.isDone()) {
+            CompletableFuture<byte[]> f = result;
+            forwarded.put(f, new Forwarded(leaderNow, System.nanoTime()));
+            f.whenComplete((r, t) -> forwarded.remove(f));
+        }
+        return result;
+    }
+
+    /**
+     * Fails, at once, the submits this node made through {@code formerLeader}, which is no longer
+     * the leader it knows or does not answer: the engine never answers a submit forwarded to a
+     * leader that died or was cut off, and each would otherwise hold its place until
+     * {@code submitTimeoutMs}. Like a
+     * timeout, the failure says nothing of whether the entry was committed. Any thread.
+     *
+     * @return how many were failed
+     */
+    public int abandonSubmitsTo(String formerLeader) {
+        int n = 0;
+        for (Map.Entry<CompletableFuture<byte[]>, Forwarded> e : forwarded.entrySet()) {
+            if (e.getValue().leader().equals(formerLeader) && e.getKey().completeExceptionally(new TimeoutException(
+                    "the leader it was forwarded to, " + formerLeader + ", is no longer the leader, or not reachable"))) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** How long the oldest submit forwarded to {@code leader} and not answered yet has waited, in ms; 0 for none. Any thread. */
+    public long oldestForwardedMs(String leader) {
+        long now = System.nanoTime();
+        long oldest = 0;
+        for (Forwarded f : forwarded.values()) {
+            if (f.leader().equals(leader)) {
+                oldest = Math.max(oldest, now - f.sinceNs());
+            }
+        }
+        return oldest / 1_000_000;
     }
 
     /** The leader's node name, or null while none is known to this node. */
@@ -123,6 +173,20 @@ final class RaftGroup implements AutoCloseable {
     public long lastAppended() {
         RaftHandle h = handle;
         return h == null ? 0 : h.lastApplied(); // RaftHandle's name for RAFT.lastAppended()
+    }
+
+    /** The names of the members this node is connected with now (its JGroups view), coordinator first. */
+    public List<String> view() {
+        JChannel ch = channel;
+        View v = ch == null ? null : ch.getView();
+        if (v == null) {
+            return List.of();
+        }
+        List<String> names = new ArrayList<>(v.size());
+        for (Address a : v.getMembersRaw()) {
+            names.add(nameOf(a));
+        }
+        return names;
     }
 
     /** Snapshots this node has taken since it started. */

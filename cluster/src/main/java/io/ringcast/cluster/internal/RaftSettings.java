@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * The consensus engine's settings for one node (jgroups-raft on the membership stack), beside
- * {@link io.ringcast.cluster.ClusterSettings}. The server's {@code cluster} config section will map
- * to it; until then tests build it with {@link #defaults(Path)} and the {@code with*} copies.
+ * {@link io.ringcast.cluster.ClusterSettings}. The server's {@code cluster} config section maps to
+ * it through {@link #of}; tests build it with {@link #defaults(Path)} and the {@code with*} copies.
  *
  * <p>jgroups-raft elects through JGroups views: a leader that dies is noticed by failure detection
  * (a killed process at once, by its closed socket; a frozen or cut-off one after
@@ -29,7 +29,7 @@ import java.util.Objects;
  * @param submitTimeoutMs           how long {@link RaftGroup#submit(byte[])} waits for a commit before
  *                                  its future fails with a {@link java.util.concurrent.TimeoutException}
  */
-record RaftSettings(Path dataDir, boolean logUseFsync, long maxLogSizeBytes, long heartbeatIntervalMs,
+public record RaftSettings(Path dataDir, boolean logUseFsync, long maxLogSizeBytes, long heartbeatIntervalMs,
                            long failureDetectionTimeoutMs, long verifySuspectMs, long voteTimeoutMs,
                            long resendIntervalMs, long submitTimeoutMs) {
 
@@ -62,7 +62,20 @@ record RaftSettings(Path dataDir, boolean logUseFsync, long maxLogSizeBytes, lon
      * a submit gives up after 5 s.
      */
     public static RaftSettings defaults(Path dataDir) {
-        return new RaftSettings(dataDir, true, DEFAULT_MAX_LOG_SIZE_BYTES, 250, 1000, 500, 600, 100, 5000);
+        return of(dataDir, true, 1000, 600, 5000);
+    }
+
+    /**
+     * The settings the server's {@code cluster} section gives ({@code dataDir}, {@code commitFsync},
+     * {@code failureDetectionMs}, {@code voteTimeoutMs}, {@code replicationTimeoutMs}); the rest
+     * derived: heartbeats every quarter of the failure detection timeout (three missed before a
+     * suspicion, one to spare), a suspicion verified for half of it, commits resent every 100 ms,
+     * snapshots every {@link #DEFAULT_MAX_LOG_SIZE_BYTES}.
+     */
+    public static RaftSettings of(Path dataDir, boolean fsync, long failureDetectionMs, long voteTimeoutMs,
+                                  long submitTimeoutMs) {
+        return new RaftSettings(dataDir, fsync, DEFAULT_MAX_LOG_SIZE_BYTES, Math.max(1, failureDetectionMs / 4),
+                failureDetectionMs, Math.max(1, failureDetectionMs / 2), voteTimeoutMs, 100, submitTimeoutMs);
     }
 
     public RaftSettings withDataDir(Path dir) {

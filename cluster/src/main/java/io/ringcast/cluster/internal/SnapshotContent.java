@@ -15,7 +15,7 @@ import java.io.IOException;
  * writes must be what the node holds after the last entry applied, and {@link #read} must leave the
  * node exactly as that, so entries applied afterwards act alike on every node.
  */
-interface SnapshotContent {
+public interface SnapshotContent {
 
     /** No content of the node's own: the snapshot is the state machine's part alone. */
     SnapshotContent NONE = new SnapshotContent() {

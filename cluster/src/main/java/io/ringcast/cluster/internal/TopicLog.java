@@ -47,7 +47,7 @@ import java.util.Objects;
  * are called on it. No locks: the accessors ({@link #topics()}, ...) are for that thread too, or
  * for tests. Re-entry (a sink that applies an entry) is asserted against.
  */
-final class TopicLog implements StateMachine {
+public final class TopicLog implements StateMachine {
     private static final int SNAPSHOT_MAGIC = 0x52435431; // "RCT1"
     private static final int SNAPSHOT_VERSION = 1;
     private static final int MAX_PATH_BYTES = 1 << 20;

@@ -28,7 +28,7 @@ final class RaftTestMembers implements AutoCloseable {
 
     RaftTestMembers(int n, RaftSettings base) throws IOException {
         for (int i = 0; i < n; i++) {
-            members.add(new ClusterSettings.Member("node-" + (i + 1), host(i), FreePorts.pick(), 0));
+            members.add(new ClusterSettings.Member("node-" + (i + 1), host(i), FreePorts.pick()));
         }
         this.settings = base;
         this.groups = new RaftGroup[n];
@@ -59,7 +59,7 @@ final class RaftTestMembers implements AutoCloseable {
     }
 
     void start(int i) throws Exception {
-        ClusterSettings cluster = new ClusterSettings(members.get(i).name(), members, 1, 1, 1);
+        ClusterSettings cluster = new ClusterSettings(members.get(i).name(), members, 1, 1);
         machines[i] = new CountingStateMachine();
         groups[i] = new RaftGroup(cluster, settingsOf(i), GROUP, machines[i]);
         groups[i].start();

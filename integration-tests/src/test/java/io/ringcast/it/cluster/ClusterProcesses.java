@@ -13,12 +13,15 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * A cluster of real node processes on loopback: the server jar, one JVM per node, each with its
@@ -60,17 +63,41 @@ public final class ClusterProcesses implements AutoCloseable {
         for (int i = 0; i < size; i++) {
             clientPorts[i] = FreePorts.pick();
             members.append("    - {name: node-").append(i + 1).append(", host: ").append(hosts[i])
-                    .append(", membershipPort: ")
-                    .append(FreePorts.pick()).append(", peerPort: ").append(FreePorts.pick()).append("}\n");
+                    .append(", membershipPort: ").append(FreePorts.pick()).append("}\n");
         }
         for (int i = 0; i < size; i++) {
+            Path data = freshDataDir(i + 1);
             String yaml = "server:\n  host: " + hosts[i] + "\n  port: " + clientPorts[i] + "\n  ioThreads: 1\n"
-                    + "cluster:\n  enabled: true\n  nodeName: node-" + (i + 1) + "\n" + members
+                    + "cluster:\n  enabled: true\n  nodeName: node-" + (i + 1) + "\n  dataDir: \""
+                    + data.toAbsolutePath() + "\"\n" + members
                     + extraYaml + (extraYaml.isEmpty() || extraYaml.endsWith("\n") ? "" : "\n")
                     + (extraYaml.contains("security:") ? "" : SECURITY);
             configs[i] = logDir.resolve("node-" + (i + 1) + ".yaml");
             Files.writeString(configs[i], yaml);
         }
+    }
+
+    /**
+     * An empty data directory for node n's Raft log (a new cluster starts from nothing; a restart
+     * keeps it), writable by any user: the fault suite runs each node as its own.
+     */
+    private Path freshDataDir(int node) throws IOException {
+        Path dir = logDir.resolve("node-" + node + "-data");
+        if (Files.exists(dir)) {
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        Files.createDirectories(dir);
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        return dir;
+    }
+
+    /** Node n's data directory ({@code cluster.dataDir}). */
+    public Path dataDir(int node) {
+        return logDir.resolve("node-" + node + "-data");
     }
 
     /**
@@ -103,9 +130,10 @@ public final class ClusterProcesses implements AutoCloseable {
         try {
             // the first node first, as an operator would: the others then join its view at once,
             // instead of five JVMs starting on two cores each waiting for a coordinator (JGroups
-            // joins them all the same, by merging singletons, but that took over a minute in CI)
+            // joins them all the same, by merging singletons, but that took over a minute in CI).
+            // It serves clients only once a majority has elected a leader: wait until it has joined
             c.launch(1);
-            c.await(1, h -> h.path("cluster").path("view").size() >= 1, Duration.ofSeconds(60), "serving");
+            c.awaitLog(1, "cluster: joined as", Duration.ofSeconds(60));
             for (int node = 2; node <= size; node++) {
                 c.launch(node);
             }
@@ -177,6 +205,26 @@ public final class ClusterProcesses implements AutoCloseable {
     public void awaitView(int node, int members, Duration timeout) {
         await(node, h -> h.path("cluster").path("ready").asBoolean()
                 && h.path("cluster").path("view").size() == members, timeout, "ready with a view of " + members);
+    }
+
+    /** Waits until the node's log has a line containing {@code text}. */
+    public void awaitLog(int node, String text, Duration timeout) {
+        Await.until(() -> {
+            Process p = processes[node - 1];
+            if (p == null || !p.isAlive()) {
+                throw new AssertionError("node-" + node + " is not running (waiting for '" + text + "')\n"
+                        + logTail(node, 40));
+            }
+            return logContains(node, text);
+        }, timeout, Duration.ofMillis(100), () -> "node-" + node + " logs '" + text + "'\n" + logTail(node, 40));
+    }
+
+    private boolean logContains(int node, String text) {
+        try {
+            return Files.exists(log(node)) && Files.readString(log(node), StandardCharsets.UTF_8).contains(text);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** Waits until the node's {@code /health} satisfies {@code condition}. */

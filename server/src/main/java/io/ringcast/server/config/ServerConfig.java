@@ -297,23 +297,30 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
     }
 
     /**
-     * Section {@code cluster}: this node as one of a static set of members that partition the topics,
-     * replicate every update to every node and take over from each other (docs/clustering.md).
+     * Section {@code cluster}: this node as one of a static set of members that form one Raft group
+     * (jgroups-raft): every publish is an entry of the group's log, committed on a majority, and
+     * applied on every node in log order (docs/clustering.md).
      *
      * @param enabled              join the cluster; off: a single node
      * @param nodeName             this node's name, one of {@code members}
-     * @param partitions           fixed partition count, the same on every node
-     * @param logLength            updates kept per partition so peers that fall behind can catch up
-     * @param replicationTimeoutMs how long a publish may wait for its partition's owner and backup
-     *                             before the publisher gets {@code REPLICATION_TIMEOUT}
+     * @param dataDir              where this node keeps its Raft log and snapshots; empty for
+     *                             {@code data/<nodeName>} under the working directory
+     * @param commitFsync          whether an entry is forced to disk before a member counts it as
+     *                             held, so that commit means fsync on a majority
+     * @param replicationTimeoutMs how long a publish may wait for its entry to be committed before the
+     *                             publisher gets {@code REPLICATION_TIMEOUT}
+     * @param failureDetectionMs   a member not heard from for this long is suspected (a frozen or cut-off
+     *                             leader is replaced after about this plus half of it plus a vote round)
+     * @param voteTimeoutMs        how long an election round waits for votes
      * @param members              every node of the cluster, this one included; a majority of them must
-     *                             be in the view for publishes to be sequenced
+     *                             hold an entry for it to be committed
      */
-    public record Cluster(boolean enabled, String nodeName, int partitions, int logLength, long replicationTimeoutMs,
-                          List<Member> members) {
+    public record Cluster(boolean enabled, String nodeName, String dataDir, boolean commitFsync,
+                          long replicationTimeoutMs, long failureDetectionMs, long voteTimeoutMs, List<Member> members) {
 
         public Cluster {
             Objects.requireNonNull(nodeName, "nodeName");
+            Objects.requireNonNull(dataDir, "dataDir");
             members = List.copyOf(members);
         }
 
@@ -321,15 +328,20 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             ClusterRules.validate(this);
         }
 
+        /** {@code dataDir}, or {@code data/<nodeName>} when it is empty. */
+        public String dataDirOrDefault() {
+            return dataDir.isEmpty() ? "data/" + nodeName : dataDir;
+        }
+
         /**
          * One member.
          *
          * @param name           unique node name
          * @param host           the address it binds and peers reach it on
-         * @param membershipPort its JGroups TCP port
-         * @param peerPort       its peer link port (forwarded publishes, replication, catching up)
+         * @param membershipPort its JGroups TCP port (failure detection also listens on one of the
+         *                       ten ports from {@code membershipPort + 1000})
          */
-        public record Member(String name, String host, int membershipPort, int peerPort) {
+        public record Member(String name, String host, int membershipPort) {
         }
     }
 }

@@ -3,6 +3,7 @@ package io.ringcast.server.internal;
 import io.ringcast.cluster.ClusterNode;
 import io.ringcast.cluster.ClusterSettings;
 import io.ringcast.cluster.UpdateSink;
+import io.ringcast.cluster.internal.RaftSettings;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.TopicPath;
@@ -10,6 +11,7 @@ import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -17,14 +19,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * This node's link to the cluster ({@code cluster.enabled}): joins it, waits until the node has
- * caught up, and feeds the updates every node applies into the inbound ring, in each partition's
- * order, with the sequence the partition's owner gave them. (A session's publishes take the other
- * direction, {@link ClusterRoute}.)
+ * This node's link to the cluster ({@code cluster.enabled}): joins the Raft group, waits until the
+ * node has caught up, and feeds the updates every node applies into the inbound ring, in log order,
+ * with the sequence the log gave them. (A session's publishes take the other direction,
+ * {@link ClusterRoute}.)
  *
- * <p>Thread contract: {@link #join} on the thread that starts the node; {@link #apply} on the
- * cluster thread, which it holds while the inbound ring is full, so that the cluster stops reading
- * its peers until the sequencer catches up.
+ * <p>Thread contract: {@link #join} on the thread that starts the node; {@link #apply} on the Raft
+ * engine's runner thread (never an event loop), which it holds while the inbound ring is full, so
+ * that the engine stops applying until the sequencer catches up.
  */
 final class ClusterLink implements UpdateSink {
     private static final Logger log = LoggerFactory.getLogger(ClusterLink.class);
@@ -38,20 +40,23 @@ final class ClusterLink implements UpdateSink {
     }
 
     /**
-     * Joins the cluster and waits until this node has caught up with every partition's owner: only
-     * then may it bind its port, so that no client sees a node that is still filling up.
+     * Joins the cluster and waits until this node has applied every entry committed before it joined:
+     * only then may it bind its port, so that no client sees a node that is still filling up.
      *
      * @return the joined node; on failure it is closed and an {@link IllegalStateException} says why
      */
-    static ClusterNode join(ServerConfig.Cluster c, PathLimits pathLimits, SequencerProxy inbound)
+    static ClusterNode join(ServerConfig.Cluster c, ServerConfig.Limits limits, SequencerProxy inbound)
             throws InterruptedException {
         List<ClusterSettings.Member> members = new ArrayList<>();
         for (ServerConfig.Cluster.Member m : c.members()) {
-            members.add(new ClusterSettings.Member(m.name(), m.host(), m.membershipPort(), m.peerPort()));
+            members.add(new ClusterSettings.Member(m.name(), m.host(), m.membershipPort()));
         }
-        ClusterSettings settings = new ClusterSettings(c.nodeName(), members, c.partitions(), c.logLength(),
-                c.replicationTimeoutMs());
-        ClusterNode cluster = new ClusterNode(settings, new ClusterLink(pathLimits, inbound));
+        // the log's bounds decide whether a publish is applied: the same on every node (docs/clustering.md)
+        ClusterSettings settings = new ClusterSettings(c.nodeName(), members, limits.maxTopics(),
+                Math.max(1, limits.publisherLedgers()));
+        RaftSettings raft = RaftSettings.of(Path.of(c.dataDirOrDefault()), c.commitFsync(), c.failureDetectionMs(),
+                c.voteTimeoutMs(), c.replicationTimeoutMs());
+        ClusterNode cluster = new ClusterNode(settings, raft, new ClusterLink(limits.pathLimits(), inbound));
         try {
             cluster.start();
         } catch (InterruptedException e) {
@@ -60,10 +65,11 @@ final class ClusterLink implements UpdateSink {
         } catch (Exception e) {
             cluster.close();
             throw new IllegalStateException("cannot join the cluster as '" + c.nodeName() + "' (membership port "
-                    + settings.self().membershipPort() + ", peer port " + settings.self().peerPort() + "): "
+                    + settings.self().membershipPort() + ", cluster.dataDir '" + c.dataDirOrDefault() + "'): "
                     + e.getMessage(), e);
         }
-        log.info("cluster: joined as '{}', catching up before accepting clients", c.nodeName());
+        log.info("cluster: joined as '{}' (data in {}), catching up before accepting clients", c.nodeName(),
+                c.dataDirOrDefault());
         try {
             awaitCaughtUp(cluster);
         } catch (InterruptedException | IllegalStateException e) {
@@ -86,7 +92,7 @@ final class ClusterLink implements UpdateSink {
         }
     }
 
-    /** An update the cluster delivers: into the inbound ring like a publish. Waits for room. Cluster thread. */
+    /** An update the log applies: into the inbound ring like a publish. Waits for room. Engine runner thread. */
     @Override
     public void apply(String path, long topicSequence, byte[] value) {
         String[] segments;

@@ -43,12 +43,12 @@ final class DemoPublisher implements AutoCloseable {
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final JsonFactory JSON = new JsonFactory();
     /** The demo does not retry: a quote refused during a failover is followed by the next. */
-    private static final ClusterNode.PublishCallback IGNORE_OUTCOME = (outcome, sequence) -> { };
+    private static final ClusterNode.PublishCallback IGNORE_OUTCOME = (outcome, sequence, firstPath) -> { };
 
     private final SequencerProxy inbound;
     /** Makes an instrument's next quote once a slot is claimed; one method reference, not one per quote. */
     private final IntFunction<ByteBuf> nextQuote = this::nextQuote;
-    /** In a cluster the quotes go through their partitions' owners like any publish; else null. */
+    /** In a cluster the quotes go through the Raft group's log like any publish; else null. */
     private final ClusterNode cluster;
     private final ByteBufAllocator alloc;
     private final String[] paths;
@@ -117,12 +117,14 @@ final class DemoPublisher implements AutoCloseable {
     /** One quote to the inbound ring; false when the ring is full. */
     private boolean publish(int instrument) {
         if (cluster != null) {
+            if (!cluster.hasRoom()) {
+                return false; // skipped, as on a full ring
+            }
             ByteBuf value = nextQuote(instrument);
             byte[] bytes = new byte[value.readableBytes()];
             value.readBytes(bytes);
             value.release();
-            cluster.publish(paths[instrument], bytes, 0, 0, IGNORE_OUTCOME);
-            return true;
+            return cluster.publish(null, 0, 0, false, paths[instrument], bytes, IGNORE_OUTCOME);
         }
         return inbound.tryPublish(paths[instrument], segments[instrument], nextQuote, instrument);
     }

@@ -107,14 +107,15 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
             ClusterStatus cs = server.cluster().status();
             ObjectNode cluster = body.putObject("cluster")
                     .put("node", cs.node())
+                    .put("leader", cs.leader())
+                    .put("term", cs.term())
                     .put("majority", cs.majority())
                     .put("ready", cs.ready())
-                    .put("ownedPartitions", cs.ownedPartitions())
-                    .put("backupPartitions", cs.backupPartitions())
-                    .put("updatesBehind", cs.updatesBehind())
-                    .put("awaitingBackup", cs.awaitingBackup())
-                    .put("pendingPublishes", cs.pendingPublishes())
-                    .put("viewChanges", cs.viewChanges());
+                    .put("commitIndex", cs.commitIndex())
+                    .put("lastAppended", cs.lastAppended())
+                    .put("queuedPublishes", cs.queuedPublishes())
+                    .put("snapshots", cs.snapshots());
+            cs.members().forEach(cluster.putArray("members")::add);
             cs.view().forEach(cluster.putArray("view")::add);
         }
         ByteBuf content = Unpooled.wrappedBuffer(JSON.writeValueAsBytes(body));

@@ -45,9 +45,10 @@ import java.util.concurrent.TimeUnit;
  *   I/O threads "ringcast-io-N"   SessionHandler ──► SequencerProxy ──► inbound ring (multi-producer,
  *                                 preallocated; the proxy is the only code that claims its slots)
  *   thread "ringcast-demo"        DemoPublisher (demo.enabled) ──► the same proxy and ring
- *   thread "ringcast-cluster"     (cluster.enabled) sessions' publishes go to ClusterNode instead, to their
- *                                 partition's owner; the updates every node applies come back from it,
- *                                 in partition order with the owner's sequence, into the same inbound ring
+ *   Raft engine threads           (cluster.enabled) sessions' publishes go to ClusterNode instead: batched
+ *                                 into entries of the Raft group's log ("ringcast-cluster-batcher-g0");
+ *                                 each committed entry's updates come back on the engine's runner thread,
+ *                                 in log order with the log's sequence, into the same inbound ring
  *   thread "ringcast-sequencer"   TopicSequencer (single writer of the topic tree, encodes once)
  *                                   ──► fan-out ring (single producer)
  *   I/O threads "ringcast-io-N"   FanOutPoller per loop ──► sessions of that loop, one flush per batch
@@ -171,10 +172,10 @@ public final class NodeRuntime implements AutoCloseable {
     /** Joins the cluster ({@link ClusterLink}); the port is bound only once this node has caught up. */
     private void startCluster() throws InterruptedException {
         if (config.state().enabled()) {
-            log.warn("state.file is ignored in a cluster: a node that starts takes its state from its peers");
+            log.warn("state.file is ignored in a cluster: a node's state is its Raft log in cluster.dataDir");
         }
         try {
-            cluster = ClusterLink.join(config.cluster(), config.limits().pathLimits(), inbound);
+            cluster = ClusterLink.join(config.cluster(), config.limits(), inbound);
         } catch (InterruptedException | IllegalStateException e) {
             close();
             throw e;
@@ -206,7 +207,8 @@ public final class NodeRuntime implements AutoCloseable {
                 new ServerMetrics(counters, cluster), System.currentTimeMillis(), config.demo().enabled(), cluster);
         SessionServices sessionServices = new SessionServices(config.limits(), config.session().idleTimeoutMs(),
                 sessions, inbound, new SubscribeChecks(config.limits().maxSubscriptionsPerSession()), login,
-                cluster == null ? null : new ClusterRoute(cluster, config.cluster().replicationTimeoutMs()),
+                cluster == null ? null : new ClusterRoute(cluster, config.cluster().replicationTimeoutMs(),
+                        config.limits().maxTopics()),
                 outboundLimit, counters);
         return new ServerChannelInitializer(config, tls, counters, endpoints, sessionServices);
     }
@@ -335,7 +337,7 @@ public final class NodeRuntime implements AutoCloseable {
             demo.close();
         }
         if (cluster != null) {
-            cluster.close(); // leave first: peers take over this node's partitions
+            cluster.close(); // leave first: peers see it gone at once, and elect a leader if it led
         }
         if (watcher != null) {
             watcher.close();

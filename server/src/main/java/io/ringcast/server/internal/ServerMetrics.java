@@ -88,22 +88,22 @@ final class ServerMetrics {
     }
 
     private void registerCluster(ClusterNode cluster) {
-        gauge("ringcast_cluster_view_size", "Members in this node's current cluster view.",
+        gauge("ringcast_cluster_view_size", "Members this node is connected with now (its JGroups view).",
                 () -> cluster.status().view().size());
-        gauge("ringcast_cluster_majority", "1 when the view holds a majority of the configured members (publishes "
-                + "are sequenced), else 0.", () -> cluster.status().majority() ? 1 : 0);
-        gauge("ringcast_cluster_owned_partitions", "Partitions this node sequences by the partition table.",
-                () -> cluster.status().ownedPartitions());
-        gauge("ringcast_cluster_backup_partitions", "Partitions this node is the backup of.",
-                () -> cluster.status().backupPartitions());
-        gauge("ringcast_cluster_replication_lag_updates", "Updates of other owners' partitions known to exist "
-                + "and not applied here yet.", () -> cluster.status().updatesBehind());
-        gauge("ringcast_cluster_awaiting_backup", "Updates this node sequenced that their backup has not "
-                + "confirmed yet.", () -> cluster.status().awaitingBackup());
-        gauge("ringcast_cluster_pending_publishes", "Publishes received here that their partition's owner has "
-                + "not answered yet.", () -> cluster.status().pendingPublishes());
-        CounterWithCallback.builder().name("ringcast_cluster_view_changes").help("Cluster views this node has seen.")
-                .callback(cb -> cb.call(cluster.status().viewChanges())).register(registry);
+        gauge("ringcast_cluster_majority", "1 when this node knows a Raft leader (publishes are committed), else 0.",
+                () -> cluster.status().majority() ? 1 : 0);
+        gauge("ringcast_cluster_leader", "1 when this node is the Raft leader, else 0.",
+                () -> cluster.settings().nodeName().equals(cluster.status().leader()) ? 1 : 0);
+        gauge("ringcast_cluster_term", "The Raft term this node knows.", () -> cluster.status().term());
+        gauge("ringcast_cluster_commit_index", "Index of the last log entry this node knows committed (and has "
+                + "applied).", () -> cluster.status().commitIndex());
+        gauge("ringcast_cluster_log_unapplied_entries", "Entries in this node's log past its commit index "
+                + "(appended, not known committed yet).",
+                () -> Math.max(0, cluster.status().lastAppended() - cluster.status().commitIndex()));
+        gauge("ringcast_cluster_pending_publishes", "Publishes received here waiting for a log entry.",
+                () -> cluster.status().queuedPublishes());
+        CounterWithCallback.builder().name("ringcast_cluster_snapshots").help("Raft snapshots this node has "
+                + "taken since it started.").callback(cb -> cb.call(cluster.status().snapshots())).register(registry);
     }
 
     private void gauge(String name, String help, DoubleSupplier value) {

@@ -279,14 +279,19 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     }
 
     /**
-     * Decodes messages until the frame is done or the inbound ring is full.
+     * Decodes messages until the frame is done, or the inbound ring (in a cluster: for a publish, the
+     * cluster's queue) is full.
      *
      * @return true when the frame was consumed (or the session failed), false when it must wait for room
      */
     private boolean decodeFrom(ByteBuf content) {
         while (content.isReadable() && !session.closing) {
             long slot = SequencerProxy.RING_FULL;
-            if (session.welcomed && needsSlot(WireCodec.peekType(content))) {
+            byte type = WireCodec.peekType(content);
+            if (session.welcomed && isPublish(type) && node.clusterRoute() != null && !node.clusterRoute().hasRoom()) {
+                return false; // the cluster's queue is full: pause as on a full inbound ring
+            }
+            if (session.welcomed && needsSlot(type)) {
                 slot = sequencer.tryClaim();
                 if (slot == SequencerProxy.RING_FULL) {
                     return false;
@@ -303,6 +308,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
             }
         }
         return true;
+    }
+
+    private static boolean isPublish(byte type) {
+        return type == MessageType.PUBLISH || type == MessageType.REPUBLISH;
     }
 
     /** Whether a message of this type is a command for the sequencer, which needs an inbound slot. */

@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
  * What each request of one session's client does, as {@link SessionHandler} decodes it: the
  * {@code HELLO} goes to the {@link Login} (within {@code limits.handshakeTimeoutMs}); a publish or a
  * subscription climbs its checks ({@link PublishChecks}, {@link SubscribeChecks}) and then fills the
- * inbound slot the handler claimed for it ({@link SequencerProxy}), or in a cluster goes to its
- * partition's owner ({@link ClusterRoute}); a refusal is an {@code ERROR} for that request alone
+ * inbound slot the handler claimed for it ({@link SequencerProxy}), or in a cluster goes to the
+ * Raft group's log ({@link ClusterRoute}); a refusal is an {@code ERROR} for that request alone
  * ({@link SessionReplies}); a {@code PING} gets its {@code PONG}.
  *
  * <p>Thread contract: the session's event loop only.
@@ -174,9 +174,12 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         if (!verdict.passed()) {
             replies.refuse(verdict, correlationId);
         } else if (node.clusterRoute() != null) {
-            // the partition's owner sequences it, on whichever node; the claimed slot stays a NOOP
-            node.clusterRoute().publish(session, correlationId, topicPath, frame, valueIndex, valueLength,
-                    this::answerClusterPublish);
+            // the group's log sequences it; the claimed slot stays a NOOP. The handler asked hasRoom
+            // before decoding, so a full queue here is a race past ClusterNode.ROOM_RESERVE: refused
+            if (!node.clusterRoute().publish(session, correlationId, topicPath, frame, valueIndex, valueLength,
+                    republish, this::answerClusterPublish)) {
+                replies.refuse(node.clusterRoute().noMajority(topicPath), correlationId);
+            }
         } else {
             node.sequencer().fillPublish(claimedSlot(), session, correlationId, topicPath, segments,
                     frame.retainedSlice(valueIndex, valueLength), republish, verdict == Verdict.PASSED_OVER_RATE);
@@ -184,14 +187,15 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
     }
 
     /** The cluster's answer to a publish of this session. Event loop. */
-    private void answerClusterPublish(int correlationId, String topicPath, PublishOutcome outcome, long sequence) {
+    private void answerClusterPublish(int correlationId, String topicPath, PublishOutcome outcome, long sequence,
+                                      String firstPath) {
         if (session.closing || !session.channel.isActive()) {
             return;
         }
         if (outcome == PublishOutcome.ACKED) {
             replies.publishAck(correlationId, sequence);
         } else {
-            replies.refuse(node.clusterRoute().refusal(outcome, topicPath), correlationId);
+            replies.refuse(node.clusterRoute().refusal(outcome, topicPath, firstPath), correlationId);
         }
         replies.flush(); // outside a read: nothing else will
     }

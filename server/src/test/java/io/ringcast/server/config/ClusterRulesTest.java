@@ -20,35 +20,35 @@ class ClusterRulesTest {
 
     @Test
     void threeNodesOnOneMachineWithDistinctPortsAreAccepted() {
-        Cluster c = load("node-2", member("node-1", "127.0.0.1", 7801, 7901), member("node-2", "127.0.0.1", 7802, 7902),
-                member("node-3", "127.0.0.1", 7803, 7903));
+        Cluster c = load("node-2", member("node-1", "127.0.0.1", 7801), member("node-2", "127.0.0.1", 7802),
+                member("node-3", "127.0.0.1", 7803));
 
-        assertThat(c.members()).containsExactly(new Member("node-1", "127.0.0.1", 7801, 7901),
-                new Member("node-2", "127.0.0.1", 7802, 7902), new Member("node-3", "127.0.0.1", 7803, 7903));
+        assertThat(c.members()).containsExactly(new Member("node-1", "127.0.0.1", 7801),
+                new Member("node-2", "127.0.0.1", 7802), new Member("node-3", "127.0.0.1", 7803));
         assertThat(c.nodeName()).isEqualTo("node-2");
     }
 
     @Test
     void nodesOnDifferentHostsMayAllUseTheSamePorts() {
-        Cluster c = load("a", member("a", "10.0.0.1", 7800, 7900), member("b", "10.0.0.2", 7800, 7900));
+        Cluster c = load("a", member("a", "10.0.0.1", 7800), member("b", "10.0.0.2", 7800));
 
         assertThat(c.members()).hasSize(2);
     }
 
     @Test
     void aSingleNodeClusterIsAccepted() {
-        assertThat(load("solo", member("solo", "localhost", 7800, 7900)).members()).hasSize(1);
+        assertThat(load("solo", member("solo", "localhost", 7800)).members()).hasSize(1);
     }
 
     @Test
     void anEnabledClusterWithoutMembersIsRefused() {
         assertRefused(cluster("a"), "cluster.members", "key 'cluster.members' must list every node of the cluster "
-                + "(name, host, membershipPort, peerPort), this one included");
+                + "(name, host, membershipPort), this one included");
     }
 
     @Test
     void aNodeNameNotAmongTheMembersIsRefusedListingThem() {
-        ConfigException e = refusal(cluster("node-9", member("node-1", "h", 7801, 7901)));
+        ConfigException e = refusal(cluster("node-9", member("node-1", "h", 7801)));
 
         assertThat(e).hasMessage("key 'cluster.nodeName' must name one of cluster.members [node-1], got \"node-9\"");
         assertThat(e.key()).hasValue("cluster.nodeName");
@@ -56,12 +56,12 @@ class ClusterRulesTest {
 
     @Test
     void anEmptyNodeNameIsRefusedWhenTheClusterIsEnabled() {
-        assertThat(refusal(cluster("", member("a", "h", 7801, 7901))).key()).hasValue("cluster.nodeName");
+        assertThat(refusal(cluster("", member("a", "h", 7801))).key()).hasValue("cluster.nodeName");
     }
 
     @Test
     void aMemberNamedTwiceIsRefusedNamingTheSecond() {
-        assertRefused(cluster("a", member("a", "h", 7801, 7901), member("b", "h", 7802, 7902), member("b", "h", 7803, 7903)),
+        assertRefused(cluster("a", member("a", "h", 7801), member("b", "h", 7802), member("b", "h", 7803)),
                 "cluster.members[2].name", "key 'cluster.members[2].name': node name 'b' is listed twice");
     }
 
@@ -76,49 +76,43 @@ class ClusterRulesTest {
         String name = key.equals("name") ? value : "b";
         String host = key.equals("host") ? value : "h";
 
-        assertRefused(cluster("a", member("a", "h", 7801, 7901), member(name, host, 7802, 7902)),
+        assertRefused(cluster("a", member("a", "h", 7801), member(name, host, 7802)),
                 "cluster.members[1]." + key, "key 'cluster.members[1]." + key + "' " + expected);
     }
 
     @Test
     void aMembershipPortTakenByAnotherMemberOnTheSameHostIsRefused() {
-        assertRefused(cluster("a", member("a", "h", 7801, 7901), member("b", "h", 7801, 7902)),
+        assertRefused(cluster("a", member("a", "h", 7801), member("b", "h", 7801)),
                 "cluster.members[1]", "key 'cluster.members[1]': a port of h is used twice among the members");
     }
 
     @Test
-    void aPeerPortTakenByAnotherMembersMembershipPortIsRefused() {
-        assertRefused(cluster("a", member("a", "h", 7801, 7901), member("b", "h", 7802, 7801)),
-                "cluster.members[1]", "key 'cluster.members[1]': a port of h is used twice among the members");
-    }
-
-    @Test
-    void oneMemberUsingOnePortForBothLinksIsRefused() {
-        assertRefused(cluster("a", member("a", "h", 7801, 7801)),
-                "cluster.members[0]", "key 'cluster.members[0]': a port of h is used twice among the members");
+    void aMembershipPortAmongAnotherMembersFailureDetectionPortsOnTheSameHostIsRefused() {
+        assertRefused(cluster("a", member("a", "h", 7801), member("b", "h", 8805)), "cluster.members[1].membershipPort",
+                "key 'cluster.members[1].membershipPort': port 8805 of h is among the failure detection ports of 'a' "
+                        + "(8801 to 8810)");
+        assertThat(load("a", member("a", "h", 7801), member("b", "other", 8805)).members()).hasSize(2);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"membershipPort: 0, peerPort: 7901", "membershipPort: 65536, peerPort: 7901",
-        "membershipPort: 7801, peerPort: 0", "membershipPort: 7801, peerPort: 65536"})
-    void aMemberPortOutside1To65535IsRefusedNamingIt(String ports) {
-        String port = ports.contains(": 0,") || ports.contains(": 65536,") ? "membershipPort" : "peerPort";
+    @ValueSource(ints = {0, 64526})
+    void aMembershipPortOutside1To64525IsRefusedNamingIt(int port) {
+        ConfigException e = refusal(cluster("a", "{name: a, host: h, membershipPort: " + port + "}"));
 
-        ConfigException e = refusal(cluster("a", "{name: a, host: h, " + ports + "}"));
-
-        assertThat(e.key()).hasValue("cluster.members[0]." + port);
-        assertThat(e).hasMessageContaining("must be between 1 and 65535");
+        assertThat(e.key()).hasValue("cluster.members[0].membershipPort");
+        assertThat(e).hasMessageContaining("must be between 1 and 64525");
     }
 
     @Test
-    void theEdgePorts1And65535AreAccepted() {
-        assertThat(load("a", member("a", "h", 1, 65535)).members().get(0)).isEqualTo(new Member("a", "h", 1, 65535));
+    void theEdgePorts1And64525AreAccepted() {
+        assertThat(load("a", member("a", "h", 1)).members().get(0)).isEqualTo(new Member("a", "h", 1));
+        assertThat(load("a", member("a", "h", 64525)).members().get(0)).isEqualTo(new Member("a", "h", 64525));
     }
 
     @Test
     void aDisabledClusterIsNotCheckedSoASingleNodeKeepsAnyDraftOfIt() {
-        Cluster c = ConfigLoader.fromYaml("cluster:\n  enabled: false\n  nodeName: nobody\n  partitions: 0\n"
-                + "  members: [" + member("a", "h", 1, 1) + "]\n").cluster();
+        Cluster c = ConfigLoader.fromYaml("cluster:\n  enabled: false\n  nodeName: nobody\n  voteTimeoutMs: 0\n"
+                + "  members: [" + member("a", "h", 1) + "]\n").cluster();
 
         assertThat(c.enabled()).isFalse();
     }
@@ -135,7 +129,7 @@ class ClusterRulesTest {
                 + "]\n";
     }
 
-    static String member(String name, String host, int membershipPort, int peerPort) {
-        return "{name: " + name + ", host: " + host + ", membershipPort: " + membershipPort + ", peerPort: " + peerPort + "}";
+    static String member(String name, String host, int membershipPort) {
+        return "{name: " + name + ", host: " + host + ", membershipPort: " + membershipPort + "}";
     }
 }

@@ -24,10 +24,10 @@ class ConfigBindingTest {
 
     @Test
     void anUnknownKeyInAListWhoseDefaultIsEmptyStillListsTheKnownKeys() {
-        ConfigException e = refusal("cluster:\n  members: [{name: a, host: h, membershipPort: 1, peerPort: 2, port: 3}]\n");
+        ConfigException e = refusal("cluster:\n  members: [{name: a, host: h, membershipPort: 1, port: 3}]\n");
 
         assertThat(e).hasMessageStartingWith("unknown key 'cluster.members[0].port' (known keys under 'cluster.members[0]': ");
-        assertThat(e.getMessage()).contains("name", "host", "membershipPort", "peerPort");
+        assertThat(e.getMessage()).contains("name", "host", "membershipPort");
         assertThat(e.key()).hasValue("cluster.members[0].port");
     }
 
@@ -52,9 +52,9 @@ class ConfigBindingTest {
             features:\\n  overrides:\\n    - selector: 5\\n      deltas: true    | features.overrides[0].selector       | expects a string, got 5
             features:\\n  overrides:\\n    - selector: "a/#"\\n      deltas: ~   | features.overrides[0].deltas         | expects true or false, got null
             features:\\n  overrides: [5]                                        | features.overrides[0]                | expects a mapping of keys (selector, lastValueCache, deltas, compression, conflation), got 5
-            cluster:\\n  members: [{name: a, host: h, membershipPort: 1}]       | cluster.members[0].peerPort          | expects an integer, got nothing
-            cluster:\\n  members: [{name: a, host: h, membershipPort: 1, peerPort: 99999999999}] | cluster.members[0].peerPort | expects an integer that fits in 32 bits, got 99999999999
-            cluster:\\n  members: [{name: a, host: 7, membershipPort: 1, peerPort: 2}] | cluster.members[0].host     | expects a string, got 7
+            cluster:\\n  members: [{name: a, host: h}]                       | cluster.members[0].membershipPort    | expects an integer, got nothing
+            cluster:\\n  members: [{name: a, host: h, membershipPort: 99999999999}] | cluster.members[0].membershipPort | expects an integer that fits in 32 bits, got 99999999999
+            cluster:\\n  members: [{name: a, host: 7, membershipPort: 1}] | cluster.members[0].host     | expects a string, got 7
             limits:\\n  outboundQueueBytes: 99999999999999999999                | limits.outboundQueueBytes            | expects an integer that fits in 64 bits, got 99999999999999999999
             server:\\n  port: -99999999999                                      | server.port                          | expects an integer that fits in 32 bits, got -99999999999
             demo:\\n  enabled: 1                                                | demo.enabled                         | expects true or false, got 1
@@ -79,7 +79,7 @@ class ConfigBindingTest {
             security:\\n  allowedOrigins:\\n    -\\n                       | security.allowedOrigins[0]     | expects a string, got null
             security:\\n  roles: [~]                                      | security.roles[0]              | expects a mapping of keys (name, subscribe, publish), got null
             security:\\n  roles: [{name: r, subscribe: [~], publish: []}] | security.roles[0].subscribe[0] | expects a string, got null
-            cluster:\\n  members: [~]                                     | cluster.members[0]             | expects a mapping of keys (name, host, membershipPort, peerPort), got null
+            cluster:\\n  members: [~]                                     | cluster.members[0]             | expects a mapping of keys (name, host, membershipPort), got null
             features:\\n  overrides: [~]                                  | features.overrides[0]          | expects a mapping of keys (selector, lastValueCache, deltas, compression, conflation), got null
             """)
     void anEmptyListEntryNamesTheEntry(String yaml, String key, String expected) {

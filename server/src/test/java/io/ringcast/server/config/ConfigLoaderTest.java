@@ -29,7 +29,7 @@ class ConfigLoaderTest {
             new ServerConfig.Security("", "", List.of(), List.of("demo"),
                     List.of(new ServerConfig.Security.Role("demo", List.of("demo/#"), List.of("demo/#"))), List.of(), "", ""),
             new ServerConfig.Demo(false, 500, 2000),
-            new ServerConfig.Cluster(false, "", 271, 4096, 5000L, List.of()));
+            new ServerConfig.Cluster(false, "", "", true, 5000L, 1000L, 600L, List.of()));
 
     @TempDir
     Path dir;
@@ -138,19 +138,19 @@ class ConfigLoaderTest {
 
     @Test
     void clusterSectionIsCheckedWhenEnabled() {
-        String members = "  members:\n    - {name: a, host: 127.0.0.1, membershipPort: 7801, peerPort: 7901}\n"
-                + "    - {name: b, host: 127.0.0.1, membershipPort: 7802, peerPort: 7902}\n";
+        String members = "  members:\n    - {name: a, host: 127.0.0.1, membershipPort: 7801}\n"
+                + "    - {name: b, host: 127.0.0.1, membershipPort: 7802}\n";
         ServerConfig ok = ConfigLoader.fromYaml("cluster:\n  enabled: true\n  nodeName: b\n" + members);
         assertThat(ok.cluster().members()).hasSize(2);
-        assertThat(ok.cluster().members().get(1)).isEqualTo(new ServerConfig.Cluster.Member("b", "127.0.0.1", 7802, 7902));
+        assertThat(ok.cluster().members().get(1)).isEqualTo(new ServerConfig.Cluster.Member("b", "127.0.0.1", 7802));
         assertThatThrownBy(() -> ConfigLoader.fromYaml("cluster:\n  enabled: true\n  nodeName: c\n" + members))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("key 'cluster.nodeName' must name one of cluster.members");
         assertThatThrownBy(() -> ConfigLoader.fromYaml("cluster:\n  enabled: true\n  nodeName: a\n" + members
-                + "    - {name: a, host: 127.0.0.1, membershipPort: 7803, peerPort: 7903}\n"))
+                + "    - {name: a, host: 127.0.0.1, membershipPort: 7803}\n"))
                 .hasMessageContaining("key 'cluster.members[2].name': node name 'a' is listed twice");
         assertThatThrownBy(() -> ConfigLoader.fromYaml("cluster:\n  enabled: true\n  nodeName: a\n" + members
-                + "    - {name: c, host: 127.0.0.1, membershipPort: 7801, peerPort: 7904}\n"))
+                + "    - {name: c, host: 127.0.0.1, membershipPort: 7801}\n"))
                 .hasMessageContaining("key 'cluster.members[2]': a port of 127.0.0.1 is used twice");
         assertThatThrownBy(() -> ConfigLoader.fromYaml("cluster:\n  enabled: true\n  nodeName: a\n"))
                 .hasMessageContaining("key 'cluster.members' must list every node");

@@ -40,7 +40,7 @@ class ConfigRangesTest {
             "^(?<zero>0 = [^,]+, or )?(?<pow2>a power of two, )?(?<min>\\d+)(?: to (?<max>\\d+)| or more)");
     /** What an enabled cluster needs besides the key under test, so that its ranges are checked. */
     private static final String CLUSTER = "  enabled: true\n  nodeName: a\n"
-            + "  members: [{name: a, host: h, membershipPort: 7801, peerPort: 7901}]\n";
+            + "  members: [{name: a, host: h, membershipPort: 7801}]\n";
 
     /** A documented range: {@code min..max}, also 0 when {@code zeroAllowed}, only powers of two when {@code powerOfTwo}. */
     record Range(String key, long min, long max, boolean zeroAllowed, boolean powerOfTwo, boolean unbounded) {

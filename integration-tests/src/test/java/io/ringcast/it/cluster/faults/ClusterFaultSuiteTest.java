@@ -2,7 +2,6 @@ package io.ringcast.it.cluster.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,8 +18,7 @@ import java.util.concurrent.TimeUnit;
  * {@code scripts/cluster-faults.sh --quick <fault>}, which runs five node processes, the clients and
  * the checker in a private network namespace. Needs root, {@code unshare} and {@code iptables}
  * ({@code scripts/test.sh} installs it): without them these tests fail, naming what is missing.
- * The faults today's owner/backup protocol fails are disabled, each saying what the checker found,
- * until the cluster runs on Raft; never make one pass by weakening the checker.
+ * All six run on the Raft engine; never make one pass by weakening the checker.
  */
 @Tag("slow")
 // a backstop: a quick fault takes 40 to 90 s; each step inside has its own deadline
@@ -30,15 +28,11 @@ class ClusterFaultSuiteTest {
     private static final Path REPORTS = Path.of("target", "cluster-faults");
 
     @Test
-    @Disabled("issue 18: fails on the owner/backup protocol: in the quick run 1,080 acked updates lost, 580 (topic, sequence)"
-            + " pairs with two values, 192 publishes applied twice (both sides sequenced the same partitions)")
     void partitionOfTwoFromThree() throws Exception {
         assertFaultPasses("partition");
     }
 
     @Test
-    @Disabled("issue 18: fails on the owner/backup protocol: in the quick run 2,321 acked updates lost, 1,270 (topic, sequence)"
-            + " pairs with two values, 208 publishes applied twice, 282 publishes refused with REPLICATION_TIMEOUT")
     void bridgeNodeBetweenTwoCutPairs() throws Exception {
         assertFaultPasses("bridge");
     }

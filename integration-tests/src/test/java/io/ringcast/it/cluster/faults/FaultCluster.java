@@ -1,12 +1,10 @@
 package io.ringcast.it.cluster.faults;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.ringcast.cluster.internal.PartitionTable;
 import io.ringcast.it.cluster.ClusterProcesses;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -101,28 +99,25 @@ final class FaultCluster implements AutoCloseable {
 
     /**
      * The node that sequences the most of {@code topics}: where a kill or a freeze hurts most. The one
-     * place that knows how the engine spreads topics: today each topic's partition has an owner from
-     * the rendezvous table over the view (271 partitions, as the nodes' config); with Raft groups it
-     * becomes the leader of the group holding the most topics, from {@code /health}.
+     * place that knows how the engine spreads topics: one Raft group holds them all, so it is the
+     * group's leader, as the running nodes' {@code /health} name it (the one most of them name).
+     * With several groups it becomes the leader of the group holding the most topics.
      */
     int busiestLeader(List<String> topics) {
-        List<String> view = new ArrayList<>();
-        for (int node = 1; node <= NODES && view.isEmpty(); node++) {
+        Map<String, Integer> named = new HashMap<>();
+        for (int node = 1; node <= NODES; node++) {
             JsonNode h = processes.isRunning(node) ? processes.health(node) : null;
-            if (h != null) {
-                h.path("cluster").path("view").forEach(m -> view.add(m.asText()));
+            String leader = h == null ? "" : h.path("cluster").path("leader").asText("");
+            if (!leader.isEmpty() && !leader.equals("null")) {
+                named.merge(leader, 1, Integer::sum);
             }
         }
-        if (view.isEmpty()) {
-            throw new AssertionError("no node answers /health with a view:" + processes.describe());
+        if (named.isEmpty()) {
+            throw new AssertionError("no node answers /health naming a leader (" + topics.size() + " topics):"
+                    + processes.describe());
         }
-        PartitionTable table = new PartitionTable(view, 271);
-        Map<String, Integer> perOwner = new HashMap<>();
-        for (String topic : topics) {
-            perOwner.merge(table.owner(PartitionTable.partitionOf(topic, 271)), 1, Integer::sum);
-        }
-        String owner = perOwner.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-        return Integer.parseInt(owner.substring("node-".length()));
+        String leader = named.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        return Integer.parseInt(leader.substring("node-".length()));
     }
 
     /** How many publishes the node has refused with {@code NO_MAJORITY}, from its metrics; -1 when it does not answer. */

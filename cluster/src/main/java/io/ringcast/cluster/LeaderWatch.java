@@ -1,0 +1,166 @@
+package io.ringcast.cluster;
+
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.ringcast.cluster.internal.BarrierLog;
+import io.ringcast.cluster.internal.RaftGroup;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Decides when a node that joined has caught up ({@link ClusterNode#ready()}): once a leader is
+ * known, it submits a barrier ({@link BarrierLog}), which the leader answers with its commit
+ * index; the node is caught up when its own commit index (entries it has applied) reaches that.
+ * A barrier that fails (no leader any more, a timeout) is sent again. Afterwards it logs each
+ * change of the leader this node knows, with the term and the view, for operators.
+ *
+ * <p>It also tells when the leader this node knows cannot be reached ({@link #leaderUnreachable}):
+ * a submit forwarded to it unanswered for {@code silenceMs}. That happens when the network
+ * connects this node to some members only (the fault suite's bridge: node 5 reaches node 3, which
+ * reaches the leader, node 1; JGroups' view, and so the engine's leader, stay as they were). Its
+ * forwarded submits are then failed at once, the node refuses publishes with {@code NO_MAJORITY}
+ * (the client retries through another address), and a barrier probes the leader every
+ * {@value #PROBE_MS} ms until one is answered. The same holds when this node is the leader and no
+ * majority acknowledges it (a leader cut off with a minority that JGroups' view has not told yet).
+ *
+ * <p>Thread contract: its own thread, {@code ringcast-cluster-watch}, checks every
+ * {@value #CHECK_MS} ms; {@link #ready()} and {@link #isReady()} from any thread.
+ */
+final class LeaderWatch implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(LeaderWatch.class);
+    static final long CHECK_MS = 20;
+    static final long PROBE_MS = 500;
+
+    private final RaftGroup group;
+    private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    private final ScheduledExecutorService timer =
+            Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("ringcast-cluster-watch", true));
+    /** The leader's commit index when it applied our barrier; -1 until then. Written by a callback. */
+    private volatile long target = -1;
+    private volatile boolean barrierInFlight;
+    /** The leader last logged; watch thread only. */
+    private String loggedLeader = "";
+    private final long silenceMs;
+    /** Whether the known leader does not answer this node ({@link #leaderUnreachable}). */
+    private volatile boolean unreachable;
+    private volatile boolean probeInFlight;
+    private long lastProbeNs;
+
+    /** @param silenceMs how long a forwarded submit may go unanswered before the leader counts as unreachable */
+    LeaderWatch(RaftGroup group, long silenceMs) {
+        this.group = group;
+        this.silenceMs = silenceMs;
+    }
+
+    /** Whether the leader this node knows has not answered it for a while: refuse publishes. Any thread. */
+    boolean leaderUnreachable() {
+        return unreachable;
+    }
+
+    void start() {
+        timer.scheduleWithFixedDelay(this::check, 0, CHECK_MS, TimeUnit.MILLISECONDS);
+    }
+
+    CompletableFuture<Void> ready() {
+        return ready;
+    }
+
+    boolean isReady() {
+        return ready.isDone() && !ready.isCompletedExceptionally();
+    }
+
+    /** One check. Watch thread. */
+    private void check() {
+        logLeaderChange();
+        if (ready.isDone()) {
+            checkReachable();
+            return;
+        }
+        long t = target;
+        if (t >= 0) {
+            if (group.commitIndex() >= t) {
+                ready.complete(null);
+                log.info("cluster: caught up to commit index {} (leader {}, term {})", t, group.leader(), group.term());
+            }
+            return;
+        }
+        if (!barrierInFlight && group.leader() != null) {
+            barrierInFlight = true;
+            group.submit(BarrierLog.barrier()).whenComplete((response, failure) -> {
+                if (failure == null) {
+                    target = BarrierLog.commitIndexOf(response);
+                }
+                barrierInFlight = false;
+            });
+        }
+    }
+
+    /**
+     * Logs a change of the leader this node knows, and fails at once the submits forwarded to the
+     * former one ({@link RaftGroup#abandonSubmitsTo}): they would hold the batcher's entries in
+     * flight until their timeout, pausing every publish here for that long after an election.
+     */
+    private void logLeaderChange() {
+        String leader = String.valueOf(group.leader());
+        if (!leader.equals(loggedLeader)) {
+            String former = loggedLeader;
+            loggedLeader = leader;
+            unreachable = false;
+            if (!former.isEmpty() && !former.equals("null")) {
+                int abandoned = group.abandonSubmitsTo(former);
+                if (abandoned > 0) {
+                    log.info("cluster: {} entries forwarded to {}, no longer the leader, answered as timed out",
+                            abandoned, former);
+                }
+            }
+            if (leader.equals("null")) {
+                log.warn("cluster: no leader known (term {}, view {}): publishes here are refused with NO_MAJORITY",
+                        group.term(), group.view());
+            } else {
+                log.info("cluster: leader is {} (term {}, view {}, commit index {})", leader, group.term(), group.view(),
+                        group.commitIndex());
+            }
+        }
+    }
+
+    /** Marks the leader unreachable when a forwarded submit waited too long; probes it while so. Watch thread. */
+    private void checkReachable() {
+        String leader = group.leader();
+        if (leader == null) {
+            unreachable = false;
+            return;
+        }
+        if (!unreachable && group.oldestForwardedMs(leader) > silenceMs) {
+            unreachable = true;
+            int abandoned = group.abandonSubmitsTo(leader);
+            log.warn("cluster: leader {} does not answer this node{} ({} entries unanswered for over {} ms, failed as "
+                    + "timed out): publishes here are refused with NO_MAJORITY until it does", leader,
+                    leader.equals(group.nodeName()) ? " (it is this node: no majority acknowledges it)" : "", abandoned,
+                    silenceMs);
+        }
+        long now = System.nanoTime();
+        if (unreachable && !probeInFlight && now - lastProbeNs > TimeUnit.MILLISECONDS.toNanos(PROBE_MS)) {
+            lastProbeNs = now;
+            probeInFlight = true;
+            group.submit(BarrierLog.barrier()).whenComplete((response, failure) -> {
+                probeInFlight = false;
+                if (failure == null && unreachable) {
+                    unreachable = false;
+                    log.info("cluster: leader {} answers this node again", leader);
+                }
+            });
+        }
+    }
+
+    /** Stops checking; a node not caught up by then never is. Idempotent. */
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        ready.completeExceptionally(new IllegalStateException("the cluster layer stopped before it caught up"));
+    }
+}
