@@ -55,7 +55,7 @@ final class ClusterLink implements UpdateSink {
         ClusterSettings settings = new ClusterSettings(c.nodeName(), members, limits.maxTopics(),
                 Math.max(1, limits.publisherLedgers()));
         RaftSettings raft = RaftSettings.of(Path.of(c.dataDirOrDefault()), c.commitFsync(), c.failureDetectionMs(),
-                c.voteTimeoutMs(), c.replicationTimeoutMs());
+                c.voteTimeoutMs(), c.replicationTimeoutMs(), c.snapshotLogBytes());
         ClusterNode cluster = new ClusterNode(settings, raft, new ClusterLink(limits.pathLimits(), inbound));
         try {
             cluster.start();
