@@ -17,6 +17,8 @@ final class InboundEvent {
     static final int SESSION_CLOSED = 4;
     /** A hot reload of the {@code features} section: {@link #features} resolves the topics anew. */
     static final int FEATURES = 5;
+    /** The cluster's snapshot: {@link #snapshot} asks the sequencer to capture the topics, or to take over a snapshot's. */
+    static final int TOPIC_SNAPSHOT = 6;
 
     int kind;
     Session session;
@@ -43,6 +45,7 @@ final class InboundEvent {
     Selector selector;
     Map<String, Long> resume;
     FeatureResolver features;
+    TopicSnapshotRequest snapshot;
 
     void clear() {
         kind = NOOP;
@@ -57,5 +60,6 @@ final class InboundEvent {
         selector = null;
         resume = null;
         features = null;
+        snapshot = null;
     }
 }

@@ -12,8 +12,8 @@ import java.util.function.IntFunction;
 /**
  * Every command for the sequencer thread, and the only code that claims, fills and publishes slots
  * of the inbound ring ({@link InboundEvent}): a session's publishes, subscriptions and close, the
- * demo's quotes, a features reload, the updates the cluster applies. What a slot holds for each
- * command is written here once.
+ * demo's quotes, a features reload, the updates the cluster applies and its snapshots. What a slot
+ * holds for each command is written here once.
  *
  * <p>Two ways in, by who calls:
  * <ul>
@@ -21,9 +21,10 @@ import java.util.function.IntFunction;
  *       ({@code false}, {@link #RING_FULL}), on which an event loop pauses its reads and the demo
  *       skips its tick. Event loops must only use these: a loop is also a fan-out reader, so
  *       waiting on it could deadlock the sequencer;</li>
- *   <li>{@link #reloadFeatures} and {@link #applyFromCluster} wait for room ({@code next()}): for
- *       threads that may block, the config watcher or a caller of {@code applyFeatures}, and the
- *       cluster thread (which then stops reading its peers until the sequencer catches up).</li>
+ *   <li>{@link #reloadFeatures}, {@link #applyFromCluster} and {@link #snapshotTopics} wait for room
+ *       ({@code next()}): for threads that may block, the config watcher or a caller of
+ *       {@code applyFeatures}, and the cluster thread (which then stops reading its peers until the
+ *       sequencer catches up).</li>
  * </ul>
  * A claimed slot is always published, as {@link InboundEvent#NOOP} when its command was refused or
  * failed, so the ring never stalls on a hole.
@@ -164,6 +165,20 @@ final class SequencerProxy {
         e.fixedSequence = topicSequence;
         e.receivedNanos = System.nanoTime(); // clocks of other nodes do not compare: latency from here
         e.value = Unpooled.wrappedBuffer(value);
+        ring.publish(slot);
+    }
+
+    /**
+     * The cluster's snapshot asks the sequencer to capture every topic, or to take over a
+     * snapshot's ({@link TopicSnapshotRequest}); behind every update handed over before it. Waits
+     * for room. Cluster thread.
+     */
+    void snapshotTopics(TopicSnapshotRequest request) {
+        long slot = ring.next();
+        InboundEvent e = ring.get(slot);
+        e.clear();
+        e.kind = InboundEvent.TOPIC_SNAPSHOT;
+        e.snapshot = request;
         ring.publish(slot);
     }
 

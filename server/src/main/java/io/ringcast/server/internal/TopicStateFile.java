@@ -25,8 +25,9 @@ import java.util.List;
  * it starts, before the sequencer starts, so a crash after a restart can never bring back values
  * older than ones clients have already seen.
  *
- * <p>{@link #writeTo} and {@link #readFrom} are the format, on any {@link DataOutput} and
- * {@link DataInput}; the file is one use of it.
+ * <p>The same format carries the topics in a cluster's Raft snapshots ({@link TopicSnapshotContent}):
+ * {@link #writeTo} and {@link #readFrom} are the format, on any {@link DataOutput} and {@link DataInput};
+ * the file is one use of it.
  *
  * <p>Format, big-endian ({@link DataOutput}): {@code "RCST"}, {@code u32 version = 1},
  * {@code u32 topics}, then per topic: path ({@code writeUTF}), {@code u64 sequence},
