@@ -204,7 +204,7 @@ class ClusterSnapshotTest {
         Map<String, Long> newest = newest();
         Await.until(() -> newest.entrySet().stream().allMatch(e -> d.last(e.getKey()) >= e.getValue()), STEP,
                 Duration.ofMillis(50), () -> who + " has every topic's newest acked update; behind: "
-                        + d.behind(newest) + "; nodes: " + cluster.describe());
+                        + StreamCheck.behind(newest, d::last) + "; nodes: " + cluster.describe());
     }
 
     /** A new subscriber on {@code node} starts with every topic's newest value, at its sequence. */
@@ -266,15 +266,6 @@ class ClusterSnapshotTest {
             return of(topic).stream().filter(u -> u.kind() == kind).map(Update::sequence).toList();
         }
 
-        Map<String, String> behind(Map<String, Long> newest) {
-            Map<String, String> m = new ConcurrentHashMap<>();
-            newest.forEach((topic, seq) -> {
-                if (last(topic) < seq) {
-                    m.put(topic, last(topic) + " of " + seq);
-                }
-            });
-            return m;
-        }
 
         /**
          * Deliveries that break the stream: after a topic's first, each must be the next sequence,

@@ -143,11 +143,8 @@ final class SequencerProxy {
 
     /** A hot reload of the {@code features} section: topics are resolved anew. Waits for room. */
     void reloadFeatures(FeatureResolver features) {
-        long slot = ring.next();
-        InboundEvent e = ring.get(slot);
-        e.clear();
-        e.kind = InboundEvent.FEATURES;
-        e.features = features;
+        long slot = nextWaiting(InboundEvent.FEATURES);
+        ring.get(slot).features = features;
         ring.publish(slot);
     }
 
@@ -174,12 +171,18 @@ final class SequencerProxy {
      * for room. Cluster thread.
      */
     void snapshotTopics(TopicSnapshotRequest request) {
+        long slot = nextWaiting(InboundEvent.TOPIC_SNAPSHOT);
+        ring.get(slot).snapshot = request;
+        ring.publish(slot);
+    }
+
+    /** Waits for room, and clears the slot for a command of {@code kind}: the caller fills and publishes it. */
+    private long nextWaiting(int kind) {
         long slot = ring.next();
         InboundEvent e = ring.get(slot);
         e.clear();
-        e.kind = InboundEvent.TOPIC_SNAPSHOT;
-        e.snapshot = request;
-        ring.publish(slot);
+        e.kind = kind;
+        return slot;
     }
 
     // ------------------------------------------------------------------ the ring itself

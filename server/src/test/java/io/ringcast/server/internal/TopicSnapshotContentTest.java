@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -59,27 +60,35 @@ class TopicSnapshotContentTest {
         return new TopicSnapshotContent(node.inbound(), node.config().limits().pathLimits());
     }
 
+    /**
+     * Runs {@code work} on the engine's thread while the test thread, playing the sequencer, runs
+     * the {@code commands} it puts into the node's inbound ring.
+     */
+    private <T> T onEngineThread(EmbeddedNode node, int commands, Callable<T> work) throws Exception {
+        Future<T> done = engine.submit(work);
+        node.runInbound(commands);
+        return done.get(10, TimeUnit.SECONDS);
+    }
+
     /** The node's part of a snapshot, as the engine thread writes it while the sequencer captures. */
     private byte[] snapshotOf(EmbeddedNode node) throws Exception {
         TopicSnapshotContent content = contentOf(node);
-        Future<byte[]> written = engine.submit(() -> {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            content.write(new DataOutputStream(bytes));
-            return bytes.toByteArray();
-        });
-        node.runInbound(1);
-        return written.get(10, TimeUnit.SECONDS);
+        return onEngineThread(node, 1, () -> written(content));
+    }
+
+    private static byte[] written(TopicSnapshotContent content) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        content.write(new DataOutputStream(bytes));
+        return bytes.toByteArray();
     }
 
     /** The engine thread reads {@code snapshot} into {@code node}; returns once the sequencer has taken it over. */
     private void takeOver(EmbeddedNode node, byte[] snapshot) throws Exception {
         TopicSnapshotContent content = contentOf(node);
-        Future<?> read = engine.submit(() -> {
+        onEngineThread(node, 1, () -> {
             content.read(new DataInputStream(new ByteArrayInputStream(snapshot)));
             return null;
         });
-        node.runInbound(1);
-        read.get(10, TimeUnit.SECONDS);
     }
 
     private static void applyAll(EmbeddedNode node, String path, int from, int to) {
@@ -185,16 +194,12 @@ class TopicSnapshotContentTest {
         EmbeddedNode leader = clusterNode();
         SequencerProxy inbound = leader.inbound();
         TopicSnapshotContent content = contentOf(leader);
-        Future<byte[]> written = engine.submit(() -> {
+        byte[] snapshot = onEngineThread(leader, 4, () -> { // three updates, then the capture: one ring, in order
             for (int seq = 1; seq <= 3; seq++) {
                 inbound.applyFromCluster("t", new String[]{"t"}, seq, ("t#" + seq).getBytes(StandardCharsets.UTF_8));
             }
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            content.write(new DataOutputStream(bytes));
-            return bytes.toByteArray();
+            return written(content);
         });
-        leader.runInbound(4); // three updates, then the capture: one ring, in order
-        byte[] snapshot = written.get(10, TimeUnit.SECONDS);
 
         EmbeddedNode restored = clusterNode();
         takeOver(restored, snapshot);
