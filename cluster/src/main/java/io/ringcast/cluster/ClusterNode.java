@@ -73,7 +73,8 @@ public final class ClusterNode implements AutoCloseable {
     public ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink, SnapshotContent content) {
         this.settings = settings;
         String name = groupName(0);
-        this.batcher = new PublishBatcher(this::submit, PUBLISHES_PER_ENTRY, ENTRIES_IN_FLIGHT, QUEUE_CAPACITY, name);
+        this.batcher = new PublishBatcher(this::submit, PUBLISHES_PER_ENTRY, ENTRIES_IN_FLIGHT, QUEUE_CAPACITY, name,
+                raft.submitTimeoutMs());
         // each entry's ordinal, once applied here, lets the batcher answer the publishes of that entry
         TopicLog log = new TopicLog(sink, content, settings.maxTopics(), settings.maxPublishers(), batcher::applied);
         RaftGroup[] self = new RaftGroup[1];

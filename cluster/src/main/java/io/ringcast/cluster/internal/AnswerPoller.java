@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -22,6 +23,10 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link EntryResponse#ordinal}), the same on every node, tells which: the entry waits here until
  * {@link #applied} reaches its ordinal, and entries that wait are answered in log order. A failed
  * entry (no leader, a timeout, a refusal) is answered as soon as it is told: it waits for nothing.
+ * An entry that waits longer than {@code applyWaitMs} (this node cut off from its leader right after
+ * the leader answered, say) is answered as failed: its publishes were committed, but the client
+ * cannot be told so in order with their updates here, and a {@code REPUBLISH} through any node gets
+ * the sequence they got.
  *
  * <p>Bounded: an entry holds its batcher's permit ({@code entryAnswered} gives it back) until its
  * publishes are answered, so at most the batcher's entries in flight are here, waiting or not.
@@ -42,8 +47,8 @@ final class AnswerPoller implements AutoCloseable {
     private record Settled(List<PublishBatcher.Pending> batch, byte[] response, Throwable failure) {
     }
 
-    /** An entry the log took, waiting until this node has applied it. */
-    private record Waiting(List<PublishBatcher.Pending> batch, EntryResponse response) {
+    /** An entry the log took, waiting until this node has applied it, or until {@code deadlineNanos}. */
+    private record Waiting(List<PublishBatcher.Pending> batch, EntryResponse response, long deadlineNanos) {
         long ordinal() {
             return response.ordinal();
         }
@@ -54,6 +59,7 @@ final class AnswerPoller implements AutoCloseable {
     /** Poller thread only (and the closer once it has stopped). */
     private final PriorityQueue<Waiting> waiting = new PriorityQueue<>(Comparator.comparingLong(Waiting::ordinal));
     private final Thread thread;
+    private final long applyWaitNanos;
     /** The ordinal of the last entry this node's log applied ({@link TopicLog#appliedEntries}). Apply thread. */
     private volatile long applied;
     /** The lowest ordinal an entry here waits for, or {@link #NOTHING}: the apply thread wakes the poller there. */
@@ -63,9 +69,11 @@ final class AnswerPoller implements AutoCloseable {
     /**
      * @param entryAnswered run once per entry, after its publishes were answered (the batcher's permit)
      * @param maxEntries    entries settled and not answered at most: the batcher's entries in flight
+     * @param applyWaitMs   how long an entry the log took waits for this node's log at most
      */
-    AnswerPoller(Runnable entryAnswered, int maxEntries, String groupName) {
+    AnswerPoller(Runnable entryAnswered, int maxEntries, String groupName, long applyWaitMs) {
         this.entryAnswered = entryAnswered;
+        this.applyWaitNanos = TimeUnit.MILLISECONDS.toNanos(applyWaitMs);
         this.settled = new ArrayBlockingQueue<>(maxEntries);
         this.thread = new Thread(this::run, "ringcast-cluster-answers-" + groupName);
         thread.setDaemon(true);
@@ -108,15 +116,39 @@ final class AnswerPoller implements AutoCloseable {
                 waiting.poll();
                 answer(w.batch(), w.response(), null);
             }
+            long nextDeadline = answerOverdue(System.nanoTime());
             Waiting first = waiting.peek();
             waitingFor = first == null ? NOTHING : first.ordinal();
             // with applied(): we store waitingFor then load applied, the apply thread stores applied then
             // loads waitingFor (all volatile), so one of us sees the other's store: either we see the
             // entry applied, or the apply thread unparks us (an unpark before the park is kept)
             if (running && settled.isEmpty() && applied < waitingFor) {
-                LockSupport.park(this);
+                if (nextDeadline == NOTHING) {
+                    LockSupport.park(this);
+                } else {
+                    LockSupport.parkNanos(this, nextDeadline - System.nanoTime());
+                }
             }
         }
+    }
+
+    /**
+     * Answers as failed the entries that waited past their deadline (at most the entries in flight
+     * wait, so a scan is cheap); returns the earliest deadline left, or {@link #NOTHING}.
+     */
+    private long answerOverdue(long now) {
+        long next = NOTHING;
+        for (var it = waiting.iterator(); it.hasNext(); ) {
+            Waiting w = it.next();
+            if (now - w.deadlineNanos() >= 0) {
+                it.remove();
+                answer(w.batch(), null, new TimeoutException("committed, but not applied by this node within "
+                        + TimeUnit.NANOSECONDS.toMillis(applyWaitNanos) + " ms (cut off from the leader?)"));
+            } else if (next == NOTHING || w.deadlineNanos() - next < 0) {
+                next = w.deadlineNanos();
+            }
+        }
+        return next;
     }
 
     /** A failed entry is answered now; one the log took waits for this node's log. Poller thread. */
@@ -125,7 +157,7 @@ final class AnswerPoller implements AutoCloseable {
         if (response == null) {
             return;
         }
-        waiting.add(new Waiting(s.batch(), response));
+        waiting.add(new Waiting(s.batch(), response, System.nanoTime() + applyWaitNanos));
     }
 
     /** The entry's response; or null when the entry failed, and then it was answered. */

@@ -54,14 +54,19 @@ public final class PublishBatcher implements AutoCloseable {
      * @param maxPublishesPerEntry the most publishes one entry carries
      * @param maxEntriesInFlight   entries submitted and not answered yet, at most
      * @param queueCapacity        publishes waiting for an entry, at most
+     * @param applyWaitMs          how long an entry the log took waits for this node to apply it before
+     *                             its publishes are answered as failed (whether applied here is then
+     *                             unknown to the client; a {@code REPUBLISH} tells): a node cut off
+     *                             from its leader right after the leader answered would else hold
+     *                             them, and its entries in flight, until the cut heals
      */
     public PublishBatcher(Submitter submitter, int maxPublishesPerEntry, int maxEntriesInFlight, int queueCapacity,
-                          String groupName) {
+                          String groupName, long applyWaitMs) {
         this.submitter = submitter;
         this.maxPublishesPerEntry = maxPublishesPerEntry;
         this.queue = new ArrayBlockingQueue<>(queueCapacity);
         this.inFlight = new Semaphore(maxEntriesInFlight);
-        this.answers = new AnswerPoller(inFlight::release, maxEntriesInFlight, groupName);
+        this.answers = new AnswerPoller(inFlight::release, maxEntriesInFlight, groupName, applyWaitMs);
         this.thread = new Thread(this::run, "ringcast-cluster-batcher-" + groupName);
         thread.setDaemon(true);
     }

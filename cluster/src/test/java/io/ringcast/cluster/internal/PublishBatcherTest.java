@@ -22,6 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(30)
 class PublishBatcherTest {
+    /** Longer than any test: an entry waits for this node's log until the test applies it. */
+    private static final long NO_APPLY_DEADLINE_MS = 600_000;
+
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final Duration POLL = Duration.ofMillis(5);
 
@@ -71,7 +74,8 @@ class PublishBatcherTest {
         }
 
         PublishBatcher batcher(int maxPublishesPerEntry, int maxEntriesInFlight, int queueCapacity) {
-            batcher = new PublishBatcher(this, maxPublishesPerEntry, maxEntriesInFlight, queueCapacity, "test");
+            batcher = new PublishBatcher(this, maxPublishesPerEntry, maxEntriesInFlight, queueCapacity, "test",
+                    NO_APPLY_DEADLINE_MS);
             return batcher;
         }
     }
@@ -101,7 +105,11 @@ class PublishBatcherTest {
         }
 
         PublishBatcher batcher(int maxEntriesInFlight) {
-            batcher = new PublishBatcher(this, 1, maxEntriesInFlight, 100, "test");
+            return batcher(maxEntriesInFlight, NO_APPLY_DEADLINE_MS);
+        }
+
+        PublishBatcher batcher(int maxEntriesInFlight, long applyWaitMs) {
+            batcher = new PublishBatcher(this, 1, maxEntriesInFlight, 100, "test", applyWaitMs);
             return batcher;
         }
 
@@ -192,7 +200,7 @@ class PublishBatcherTest {
         };
         for (PublishBatcher.Submitter engine : List.of(failing, throwing)) {
             List<Answered> answers = new CopyOnWriteArrayList<>();
-            try (PublishBatcher batcher = new PublishBatcher(engine, 10, 1, 100, "test")) {
+            try (PublishBatcher batcher = new PublishBatcher(engine, 10, 1, 100, "test", NO_APPLY_DEADLINE_MS)) {
                 batcher.start();
                 for (int i = 1; i <= 25; i++) {
                     int id = i;
@@ -312,5 +320,24 @@ class PublishBatcherTest {
         assertThat(answers).hasSize(1);
         assertThat(answers.get(0).result()).isNull();
         assertThat(answers.get(0).failure()).hasMessageContaining("stopped before this node applied the entry");
+    }
+
+    @Test
+    void anEntryThisNodeDoesNotApplyWithinTheWaitIsAnsweredAsFailedAndGivesBackItsPermit() {
+        LaggingNode node = new LaggingNode();
+        List<AnsweredAfter> answers = new CopyOnWriteArrayList<>();
+        try (PublishBatcher batcher = node.batcher(1, 200)) {
+            batcher.start();
+            batcher.offer(publish(1, "t"), recordInto(answers, 1, node));
+            batcher.offer(publish(2, "t"), recordInto(answers, 2, node));
+            Await.until(() -> node.entries.size() == 1, WAIT, POLL, () -> "the first entry");
+            node.respond(0); // the leader answered; this node (cut off, say) never applies it
+            Await.until(() -> !answers.isEmpty(), WAIT, POLL, () -> "the first answer");
+            assertThat(answers.get(0).result()).isNull();
+            assertThat(answers.get(0).failure()).isInstanceOf(java.util.concurrent.TimeoutException.class)
+                    .hasMessageContaining("not applied by this node within 200 ms");
+            // its permit is back: the second publish goes out in an entry of its own
+            Await.until(() -> node.entries.size() == 2, WAIT, POLL, () -> node.entries.size() + " entries");
+        }
     }
 }
