@@ -21,14 +21,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * hands it to the node's {@link UpdateSink} (docs/clustering.md). One group for now; a topic's group
  * is a pure function of its path ({@link #groupOf}), so several can come without moving a topic.
  *
+ * <p>A publish is answered only once this node has applied its entry itself: {@link PublishOutcome#ACKED}
+ * comes after the {@link UpdateSink} got the update (and every update before it in the log), also on
+ * a follower, which learns that an entry is committed after the leader answered it.
+ *
  * <p>Thread contract: {@link #publish}, {@link #hasRoom}, {@link #status} may be called from any
  * thread and never block. The {@link UpdateSink} and the {@link SnapshotContent} are called on the
- * engine's runner thread; publish callbacks on the runner thread, a JGroups receiver thread, the
- * JDK's timeout thread or, for a refusal at once, the caller's thread: hand the answer to your own.
+ * engine's runner thread; publish callbacks on the group's answer thread
+ * ({@code ringcast-cluster-answers-g0}), which a callback may hold (waiting for room in a ring, say:
+ * the node's later answers wait meanwhile, and its publishes once its entries in flight are all
+ * unanswered), or, for a refusal at once, on the caller's thread.
  */
 public final class ClusterNode implements AutoCloseable {
 
-    /** Told once how a publish ended (see the class comment for the thread): hand it to your own thread. */
+    /** Told once how a publish ended (see the class comment for the thread). */
     @FunctionalInterface
     public interface PublishCallback {
         /**
@@ -38,7 +44,11 @@ public final class ClusterNode implements AutoCloseable {
         void completed(PublishOutcome outcome, long topicSequence, String firstPath);
     }
 
-    /** Entries unanswered at once per group: enough to keep the leader's disk and links busy. */
+    /**
+     * Entries unanswered at once per group: enough to keep the leader's disk and links busy. An
+     * entry committed but not applied by this node yet is unanswered: the bound also holds a node
+     * that lags in applying to that many entries ahead of its log.
+     */
     static final int ENTRIES_IN_FLIGHT = 16;
     /** Publishes per entry at most. */
     static final int PUBLISHES_PER_ENTRY = 256;
@@ -62,12 +72,14 @@ public final class ClusterNode implements AutoCloseable {
      */
     public ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink, SnapshotContent content) {
         this.settings = settings;
-        TopicLog log = new TopicLog(sink, content, settings.maxTopics(), settings.maxPublishers());
         String name = groupName(0);
+        this.batcher = new PublishBatcher(this::submit, PUBLISHES_PER_ENTRY, ENTRIES_IN_FLIGHT, QUEUE_CAPACITY, name,
+                raft.submitTimeoutMs());
+        // each entry's ordinal, once applied here, lets the batcher answer the publishes of that entry
+        TopicLog log = new TopicLog(sink, content, settings.maxTopics(), settings.maxPublishers(), batcher::applied);
         RaftGroup[] self = new RaftGroup[1];
         this.group = new RaftGroup(settings, raft, name, new BarrierLog(log, () -> self[0].raft()));
         self[0] = group;
-        this.batcher = new PublishBatcher(this::submit, PUBLISHES_PER_ENTRY, ENTRIES_IN_FLIGHT, QUEUE_CAPACITY, name);
         this.watch = new LeaderWatch(group, raft.failureDetectionTimeoutMs());
     }
 

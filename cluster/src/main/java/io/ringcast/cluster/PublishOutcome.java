@@ -4,7 +4,8 @@ package io.ringcast.cluster;
 public enum PublishOutcome {
     /**
      * Committed on a majority and applied, with the topic sequence given; or, for a publish sent
-     * again with the same publisher id and correlation id, applied before with that sequence.
+     * again with the same publisher id and correlation id, applied before with that sequence. Told
+     * only once this node has applied the entry too: its {@code UpdateSink} has the update.
      */
     ACKED,
     /** Its correlation id was first used for another topic (named in the callback): not applied. */

@@ -59,6 +59,33 @@ class ClusterNodeTest {
     }
 
     @Test
+    void aPublishIsAckedOnlyOnceTheNodeItCameThroughHasAppliedItsUpdate() throws Exception {
+        startCluster(3);
+        List<String> early = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<CompletableFuture<Long>> acks = new ArrayList<>();
+        for (int i = 0; i < 900; i++) { // through the leader and both followers, which hear of commits last
+            int via = i % 3;
+            String path = "order/" + (i % 7);
+            CompletableFuture<Long> ack = new CompletableFuture<>();
+            assertThat(nodes.get(via).publish(PRINCIPAL, 0, 0, false, path, bytes("v" + i), (outcome, seq, first) -> {
+                if (outcome != PublishOutcome.ACKED) {
+                    ack.completeExceptionally(new AssertionError(path + ": " + outcome));
+                    return;
+                }
+                if (!sinks.get(via).has(path, seq)) {
+                    early.add(path + " " + seq + " acked through n" + (via + 1) + " before it applied it");
+                }
+                ack.complete(seq);
+            })).isTrue();
+            acks.add(ack);
+        }
+        for (CompletableFuture<Long> ack : acks) {
+            assertThat(ack.get(15, TimeUnit.SECONDS)).isPositive();
+        }
+        assertThat(early).isEmpty();
+    }
+
+    @Test
     void publishesGoOnWhenTheLeaderLeaves() throws Exception {
         startCluster(3);
         for (CompletableFuture<Long> ack : publishRoundRobin(100, 10, "b")) {
@@ -264,6 +291,11 @@ class ClusterNodeTest {
 
         int count() {
             return count;
+        }
+
+        synchronized boolean has(String path, long sequence) {
+            List<Long> applied = sequences.get(path);
+            return applied != null && applied.contains(sequence);
         }
 
         synchronized Map<String, List<Long>> sequences() {

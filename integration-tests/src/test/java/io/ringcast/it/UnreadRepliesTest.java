@@ -27,6 +27,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(120)
 class UnreadRepliesTest {
     private static final int PINGS_PER_FRAME = 5_000; // 65,000 bytes: one frame of the 16-bit length form
+    /**
+     * 260,000 bytes of PONGs from one frame: four times {@code limits.outboundQueueBytes} in the
+     * flood test, and more than the kernel's socket buffers take from a connection whose peer reads
+     * nothing. With a frame's replies near the limit, what the kernel took could leave a session
+     * under the limit but unwritable after its first frame, its reads held until the idle timeout:
+     * whether it was cut at the limit depended on how many frames one read happened to bring.
+     */
+    private static final int PINGS_PER_LARGE_FRAME = 20_000;
 
     /** Samples a gauge of the server's {@code /metrics} every few milliseconds and keeps the largest value. */
     private static final class Sampler implements AutoCloseable {
@@ -98,11 +106,12 @@ class UnreadRepliesTest {
         }, what);
     }
 
-    private static void sendPings(WireSocket flooder, int frames, long firstNonce) throws IOException {
+    private static void sendPings(WireSocket flooder, int frames, int pingsPerFrame, long firstNonce)
+            throws IOException {
         for (int f = 0; f < frames; f++) {
-            long base = firstNonce + (long) f * PINGS_PER_FRAME;
+            long base = firstNonce + (long) f * pingsPerFrame;
             flooder.send(out -> {
-                for (int i = 0; i < PINGS_PER_FRAME; i++) {
+                for (int i = 0; i < pingsPerFrame; i++) {
                     WireCodec.writePing(out, base + i);
                 }
             });
@@ -110,10 +119,10 @@ class UnreadRepliesTest {
     }
 
     /** Sends in a thread of its own: the server may stop reading, and then only our reading unblocks the send. */
-    private static Thread flood(WireSocket flooder, int frames, String name) {
+    private static Thread flood(WireSocket flooder, int frames, int pingsPerFrame, String name) {
         Thread t = new Thread(() -> {
             try {
-                sendPings(flooder, frames, 1);
+                sendPings(flooder, frames, pingsPerFrame, 1);
             } catch (IOException closedByTheServer) {
                 // expected where the server closes the slow consumer while we are still sending
             }
@@ -124,7 +133,7 @@ class UnreadRepliesTest {
 
     @Test
     void fourSessionsFloodingPingsAndReadingNothingAreSlowConsumersAtTheLimit() throws Exception {
-        long limit = 65536; // less than one frame's replies: the limit, not the pause, stops them
+        long limit = 65536; // a quarter of one frame's replies: the limit, not the pause, stops them
         try (RingcastServer server = TestServers.start("limits:\n  outboundQueueBytes: " + limit
                 + "\n  slowConsumerCloseGraceMs: 200\n");
              Witness witness = Witness.start(server);
@@ -136,7 +145,7 @@ class UnreadRepliesTest {
                 flooder.hello();
                 flooders.add(flooder);
                 // 1,000,000 PINGs each: 13 MB of queued PONGs per session if nothing stopped them
-                floods.add(flood(flooder, 200, "flooder-" + s));
+                floods.add(flood(flooder, 50, PINGS_PER_LARGE_FRAME, "flooder-" + s));
             }
             awaitMetric(server, "ringcast_slow_consumer_disconnects_total", v -> v >= 4,
                     "the four flooders to be closed as slow consumers");
@@ -185,7 +194,7 @@ class UnreadRepliesTest {
             // 1,000,000 PINGs: their PONGs are 13 MB on the wire, far more than the kernel's socket buffers take
             // (4 MiB at most here); without a pause the rest would queue in the server
             int frames = 200;
-            Thread sender = flood(flooder, frames, "flooder");
+            Thread sender = flood(flooder, frames, PINGS_PER_FRAME, "flooder");
             // the abuse goes on: what the server does not read waits in the sockets' buffers, or blocks the sender
             Await.until(() -> queue.largest() > 65536, "the server to queue replies");
             queue.awaitSamples(1000);
@@ -210,7 +219,7 @@ class UnreadRepliesTest {
              WireSocket flooder = new WireSocket(server.webSocketUrl(), null, 4096)) {
             flooder.hello();
             // 1,000,000 PINGs: their 13 MB of PONGs are more than the kernel's socket buffers take
-            Thread sender = flood(flooder, 200, "flooder");
+            Thread sender = flood(flooder, 200, PINGS_PER_FRAME, "flooder");
             awaitMetric(server, "ringcast_slow_consumer_disconnects_total", v -> v == 1,
                     "the flooder, whose replies waited unread for the idle timeout, to be closed as a slow consumer");
             sender.join(30_000);

@@ -1,8 +1,5 @@
 package io.ringcast.cluster.internal;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -16,13 +13,14 @@ import java.util.concurrent.TimeUnit;
  * 100 per entry against 15k at one per entry). Publishes come in from any thread through a bounded
  * queue ({@link #offer} returns false when it is full: the caller pauses, as on a full inbound ring);
  * one thread, {@code ringcast-cluster-batcher}, drains up to {@code maxPublishesPerEntry} into an
- * entry and submits it, with at most {@code maxEntriesInFlight} entries unanswered; each publish's
- * {@link Answer} is told once, on the thread that completes its entry, with its
- * {@link PublishResult}, or with {@code null} and the cause when its entry failed (no leader, no
- * majority, a timeout: whether it was applied is then unknown to this node).
+ * entry and submits it, with at most {@code maxEntriesInFlight} entries unanswered. Each publish's
+ * {@link Answer} is told once, by the {@link AnswerPoller} (its own thread,
+ * {@code ringcast-cluster-answers}), with its {@link PublishResult} once this node's own log has
+ * applied the entry too ({@link #applied}), or with {@code null} and the cause as soon as its entry
+ * failed (no leader, no majority, a timeout: whether it was applied is then unknown to this node).
+ * An entry is in flight until its publishes are answered, waiting for this node's log included.
  */
 public final class PublishBatcher implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(PublishBatcher.class);
     private static final long POLL_MS = 50;
 
     /** Hands an encoded entry to the engine; the future completes with the state machine's response. */
@@ -31,7 +29,7 @@ public final class PublishBatcher implements AutoCloseable {
         CompletableFuture<byte[]> submit(byte[] entry);
     }
 
-    /** How one publish ended. */
+    /** How one publish ended; told on the {@link AnswerPoller}'s thread, which it may hold (later answers wait). */
     @FunctionalInterface
     public interface Answer {
         /**
@@ -41,13 +39,14 @@ public final class PublishBatcher implements AutoCloseable {
         void answered(PublishResult result, Throwable failure);
     }
 
-    private record Pending(LoggedPublish publish, Answer answer) {
+    record Pending(LoggedPublish publish, Answer answer) {
     }
 
     private final Submitter submitter;
     private final int maxPublishesPerEntry;
     private final ArrayBlockingQueue<Pending> queue;
     private final Semaphore inFlight;
+    private final AnswerPoller answers;
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -55,19 +54,34 @@ public final class PublishBatcher implements AutoCloseable {
      * @param maxPublishesPerEntry the most publishes one entry carries
      * @param maxEntriesInFlight   entries submitted and not answered yet, at most
      * @param queueCapacity        publishes waiting for an entry, at most
+     * @param applyWaitMs          how long an entry the log took waits for this node to apply it before
+     *                             its publishes are answered as failed (whether applied here is then
+     *                             unknown to the client; a {@code REPUBLISH} tells): a node cut off
+     *                             from its leader right after the leader answered would else hold
+     *                             them, and its entries in flight, until the cut heals
      */
     public PublishBatcher(Submitter submitter, int maxPublishesPerEntry, int maxEntriesInFlight, int queueCapacity,
-                          String groupName) {
+                          String groupName, long applyWaitMs) {
         this.submitter = submitter;
         this.maxPublishesPerEntry = maxPublishesPerEntry;
         this.queue = new ArrayBlockingQueue<>(queueCapacity);
         this.inFlight = new Semaphore(maxEntriesInFlight);
+        this.answers = new AnswerPoller(inFlight::release, maxEntriesInFlight, groupName, applyWaitMs);
         this.thread = new Thread(this::run, "ringcast-cluster-batcher-" + groupName);
         thread.setDaemon(true);
     }
 
     public void start() {
+        answers.start();
         thread.start();
+    }
+
+    /**
+     * This node's log applied the entry of {@code ordinal} ({@link TopicLog}'s listener): the entries
+     * up to it may be answered now. The engine's apply thread; never blocks.
+     */
+    public void applied(long ordinal) {
+        answers.applied(ordinal);
     }
 
     /**
@@ -110,7 +124,7 @@ public final class PublishBatcher implements AutoCloseable {
         }
     }
 
-    /** Submits one entry; its permit is given back when it is answered. Batcher thread. */
+    /** Submits one entry; its permit is given back once its publishes are answered. Batcher thread. */
     private void submit(List<Pending> batch) {
         List<LoggedPublish> publishes = new ArrayList<>(batch.size());
         for (Pending p : batch) {
@@ -122,45 +136,13 @@ public final class PublishBatcher implements AutoCloseable {
         } catch (RuntimeException e) {
             response = CompletableFuture.failedFuture(e); // the engine may throw instead of failing the future
         }
-        response.whenComplete((bytes, failure) -> {
-            inFlight.release();
-            answer(batch, bytes, failure);
-        });
-    }
-
-    private static void answer(List<Pending> batch, byte[] bytes, Throwable failure) {
-        Throwable cause = failure;
-        EntryResponse response = null;
-        if (cause == null) {
-            try {
-                response = TopicLogCodec.decodeResponse(bytes);
-                if (response.isRefused()) {
-                    cause = new IllegalStateException("entry refused by the log: " + response.refusal());
-                } else if (response.results().size() != batch.size()) {
-                    cause = new IllegalStateException("the log answered " + response.results().size()
-                            + " publishes of an entry of " + batch.size());
-                }
-            } catch (MalformedEntryException e) {
-                cause = e;
-            }
-        }
-        for (int i = 0; i < batch.size(); i++) {
-            Answer a = batch.get(i).answer();
-            try {
-                if (cause == null) {
-                    a.answered(response.results().get(i), null);
-                } else {
-                    a.answered(null, cause);
-                }
-            } catch (RuntimeException e) {
-                log.error("a publish's answer failed", e);
-            }
-        }
+        response.whenComplete((bytes, failure) -> answers.settled(batch, bytes, failure));
     }
 
     /**
      * Stops taking publishes; those still queued are answered as failed. Entries in flight are
-     * answered by their futures. Idempotent.
+     * answered when their futures complete, on that thread: with their results if this node
+     * applied them already, else as failed ({@link AnswerPoller#close}). Idempotent.
      */
     @Override
     public void close() {
@@ -177,5 +159,6 @@ public final class PublishBatcher implements AutoCloseable {
         for (Pending p : left) {
             p.answer().answered(null, stopped);
         }
+        answers.close();
     }
 }

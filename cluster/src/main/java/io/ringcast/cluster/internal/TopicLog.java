@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.LongConsumer;
 
 /**
  * The state machine of one Raft group: applies the group's committed entries, each a batch of
@@ -33,14 +34,22 @@ import java.util.Objects;
  *   <li>else it is {@link PublishResult.Outcome#APPLIED}: the topic's next sequence (the first is 1),
  *       recorded in the ledger, and handed to the {@link UpdateSink}.</li>
  * </ol>
- * Only those applied reach the sink, in log order. The response (when asked for) carries one
- * result per publish, in the entry's order. A malformed entry is refused as a whole, before any of
- * it is applied, with a response saying why; it never throws, since an exception from
- * {@link #apply} would stop the engine's commit index at that entry for good.
+ * Only those applied reach the sink, in log order. The response (when asked for) carries the
+ * entry's ordinal and one result per publish, in the entry's order. A malformed entry is refused as
+ * a whole, before any of it is applied, with a response saying why; it never throws, since an
+ * exception from {@link #apply} would stop the engine's commit index at that entry for good.
  *
- * <p>Replicated state, and so the snapshot: each topic's last sequence and the ledgers. Topic
- * values and history are not kept here: the node keeps them (the server's sequencer), and adds
- * them to the snapshot through its {@link SnapshotContent}.
+ * <p>Each entry applied gets the next <em>ordinal</em> (the count of entries applied,
+ * {@link #appliedEntries}; a malformed one, refused whole, changes nothing and gets none): the same
+ * entry has the same ordinal on every node, since each applies the same committed entries in the
+ * same order (barriers, {@link BarrierLog}, do not reach this class on any node). Once an entry's
+ * updates are in the sink, its ordinal is told to the listener given at construction: the node that
+ * submitted the entry answers its publishes only once its own log has applied that ordinal
+ * ({@link AnswerPoller}), so that an ack follows its update through the node.
+ *
+ * <p>Replicated state, and so the snapshot: the count of entries applied, each topic's last
+ * sequence and the ledgers. Topic values and history are not kept here: the node keeps them (the
+ * server's sequencer), and adds them to the snapshot through its {@link SnapshotContent}.
  *
  * <p>Thread contract: jgroups-raft calls {@link #apply}, {@link #writeContentTo} and
  * {@link #readContentFrom} on one thread, one call at a time; the sink and the snapshot content
@@ -49,12 +58,17 @@ import java.util.Objects;
  */
 public final class TopicLog implements StateMachine {
     private static final int SNAPSHOT_MAGIC = 0x52435431; // "RCT1"
-    private static final int SNAPSHOT_VERSION = 1;
+    /** 2: with the count of entries applied; 1 (without it) is refused, see {@link #readContentFrom}. */
+    private static final int SNAPSHOT_VERSION = 2;
     private static final int MAX_PATH_BYTES = 1 << 20;
 
     private final UpdateSink sink;
     private final SnapshotContent content;
     private final int maxTopics;
+    /** Told each entry's ordinal once its updates are in the sink, and the snapshot's once one is read. */
+    private final LongConsumer onApplied;
+    /** Entries applied, malformed ones not counted: the last one's ordinal (see the class comment). */
+    private long appliedEntries;
     /** Each topic's last sequence, in the order the topics were made (the snapshot's order). */
     private LinkedHashMap<String, TopicSequence> topics = new LinkedHashMap<>();
     private ReplicatedLedgers ledgers;
@@ -69,22 +83,39 @@ public final class TopicLog implements StateMachine {
      * @param maxPublishers publishers' ledgers at most ({@code limits.publisherLedgers}); the same on every node
      */
     public TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, int maxPublishers) {
-        this(sink, content, maxTopics, maxPublishers, ReplicatedLedgers.PUBLISHES_PER_PUBLISHER);
+        this(sink, content, maxTopics, maxPublishers, ordinal -> { });
+    }
+
+    /**
+     * @param onApplied told, on the apply thread, each entry's ordinal right after the entry was
+     *                  applied (its updates are in the sink), and the snapshot's count once one was
+     *                  read; it must not block
+     */
+    public TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, int maxPublishers,
+                    LongConsumer onApplied) {
+        this(sink, content, maxTopics, maxPublishers, ReplicatedLedgers.PUBLISHES_PER_PUBLISHER, onApplied);
     }
 
     TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, int maxPublishers, int publishesPerPublisher) {
+        this(sink, content, maxTopics, maxPublishers, publishesPerPublisher, ordinal -> { });
+    }
+
+    TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, int maxPublishers, int publishesPerPublisher,
+             LongConsumer onApplied) {
         if (maxTopics < 0) {
             throw new IllegalArgumentException("maxTopics " + maxTopics + " is negative");
         }
         this.sink = Objects.requireNonNull(sink, "sink");
         this.content = Objects.requireNonNull(content, "content");
+        this.onApplied = Objects.requireNonNull(onApplied, "onApplied");
         this.maxTopics = maxTopics;
         this.ledgers = new ReplicatedLedgers(maxPublishers, publishesPerPublisher);
     }
 
     /**
-     * Applies one committed entry. Never throws for a bad entry (see the class comment); an
-     * exception from the sink is passed on, and leaves the entry half applied.
+     * Applies one committed entry, then tells its ordinal to the listener. Never throws for a bad
+     * entry (see the class comment: it is refused, and not counted); an exception from the sink is
+     * passed on, and leaves the entry half applied and not counted.
      *
      * @return the response ({@link TopicLogCodec#decodeResponse}), or null unless {@code serializeResponse}
      */
@@ -92,6 +123,7 @@ public final class TopicLog implements StateMachine {
     public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) {
         assert enter();
         try {
+            long ordinal = appliedEntries + 1;
             List<LoggedPublish> publishes;
             try {
                 publishes = TopicLogCodec.decodeEntry(data, offset, length);
@@ -100,14 +132,20 @@ public final class TopicLog implements StateMachine {
                 return serializeResponse ? TopicLogCodec.encodeRefusal("entry refused, nothing of it applied: "
                         + e.getMessage()) : null;
             }
-            TopicLogCodec.ResponseWriter out = serializeResponse ? response.start(publishes.size()) : null;
+            TopicLogCodec.ResponseWriter out = serializeResponse ? response.start(ordinal, publishes.size()) : null;
             for (LoggedPublish p : publishes) {
                 applyOne(p, out);
             }
+            applied(ordinal);
             return out == null ? null : out.toBytes();
         } finally {
             busy = false;
         }
+    }
+
+    private void applied(long ordinal) {
+        appliedEntries = ordinal;
+        onApplied.accept(ordinal);
     }
 
     private void applyOne(LoggedPublish p, TopicLogCodec.ResponseWriter out) {
@@ -166,9 +204,9 @@ public final class TopicLog implements StateMachine {
     }
 
     /**
-     * Writes the replicated state (magic, version, topics with their last sequences in the order
-     * they were made, then the ledgers: {@link ReplicatedLedgers#write}), then the node's
-     * {@link SnapshotContent}.
+     * Writes the replicated state (magic, version, the count of entries applied, topics with their
+     * last sequences in the order they were made, then the ledgers: {@link ReplicatedLedgers#write}),
+     * then the node's {@link SnapshotContent}.
      */
     @Override
     public void writeContentTo(DataOutput out) throws IOException {
@@ -176,6 +214,7 @@ public final class TopicLog implements StateMachine {
         try {
             out.writeInt(SNAPSHOT_MAGIC);
             out.writeByte(SNAPSHOT_VERSION);
+            TopicLogCodec.writeVarLong(out, appliedEntries);
             TopicLogCodec.writeVarLong(out, topics.size());
             Map<String, Integer> indexes = new HashMap<>(topics.size() * 2);
             for (TopicSequence topic : topics.values()) {
@@ -192,8 +231,13 @@ public final class TopicLog implements StateMachine {
 
     /**
      * Replaces the replicated state with the snapshot's, then has the {@link SnapshotContent} read
-     * its part. If the state machine's part is malformed, nothing is replaced and the content is not
-     * called; if the content fails, the state machine's part is not replaced either.
+     * its part, then tells the listener the snapshot's count of entries applied. If the state
+     * machine's part is malformed, nothing is replaced and the content is not called; if the content
+     * fails, the state machine's part is not replaced either.
+     *
+     * <p>A version 1 snapshot (written before entries were counted) is refused: a count started
+     * anew from it would differ between nodes whose snapshots were taken at different entries, and
+     * a node would then hold or release its acks at the wrong entry.
      */
     @Override
     public void readContentFrom(DataInput in) throws IOException {
@@ -204,8 +248,17 @@ public final class TopicLog implements StateMachine {
                 throw new IOException("not a topic log snapshot: magic 0x" + Integer.toHexString(magic));
             }
             int version = in.readUnsignedByte();
+            if (version == 1) {
+                throw new IOException("topic log snapshot version 1 was written by an older Ringcast, without the "
+                        + "count of entries applied that this version orders acks by, and cannot be read: start every "
+                        + "node of the cluster from an empty cluster.dataDir");
+            }
             if (version != SNAPSHOT_VERSION) {
                 throw new IOException("unknown topic log snapshot version " + version);
+            }
+            long readApplied = TopicLogCodec.readVarLong(in);
+            if (readApplied < 0) {
+                throw new IOException("count of entries applied " + Long.toUnsignedString(readApplied));
             }
             int count = TopicLogCodec.readVarInt(in, Integer.MAX_VALUE - 8, "topics");
             LinkedHashMap<String, TopicSequence> readTopics = new LinkedHashMap<>();
@@ -225,6 +278,7 @@ public final class TopicLog implements StateMachine {
             content.read(in);
             topics = readTopics;
             ledgers = readLedgers;
+            applied(readApplied);
         } finally {
             busy = false;
         }
@@ -237,6 +291,11 @@ public final class TopicLog implements StateMachine {
         }
         busy = true;
         return true;
+    }
+
+    /** Entries applied, malformed ones not counted: the ordinal of the last one (see the class comment). */
+    public long appliedEntries() {
+        return appliedEntries;
     }
 
     /** Topics that have been published to. */

@@ -33,10 +33,12 @@ import java.util.Map;
  * paths are counted apart) met earlier in the entry, so a batch of one publisher's updates to a few
  * topics names each once. A varint is unsigned LEB128 (7 bits a byte, low first).
  *
- * <p><b>Response</b>: {@code u8 1}, {@code varint count}, then per publish in the entry's order
- * {@code u8} its {@link PublishResult.Outcome#code}, followed by {@code varint sequence} for
- * APPLIED and ALREADY_APPLIED, or by {@code varint length} and the UTF-8 first path for CONFLICT;
- * or {@code u8 2}, {@code varint length} and the UTF-8 reason, for a refused entry.
+ * <p><b>Response</b>: {@code u8 1}, {@code varint ordinal} (the entry's place among the entries the
+ * log applied, 1 for the first: {@link TopicLog#appliedEntries}, the same on every node),
+ * {@code varint count}, then per publish in the entry's order {@code u8} its
+ * {@link PublishResult.Outcome#code}, followed by {@code varint sequence} for APPLIED and
+ * ALREADY_APPLIED, or by {@code varint length} and the UTF-8 first path for CONFLICT; or
+ * {@code u8 2}, {@code varint length} and the UTF-8 reason, for a refused entry.
  *
  * <p>Anything else is refused with a {@link MalformedEntryException} naming the problem and its
  * byte offset: a cut, a length past the end, a bad flag or format, malformed UTF-8, bytes left over.
@@ -133,10 +135,11 @@ final class TopicLogCodec {
         private int expected;
         private int written;
 
-        /** Starts the response to an entry of {@code count} publishes. */
-        public ResponseWriter start(int count) {
+        /** Starts the response to the {@code ordinal}-th entry applied, of {@code count} publishes. */
+        public ResponseWriter start(long ordinal, int count) {
             out.reset();
             out.u8(RESPONSE_RESULTS);
+            out.varLong(ordinal);
             out.varLong(count);
             expected = count;
             written = 0;
@@ -174,9 +177,9 @@ final class TopicLogCodec {
         }
     }
 
-    /** The response to an entry whose publishes got {@code results}, in order. */
-    public static byte[] encodeResults(List<PublishResult> results) {
-        ResponseWriter w = new ResponseWriter().start(results.size());
+    /** The response to the {@code ordinal}-th entry applied, whose publishes got {@code results}, in order. */
+    public static byte[] encodeResults(long ordinal, List<PublishResult> results) {
+        ResponseWriter w = new ResponseWriter().start(ordinal, results.size());
         results.forEach(w::add);
         return w.toBytes();
     }
@@ -201,6 +204,10 @@ final class TopicLogCodec {
         if (kind != RESPONSE_RESULTS) {
             throw in.malformed("unknown response kind " + kind);
         }
+        long ordinal = in.varLong("ordinal");
+        if (ordinal < 1) {
+            throw in.malformed("ordinal " + Long.toUnsignedString(ordinal) + " of an applied entry");
+        }
         int count = in.count("results", 1);
         List<PublishResult> results = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
@@ -218,7 +225,7 @@ final class TopicLogCodec {
             });
         }
         in.end();
-        return new EntryResponse(results, null);
+        return new EntryResponse(ordinal, results, null);
     }
 
     // ---------------------------------------------------------------- snapshot pieces

@@ -15,12 +15,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The batcher in front of a Raft group, with the real state machine answering each entry at once
- * (the engine's replication left out): publishes are gathered into entries, bounded in and in
- * flight, and every publish is answered once, with what the log decided or why its entry failed.
+ * The batcher in front of a Raft group, with the real state machine answering each entry (the
+ * engine's replication left out): publishes are gathered into entries, bounded in and in flight,
+ * and every publish is answered once, with what the log decided (once this node's own log has
+ * applied the entry too) or why its entry failed.
  */
 @Timeout(30)
 class PublishBatcherTest {
+    /** Longer than any test: an entry waits for this node's log until the test applies it. */
+    private static final long NO_APPLY_DEADLINE_MS = 600_000;
+
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final Duration POLL = Duration.ofMillis(5);
 
@@ -33,10 +37,14 @@ class PublishBatcherTest {
                 ("v" + correlationId).getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Submits to a real state machine, answering at once or when released. */
+    /**
+     * Submits to a real state machine, which is also this node's own (it tells the batcher each
+     * entry it applied), answering at once or when released.
+     */
     private static final class LogSubmitter implements PublishBatcher.Submitter {
         final TopicLogTesting.RecordingSink sink = new TopicLogTesting.RecordingSink();
-        final TopicLog log = new TopicLog(sink, SnapshotContent.NONE, 1000, 1000);
+        volatile PublishBatcher batcher;
+        final TopicLog log = new TopicLog(sink, SnapshotContent.NONE, 1000, 1000, ordinal -> batcher.applied(ordinal));
         final List<Integer> entrySizes = new CopyOnWriteArrayList<>();
         final List<CompletableFuture<byte[]>> held = new CopyOnWriteArrayList<>();
         final List<byte[]> responses = new CopyOnWriteArrayList<>();
@@ -64,6 +72,68 @@ class PublishBatcherTest {
                 held.get(i).complete(responses.get(i));
             }
         }
+
+        PublishBatcher batcher(int maxPublishesPerEntry, int maxEntriesInFlight, int queueCapacity) {
+            batcher = new PublishBatcher(this, maxPublishesPerEntry, maxEntriesInFlight, queueCapacity, "test",
+                    NO_APPLY_DEADLINE_MS);
+            return batcher;
+        }
+    }
+
+    /**
+     * A follower: the leader's log answers each entry as it is submitted, but the response is held
+     * until the test sends it, and this node's own log applies the entries only when the test says
+     * so (the test thread plays the engine's apply thread).
+     */
+    private static final class LaggingNode implements PublishBatcher.Submitter {
+        final TopicLog leader = new TopicLog(new TopicLogTesting.RecordingSink(), SnapshotContent.NONE, 1000, 1000);
+        /** This node's own updates; read on the answer thread after the log told it (a volatile hand-over). */
+        final TopicLogTesting.RecordingSink localSink = new TopicLogTesting.RecordingSink();
+        volatile PublishBatcher batcher;
+        final TopicLog local = new TopicLog(localSink, SnapshotContent.NONE, 1000, 1000, o -> batcher.applied(o));
+        final List<byte[]> entries = new CopyOnWriteArrayList<>();
+        final List<CompletableFuture<byte[]>> held = new CopyOnWriteArrayList<>();
+        final List<byte[]> responses = new CopyOnWriteArrayList<>();
+
+        @Override
+        public synchronized CompletableFuture<byte[]> submit(byte[] entry) {
+            entries.add(entry);
+            responses.add(leader.apply(entry, 0, entry.length, true));
+            CompletableFuture<byte[]> later = new CompletableFuture<>();
+            held.add(later);
+            return later;
+        }
+
+        PublishBatcher batcher(int maxEntriesInFlight) {
+            return batcher(maxEntriesInFlight, NO_APPLY_DEADLINE_MS);
+        }
+
+        PublishBatcher batcher(int maxEntriesInFlight, long applyWaitMs) {
+            batcher = new PublishBatcher(this, 1, maxEntriesInFlight, 100, "test", applyWaitMs);
+            return batcher;
+        }
+
+        /** The leader's response to entry i reaches this node. */
+        void respond(int i) {
+            held.get(i).complete(responses.get(i));
+        }
+
+        /** This node's log applies entry i (and must have applied those before it). */
+        void applyLocally(int i) {
+            assertThat(local.appliedEntries()).as("entries applied here before entry %d", i).isEqualTo(i);
+            byte[] entry = entries.get(i);
+            local.apply(entry, 0, entry.length, false);
+        }
+    }
+
+    /** An answer, with what this node's own log held when it was told. */
+    record AnsweredAfter(int correlationId, PublishResult result, Throwable failure, int localUpdates,
+                         int entriesSubmitted) {
+    }
+
+    private static PublishBatcher.Answer recordInto(List<AnsweredAfter> answers, int correlationId, LaggingNode node) {
+        return (r, f) -> answers.add(new AnsweredAfter(correlationId, r, f, node.localSink.applied.size(),
+                node.entries.size()));
     }
 
     @Test
@@ -71,7 +141,7 @@ class PublishBatcherTest {
         LogSubmitter engine = new LogSubmitter();
         engine.hold = true; // the first entry waits, so the rest pile up behind it
         List<Answered> answers = new CopyOnWriteArrayList<>();
-        try (PublishBatcher batcher = new PublishBatcher(engine, 100, 1, 10_000, "test")) {
+        try (PublishBatcher batcher = engine.batcher(100, 1, 10_000)) {
             batcher.start();
             for (int i = 1; i <= 1000; i++) {
                 int id = i;
@@ -101,7 +171,7 @@ class PublishBatcherTest {
         LogSubmitter engine = new LogSubmitter();
         engine.hold = true;
         AtomicInteger answered = new AtomicInteger();
-        try (PublishBatcher batcher = new PublishBatcher(engine, 2, 3, 10, "test")) {
+        try (PublishBatcher batcher = engine.batcher(2, 3, 10)) {
             batcher.start();
             int offered = 0;
             while (batcher.offer(publish(offered + 1, "t"), (r, f) -> answered.incrementAndGet())) {
@@ -130,7 +200,7 @@ class PublishBatcherTest {
         };
         for (PublishBatcher.Submitter engine : List.of(failing, throwing)) {
             List<Answered> answers = new CopyOnWriteArrayList<>();
-            try (PublishBatcher batcher = new PublishBatcher(engine, 10, 1, 100, "test")) {
+            try (PublishBatcher batcher = new PublishBatcher(engine, 10, 1, 100, "test", NO_APPLY_DEADLINE_MS)) {
                 batcher.start();
                 for (int i = 1; i <= 25; i++) {
                     int id = i;
@@ -147,7 +217,7 @@ class PublishBatcherTest {
     void aDuplicateInTheSameOrALaterEntryIsAnsweredWithTheFirstSequence() {
         LogSubmitter engine = new LogSubmitter();
         List<Answered> answers = new CopyOnWriteArrayList<>();
-        try (PublishBatcher batcher = new PublishBatcher(engine, 10, 1, 100, "test")) {
+        try (PublishBatcher batcher = engine.batcher(10, 1, 100)) {
             batcher.start();
             batcher.offer(publish(1, "a"), (r, f) -> answers.add(new Answered(1, r, f)));
             batcher.offer(new LoggedPublish("alice", 7, 1, true, "a", new byte[] {1}),
@@ -164,7 +234,7 @@ class PublishBatcherTest {
         LogSubmitter engine = new LogSubmitter();
         engine.hold = true;
         List<Answered> answers = new CopyOnWriteArrayList<>();
-        PublishBatcher batcher = new PublishBatcher(engine, 1, 1, 100, "test");
+        PublishBatcher batcher = engine.batcher(1, 1, 100);
         batcher.start();
         for (int i = 1; i <= 5; i++) {
             int id = i;
@@ -177,7 +247,97 @@ class PublishBatcherTest {
                 .allMatch(a -> a.failure() != null);
         engine.release();
         Await.until(() -> answers.size() == 5, WAIT, POLL, () -> answers.size() + " answered");
-        assertThat(answers.get(4).result()).isEqualTo(PublishResult.applied(1));
+        assertThat(answers.get(4).result()).as("applied here already: answered with its result")
+                .isEqualTo(PublishResult.applied(1));
         batcher.close(); // twice is fine
+    }
+
+    @Test
+    void anEntryAnsweredBeforeThisNodeAppliedItIsAnsweredOnlyAfterTheApplyAndInLogOrder() {
+        LaggingNode node = new LaggingNode();
+        List<AnsweredAfter> answers = new CopyOnWriteArrayList<>();
+        try (PublishBatcher batcher = node.batcher(3)) {
+            batcher.start();
+            for (int id = 1; id <= 5; id++) {
+                assertThat(batcher.offer(publish(id, "t"), recordInto(answers, id, node))).isTrue();
+            }
+            Await.until(() -> node.entries.size() == 3, WAIT, POLL, () -> node.entries.size() + " entries");
+            node.respond(2); // the responses come, out of order, before this node applied any of them
+            node.respond(1);
+            node.respond(0);
+            node.applyLocally(0);
+            Await.until(() -> !answers.isEmpty(), WAIT, POLL, () -> "the first answer");
+            // answered once applied here; and the entries answered by the leader but not applied here hold
+            // their permits: no fourth entry was submitted before one of the first three was answered
+            assertThat(answers.get(0)).isEqualTo(new AnsweredAfter(1, PublishResult.applied(1), null, 1, 3));
+            node.applyLocally(1);
+            node.applyLocally(2);
+            Await.until(() -> node.entries.size() == 5, WAIT, POLL, () -> node.entries.size() + " entries");
+            node.respond(3);
+            node.respond(4);
+            node.applyLocally(3);
+            node.applyLocally(4);
+            Await.until(() -> answers.size() == 5, WAIT, POLL, () -> answers.size() + " answered");
+        }
+        assertThat(answers).extracting(AnsweredAfter::correlationId).as("in log order").containsExactly(1, 2, 3, 4, 5);
+        for (AnsweredAfter a : answers) {
+            assertThat(a.result()).isEqualTo(PublishResult.applied(a.correlationId()));
+            assertThat(a.localUpdates()).as("updates applied here when publish %d was answered", a.correlationId())
+                    .isGreaterThanOrEqualTo(a.correlationId());
+        }
+    }
+
+    @Test
+    void aFailedEntryIsAnsweredAtOnceWhileAnEarlierOneWaitsForThisNodesLog() {
+        LaggingNode node = new LaggingNode();
+        List<AnsweredAfter> answers = new CopyOnWriteArrayList<>();
+        IllegalStateException timeout = new IllegalStateException("timed out");
+        try (PublishBatcher batcher = node.batcher(2)) {
+            batcher.start();
+            batcher.offer(publish(1, "t"), recordInto(answers, 1, node));
+            batcher.offer(publish(2, "t"), recordInto(answers, 2, node));
+            Await.until(() -> node.entries.size() == 2, WAIT, POLL, () -> node.entries.size() + " entries");
+            node.respond(0); // waits for this node's log
+            node.held.get(1).completeExceptionally(timeout);
+            Await.until(() -> !answers.isEmpty(), WAIT, POLL, () -> "the failed entry's answer");
+            assertThat(answers.get(0)).isEqualTo(new AnsweredAfter(2, null, timeout, 0, 2));
+            node.applyLocally(0);
+            Await.until(() -> answers.size() == 2, WAIT, POLL, () -> answers.size() + " answered");
+            assertThat(answers.get(1)).isEqualTo(new AnsweredAfter(1, PublishResult.applied(1), null, 1, 2));
+        }
+    }
+
+    @Test
+    void closingAnswersAnEntryStillWaitingForThisNodesLogAsFailed() {
+        LaggingNode node = new LaggingNode();
+        List<AnsweredAfter> answers = new CopyOnWriteArrayList<>();
+        PublishBatcher batcher = node.batcher(1);
+        batcher.start();
+        batcher.offer(publish(1, "t"), recordInto(answers, 1, node));
+        Await.until(() -> node.entries.size() == 1, WAIT, POLL, () -> "the entry");
+        node.respond(0);
+        batcher.close();
+        assertThat(answers).hasSize(1);
+        assertThat(answers.get(0).result()).isNull();
+        assertThat(answers.get(0).failure()).hasMessageContaining("stopped before this node applied the entry");
+    }
+
+    @Test
+    void anEntryThisNodeDoesNotApplyWithinTheWaitIsAnsweredAsFailedAndGivesBackItsPermit() {
+        LaggingNode node = new LaggingNode();
+        List<AnsweredAfter> answers = new CopyOnWriteArrayList<>();
+        try (PublishBatcher batcher = node.batcher(1, 200)) {
+            batcher.start();
+            batcher.offer(publish(1, "t"), recordInto(answers, 1, node));
+            batcher.offer(publish(2, "t"), recordInto(answers, 2, node));
+            Await.until(() -> node.entries.size() == 1, WAIT, POLL, () -> "the first entry");
+            node.respond(0); // the leader answered; this node (cut off, say) never applies it
+            Await.until(() -> !answers.isEmpty(), WAIT, POLL, () -> "the first answer");
+            assertThat(answers.get(0).result()).isNull();
+            assertThat(answers.get(0).failure()).isInstanceOf(java.util.concurrent.TimeoutException.class)
+                    .hasMessageContaining("not applied by this node within 200 ms");
+            // its permit is back: the second publish goes out in an entry of its own
+            Await.until(() -> node.entries.size() == 2, WAIT, POLL, () -> node.entries.size() + " entries");
+        }
     }
 }

@@ -114,8 +114,9 @@ class TopicLogCodecTest {
         List<PublishResult> results = List.of(PublishResult.applied(1), PublishResult.applied(Long.MAX_VALUE),
                 PublishResult.alreadyApplied(300), PublishResult.conflict("fx/ünï"), PublishResult.OUTCOME_UNKNOWN,
                 PublishResult.TOO_MANY_TOPICS);
-        EntryResponse decoded = TopicLogCodec.decodeResponse(TopicLogCodec.encodeResults(results));
+        EntryResponse decoded = TopicLogCodec.decodeResponse(TopicLogCodec.encodeResults(1L << 40, results));
         assertThat(decoded.isRefused()).isFalse();
+        assertThat(decoded.ordinal()).isEqualTo(1L << 40);
         assertThat(decoded.results()).containsExactlyElementsOf(results);
         assertThat(decoded.results()).extracting(PublishResult::acked).containsExactly(true, true, true, false, false, false);
 
@@ -127,7 +128,7 @@ class TopicLogCodecTest {
 
     @Test
     void everyCutOfAResponseIsRefused() {
-        for (byte[] response : List.of(TopicLogCodec.encodeResults(List.of(PublishResult.applied(1_000_000),
+        for (byte[] response : List.of(TopicLogCodec.encodeResults(300, List.of(PublishResult.applied(1_000_000),
                         PublishResult.conflict("a/b"), PublishResult.alreadyApplied(2), PublishResult.OUTCOME_UNKNOWN)),
                 TopicLogCodec.encodeRefusal("why"))) {
             for (int cut = 0; cut < response.length; cut++) {
@@ -136,15 +137,17 @@ class TopicLogCodecTest {
                         .isInstanceOf(MalformedEntryException.class).hasMessageContaining("malformed response");
             }
         }
-        assertThatThrownBy(() -> TopicLogCodec.decodeResponse(new byte[] {1, 1, 9}))
+        assertThatThrownBy(() -> TopicLogCodec.decodeResponse(new byte[] {1, 7, 1, 9}))
                 .isInstanceOf(MalformedEntryException.class).hasMessageContaining("unknown outcome 9");
+        assertThatThrownBy(() -> TopicLogCodec.decodeResponse(new byte[] {1, 0, 1, 1, 1}))
+                .isInstanceOf(MalformedEntryException.class).hasMessageContaining("ordinal 0");
         assertThatThrownBy(() -> TopicLogCodec.decodeResponse(new byte[] {3}))
                 .isInstanceOf(MalformedEntryException.class).hasMessageContaining("unknown response kind 3");
     }
 
     @Test
     void aResponseWriterInsistsOnOneResultPerPublish() {
-        TopicLogCodec.ResponseWriter w = new TopicLogCodec.ResponseWriter().start(2);
+        TopicLogCodec.ResponseWriter w = new TopicLogCodec.ResponseWriter().start(1, 2);
         w.add(PublishResult.applied(1));
         assertThatThrownBy(w::toBytes).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("1 results written for an entry of 2");

@@ -16,10 +16,12 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.LongStream;
 
 class TopicLogSnapshotTest {
 
@@ -53,6 +55,52 @@ class TopicLogSnapshotTest {
         }
         assertThat(restoredValues.calls).isEqualTo(originalValues.calls).isNotEmpty();
         assertThat(snapshot(restored)).as("state equal after the same further entries").isEqualTo(snapshot(original));
+    }
+
+    @Test
+    void aRestoredLogCountsEntriesOnFromTheSnapshotsOrdinal() throws Exception {
+        List<byte[]> entries = TopicLogTest.randomEntries(new Random(11), 300);
+        TopicLog original = new TopicLog(new RecordingSink(), SnapshotContent.NONE, 40, 12, 16);
+        for (byte[] entry : entries.subList(0, 200)) {
+            original.apply(entry, 0, entry.length, false);
+        }
+        byte[] taken = snapshot(original);
+
+        List<Long> told = new ArrayList<>();
+        TopicLog restored = new TopicLog(new RecordingSink(), SnapshotContent.NONE, 40, 12, 16, told::add);
+        apply(restored, publish("zed", 99, 1, "z", "z1")); // a state of its own, replaced whole
+        told.clear();
+        restore(restored, taken);
+        long taken200 = original.appliedEntries();
+        assertThat(taken200).as("200 entries less the malformed ones").isBetween(190L, 199L);
+        assertThat(restored.appliedEntries()).isEqualTo(taken200);
+        assertThat(told).as("the snapshot's ordinal is told once it is read").containsExactly(taken200);
+        for (byte[] entry : entries.subList(200, entries.size())) {
+            byte[] response = original.apply(entry, 0, entry.length, true);
+            assertThat(restored.apply(entry, 0, entry.length, true)).isEqualTo(response);
+        }
+        assertThat(told).isEqualTo(LongStream.rangeClosed(taken200, original.appliedEntries()).boxed().toList());
+        assertThat(apply(restored, publish("ann", 1, 1, "a", "x")).ordinal())
+                .isEqualTo(apply(original, publish("ann", 1, 1, "a", "x")).ordinal())
+                .isEqualTo(original.appliedEntries());
+    }
+
+    @Test
+    void aSnapshotWrittenBeforeEntriesWereCountedIsRefusedSayingWhatToDo() throws Exception {
+        TopicLog source = new TopicLog(new RecordingSink(), SnapshotContent.NONE, 100, 10);
+        applyOne(source, publish("ann", 1, 1, "a", "x"));
+        byte[] version1 = snapshot(source);
+        version1[4] = 1; // the version; what follows does not matter, it is not read
+
+        List<Long> told = new ArrayList<>();
+        TopicLog target = new TopicLog(new RecordingSink(), SnapshotContent.NONE, 100, 10, told::add);
+        applyOne(target, publish("bob", 2, 1, "b", "x"));
+        told.clear();
+        byte[] before = snapshot(target);
+        assertThatThrownBy(() -> restore(target, version1)).isInstanceOf(IOException.class)
+                .hasMessageContaining("snapshot version 1").hasMessageContaining("empty cluster.dataDir");
+        assertThat(snapshot(target)).isEqualTo(before);
+        assertThat(told).isEmpty();
     }
 
     @Test
@@ -152,8 +200,9 @@ class TopicLogSnapshotTest {
         wrongMagic[0] ^= 1;
         assertThatThrownBy(() -> restore(target, wrongMagic)).hasMessageContaining("not a topic log snapshot");
         byte[] wrongVersion = taken.clone();
-        wrongVersion[4] = 2;
-        assertThatThrownBy(() -> restore(target, wrongVersion)).hasMessageContaining("unknown topic log snapshot version 2");
+        wrongVersion[4] = 3;
+        assertThatThrownBy(() -> restore(target, wrongVersion))
+                .hasMessageContaining("unknown topic log snapshot version 3");
         assertThat(snapshot(target)).isEqualTo(before);
     }
 

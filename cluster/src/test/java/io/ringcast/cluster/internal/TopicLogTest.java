@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.LongStream;
 
 class TopicLogTest {
     private final RecordingSink sink = new RecordingSink();
@@ -106,6 +107,39 @@ class TopicLogTest {
         }
         assertThat(snapshot(a)).isEqualTo(snapshot(b));
         assertThat(a.forgottenPublishers()).isPositive();
+    }
+
+    @Test
+    void everyNodeGivesAnEntryTheSameOrdinalAndTellsItOnlyOnceTheEntrysUpdatesAreInTheSink() throws Exception {
+        RecordingSink sinkA = new RecordingSink();
+        RecordingSink sinkB = new RecordingSink();
+        List<Long> toldA = new ArrayList<>();
+        List<Long> toldB = new ArrayList<>();
+        List<Integer> updatesWhenTold = new ArrayList<>();
+        TopicLog a = new TopicLog(sinkA, SnapshotContent.NONE, 40, 12, 16, ordinal -> {
+            toldA.add(ordinal);
+            updatesWhenTold.add(sinkA.applied.size());
+        });
+        TopicLog b = new TopicLog(sinkB, SnapshotContent.NONE, 40, 12, 16, toldB::add);
+        List<byte[]> entries = randomEntries(new Random(5), 500); // a few of them malformed: not counted
+        List<Integer> updatesAfter = new ArrayList<>();
+        long ordinal = 0;
+        for (int i = 0; i < entries.size(); i++) {
+            byte[] entry = entries.get(i);
+            byte[] response = a.apply(entry, 0, entry.length, true);
+            b.apply(entry.clone(), 0, entry.length, i % 2 == 0); // with a response or not: counted alike
+            EntryResponse decoded = TopicLogCodec.decodeResponse(response);
+            if (!decoded.isRefused()) {
+                updatesAfter.add(sinkA.applied.size());
+                assertThat(decoded.ordinal()).as("entry %d's ordinal in its response", i).isEqualTo(++ordinal);
+            }
+        }
+        long applied = 500 - a.refusedEntries();
+        assertThat(a.refusedEntries()).as("malformed entries among them").isPositive();
+        assertThat(toldA).isEqualTo(toldB).isEqualTo(LongStream.rangeClosed(1, applied).boxed().toList());
+        assertThat(a.appliedEntries()).isEqualTo(b.appliedEntries()).isEqualTo(applied);
+        assertThat(updatesWhenTold).as("the sink had each entry's updates when its ordinal was told")
+                .isEqualTo(updatesAfter);
     }
 
     /**

@@ -8,24 +8,33 @@ import io.ringcast.protocol.ErrorCode;
 
 /**
  * Where a session's publishes go in a cluster ({@code cluster.enabled}): to the Raft group's log,
- * instead of the local inbound ring; the log's answer comes back to the session's event loop, where
- * it becomes a {@code PUBLISH_ACK} or an error ({@link #refusal}).
+ * instead of the local inbound ring. The log's answer comes back two ways:
+ * <ul>
+ *   <li>an ack, once this node has applied the publish's entry (its update is then on the inbound
+ *       ring), goes on the inbound ring too ({@link SequencerProxy#ackFromCluster}): the sequencer
+ *       acks it on the fan-out ring after the update, as a single node's publish, so a publisher
+ *       subscribed to its topic receives the update before the ack;</li>
+ *   <li>a refusal goes to the session's event loop, where it becomes an error ({@link #refusal}).</li>
+ * </ul>
  *
  * <p>Thread contract: {@link #hasRoom} and {@link #publish} on the session's event loop (never
- * blocking); the rest on any thread. Immutable, one per node.
+ * blocking); an ack on the cluster's answer thread, which waits there for room in the inbound ring
+ * (never an event loop); the rest on any thread. Immutable, one per node.
  */
 final class ClusterRoute {
-    /** The log's answer to one publish, on the publishing session's event loop. */
-    interface Answer {
-        void answer(int correlationId, String path, PublishOutcome outcome, long sequence, String firstPath);
+    /** The log's refusal of one publish, on the publishing session's event loop. */
+    interface Refused {
+        void refused(int correlationId, String path, PublishOutcome outcome, String firstPath);
     }
 
     private final ClusterNode cluster;
+    private final SequencerProxy inbound;
     private final long replicationTimeoutMs;
     private final int maxTopics;
 
-    ClusterRoute(ClusterNode cluster, long replicationTimeoutMs, int maxTopics) {
+    ClusterRoute(ClusterNode cluster, SequencerProxy inbound, long replicationTimeoutMs, int maxTopics) {
         this.cluster = cluster;
+        this.inbound = inbound;
         this.replicationTimeoutMs = replicationTimeoutMs;
         this.maxTopics = maxTopics;
     }
@@ -36,24 +45,42 @@ final class ClusterRoute {
     }
 
     /**
-     * Sends a publish that passed its checks to the group's log; {@code answer} hears back.
+     * Sends a publish that passed its checks to the group's log; it is acked through the pipeline,
+     * or {@code refused} hears why not.
      *
      * @return false when the log's queue was full (nothing sent): the caller asked {@link #hasRoom} first, so
      *         this happens only when more event loops than {@code ClusterNode.ROOM_RESERVE} raced for the last room
      */
     boolean publish(Session session, int correlationId, String path, ByteBuf frame, int valueIndex, int valueLength,
-                    boolean republish, Answer answer) {
+                    boolean republish, Refused refused) {
         byte[] value = new byte[valueLength];
         frame.getBytes(valueIndex, value);
         // keyed by (principal, publisher id, correlation id) in the replicated ledger: a publish sent
         // again through any node is applied once
         String principal = session.permissions.who();
         return cluster.publish(principal, session.publisherId, correlationId, republish, path, value,
-                (outcome, sequence, firstPath) -> session.ctx.executor()
-                        .execute(() -> answer.answer(correlationId, path, outcome, sequence, firstPath)));
+                (outcome, sequence, firstPath) -> {
+                    if (outcome == PublishOutcome.ACKED) {
+                        ack(session, correlationId, sequence);
+                    } else {
+                        session.ctx.executor().execute(() -> refused.refused(correlationId, path, outcome, firstPath));
+                    }
+                });
     }
 
-    /** Why a publish the log did not ack is refused. */
+    /**
+     * An acked publish, told once this node applied its entry: the ack follows the update through
+     * the inbound ring. A session closed meanwhile gets none (its poller skips it as well when it
+     * closes later). The cluster's answer thread; waits for room in the ring.
+     */
+    private void ack(Session session, int correlationId, long sequence) {
+        assert !session.ctx.executor().inEventLoop() : "an ack waits for room in the inbound ring: not on a loop";
+        if (session.channel.isActive()) {
+            inbound.ackFromCluster(session, correlationId, sequence);
+        }
+    }
+
+    /** Why a publish the log did not ack is refused ({@code ACKED} never comes here: see {@link #publish}). */
     Verdict refusal(PublishOutcome outcome, String path, String firstPath) {
         return switch (outcome) {
             case CONFLICT -> Verdict.refused(ErrorCode.REPUBLISH_CONFLICT, "publish to '" + path + "' refused: its "

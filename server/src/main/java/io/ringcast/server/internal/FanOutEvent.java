@@ -5,13 +5,16 @@ import io.ringcast.server.config.Conflation;
 
 /**
  * A slot of the fan-out ring: one encoded frame for many sessions ({@link #UPDATE}) or for one
- * ({@link #DIRECTED}). Written by the sequencer only; read by every {@link FanOutPoller}.
+ * ({@link #DIRECTED}), or a cluster's ack for one publisher ({@link #ACK}). Written by the
+ * sequencer only; read by every {@link FanOutPoller}.
  * The slot holds one reference to {@link #frame}, released by the sequencer when it reuses the
  * slot, which the ring allows only after every poller has passed it.
  */
 final class FanOutEvent {
     static final int UPDATE = 1;
     static final int DIRECTED = 2;
+    /** Cluster: a {@code PUBLISH_ACK} for {@link #publisher}, written by its poller as an update's ack. */
+    static final int ACK = 3;
 
     int kind;
     ByteBuf frame;
@@ -33,7 +36,7 @@ final class FanOutEvent {
     SubscriberSet subscribers;
     /** {@link #DIRECTED}: the one session the frame is for. */
     Session target;
-    /** {@link #UPDATE}: the publisher to ack, or null. */
+    /** {@link #UPDATE}: the publisher to ack, or null; {@link #ACK}: the publisher. */
     Session publisher;
     int correlationId;
     /** When the publish was read ({@link System#nanoTime()}); 0 when unknown. */

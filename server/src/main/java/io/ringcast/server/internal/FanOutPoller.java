@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * One reader of the fan-out ring per Netty event loop, running <em>on</em> that loop, with its own
  * sequence gating the ring. Woken by the sequencer, it drains what is available (bounded, so
  * socket I/O on the loop is not starved), writes a retained duplicate of each shared frame to every
- * session of its loop that is subscribed, and acks publishers of its loop. No lock, no copy, no
+ * session of its loop that is subscribed, and acks publishers of its loop (with their update, or,
+ * in a cluster, from an ack of its own after the update). No lock, no copy, no
  * allocation per subscriber beyond Netty's pooled duplicate.
  *
  * <p>When it flushes is the {@link FlushPolicy}: after every write, once per session at the end of
@@ -135,10 +136,9 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             if (sessions.length > 0 && ev.receivedNanos != 0) {
                 counters.publishToWrite.observe((System.nanoTime() - ev.receivedNanos) / 1e9);
             }
-            Session publisher = ev.publisher;
-            if (publisher != null && publisher.loopIndex == loopIndex && publisher.acceptsWrites()) {
-                ack(publisher, ev.correlationId, ev.sequence);
-            }
+            ackIfOfThisLoop(ev);
+        } else if (ev.kind == FanOutEvent.ACK) {
+            ackIfOfThisLoop(ev);
         } else if (ev.target.loopIndex == loopIndex) {
             deliver(ev.target, ev.frame);
         }
@@ -225,6 +225,14 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         bytesInRun += frame.readableBytes();
         markDirty(s);
         outboundLimit.closeIfOver(s);
+    }
+
+    /** Acks the event's publisher, if any, when it is a session of this loop still open (a closed one is skipped). */
+    private void ackIfOfThisLoop(FanOutEvent ev) {
+        Session publisher = ev.publisher;
+        if (publisher != null && publisher.loopIndex == loopIndex && publisher.acceptsWrites()) {
+            ack(publisher, ev.correlationId, ev.sequence);
+        }
     }
 
     private void ack(Session publisher, int correlationId, long sequence) {

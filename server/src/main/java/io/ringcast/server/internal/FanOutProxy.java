@@ -9,8 +9,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The sequencer's end of the fan-out ring, and the only code that claims its slots: an update for
- * a topic's subscribers, or a frame directed to one session. Sequencer thread only, except
- * {@link #halt}.
+ * a topic's subscribers, a frame directed to one session, or a cluster's ack. Sequencer thread
+ * only, except {@link #halt}.
  *
  * <p>A full ring is waited out, never dropped: the slowest poller is then a whole ring behind,
  * the inbound ring fills behind the sequencer, and publishers' sockets stop being read.
@@ -64,6 +64,20 @@ final class FanOutProxy {
         ev.kind = FanOutEvent.DIRECTED;
         ev.frame = frame;
         ev.target = target;
+        commit(slot);
+    }
+
+    /**
+     * The ack of a publish the cluster applied, for {@code publisher} alone: written by its poller
+     * as a single node's ack (with the update), in order with the updates before it.
+     */
+    void ack(Session publisher, int correlationId, long sequence) {
+        long slot = claim(null, null, null);
+        FanOutEvent ev = ring.get(slot);
+        ev.kind = FanOutEvent.ACK;
+        ev.publisher = publisher;
+        ev.correlationId = correlationId;
+        ev.sequence = sequence;
         commit(slot);
     }
 

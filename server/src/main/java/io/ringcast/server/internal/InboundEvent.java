@@ -17,8 +17,13 @@ final class InboundEvent {
     static final int SESSION_CLOSED = 4;
     /** A hot reload of the {@code features} section: {@link #features} resolves the topics anew. */
     static final int FEATURES = 5;
+    /**
+     * Cluster: the ack of a publish of {@link #session} ({@link #id}), with the sequence in
+     * {@link #fixedSequence}, after the update it acks, which the log put on this ring before.
+     */
+    static final int CLUSTER_ACK = 6;
     /** The cluster's snapshot: {@link #snapshot} asks the sequencer to capture the topics, or to take over a snapshot's. */
-    static final int TOPIC_SNAPSHOT = 6;
+    static final int TOPIC_SNAPSHOT = 7;
 
     int kind;
     Session session;

@@ -48,7 +48,9 @@ import java.util.concurrent.TimeUnit;
  *   Raft engine threads           (cluster.enabled) sessions' publishes go to ClusterNode instead: batched
  *                                 into entries of the Raft group's log ("ringcast-cluster-batcher-g0");
  *                                 each committed entry's updates come back on the engine's runner thread,
- *                                 in log order with the log's sequence, into the same inbound ring
+ *                                 in log order with the log's sequence, into the same inbound ring; the
+ *                                 acks of this node's publishes follow their updates into it, once this
+ *                                 node applied their entry ("ringcast-cluster-answers-g0")
  *   thread "ringcast-sequencer"   TopicSequencer (single writer of the topic tree, encodes once)
  *                                   ──► fan-out ring (single producer)
  *   I/O threads "ringcast-io-N"   FanOutPoller per loop ──► sessions of that loop, one flush per batch
@@ -207,7 +209,7 @@ public final class NodeRuntime implements AutoCloseable {
                 new ServerMetrics(counters, cluster), System.currentTimeMillis(), config.demo().enabled(), cluster);
         SessionServices sessionServices = new SessionServices(config.limits(), config.session().idleTimeoutMs(),
                 sessions, inbound, new SubscribeChecks(config.limits().maxSubscriptionsPerSession()), login,
-                cluster == null ? null : new ClusterRoute(cluster, config.cluster().replicationTimeoutMs(),
+                cluster == null ? null : new ClusterRoute(cluster, inbound, config.cluster().replicationTimeoutMs(),
                         config.limits().maxTopics()),
                 outboundLimit, counters);
         return new ServerChannelInitializer(config, tls, counters, endpoints, sessionServices);

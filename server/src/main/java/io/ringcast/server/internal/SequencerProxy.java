@@ -21,10 +21,11 @@ import java.util.function.IntFunction;
  *       ({@code false}, {@link #RING_FULL}), on which an event loop pauses its reads and the demo
  *       skips its tick. Event loops must only use these: a loop is also a fan-out reader, so
  *       waiting on it could deadlock the sequencer;</li>
- *   <li>{@link #reloadFeatures}, {@link #applyFromCluster} and {@link #snapshotTopics} wait for room
- *       ({@code next()}): for threads that may block, the config watcher or a caller of
- *       {@code applyFeatures}, and the cluster thread (which then stops reading its peers until the
- *       sequencer catches up).</li>
+ *   <li>{@link #reloadFeatures}, {@link #applyFromCluster}, {@link #ackFromCluster} and
+ *       {@link #snapshotTopics} wait for room ({@code next()}): for threads that may block, the
+ *       config watcher or a caller of {@code applyFeatures}, and the cluster threads (the engine's,
+ *       which then stops reading its peers until the sequencer catches up, and the one that answers
+ *       this node's publishes).</li>
  * </ul>
  * A claimed slot is always published, as {@link InboundEvent#NOOP} when its command was refused or
  * failed, so the ring never stalls on a hole.
@@ -163,6 +164,19 @@ final class SequencerProxy {
         e.receivedNanos = System.nanoTime(); // clocks of other nodes do not compare: latency from here
         e.value = Unpooled.wrappedBuffer(value);
         ring.publish(slot);
+    }
+
+    /**
+     * The ack of a publish of {@code session} that the cluster applied with {@code topicSequence} (or
+     * had applied before with it). The cluster answers once this node applied the publish's entry, so
+     * its update is on the ring before this; the sequencer acks it on the fan-out ring, in order with
+     * the updates, as a single node's. Waits for room. The cluster's answer thread.
+     */
+    void ackFromCluster(Session session, int correlationId, long topicSequence) {
+        long slot = ring.next();
+        ring.get(slot).clear();
+        command(slot, InboundEvent.CLUSTER_ACK, session, correlationId).fixedSequence = topicSequence;
+        commit(slot);
     }
 
     /**

@@ -4,8 +4,8 @@ import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.WireCodec;
 
 /**
- * The server's answers to one session's requests ({@code WELCOME}, {@code PONG}, {@code ERROR}, a
- * cluster's {@code PUBLISH_ACK}), gathered into frames ({@link ReplyFrames}) while a read is
+ * The server's answers to one session's requests ({@code WELCOME}, {@code PONG}, {@code ERROR}),
+ * gathered into frames ({@link ReplyFrames}) while a read is
  * decoded and flushed at its end. Each counts against {@code limits.outboundQueueBytes} like an
  * update: past it the session is closed as a slow consumer, which also ends the decoding of the
  * frame that asked for it. When the channel stops being writable the handler is told, to stop
@@ -42,11 +42,6 @@ final class SessionReplies {
 
     void pong(long nonce) {
         WireCodec.writePong(frames.room(WireCodec.PONG_BYTES), nonce);
-        replied();
-    }
-
-    void publishAck(int correlationId, long sequence) {
-        WireCodec.writePublishAck(frames.room(WireCodec.PUBLISH_ACK_BYTES), correlationId, sequence);
         replied();
     }
 

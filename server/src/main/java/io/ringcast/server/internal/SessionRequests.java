@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * {@code HELLO} goes to the {@link Login} (within {@code limits.handshakeTimeoutMs}); a publish or a
  * subscription climbs its checks ({@link PublishChecks}, {@link SubscribeChecks}) and then fills the
  * inbound slot the handler claimed for it ({@link SequencerProxy}), or in a cluster goes to the
- * Raft group's log ({@link ClusterRoute}); a refusal is an {@code ERROR} for that request alone
+ * Raft group's log ({@link ClusterRoute}, which acks it through the sequencer, as a single node's
+ * publish, once this node applied it); a refusal is an {@code ERROR} for that request alone
  * ({@link SessionReplies}); a {@code PING} gets its {@code PONG}.
  *
  * <p>Thread contract: the session's event loop only.
@@ -177,7 +178,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
             // the group's log sequences it; the claimed slot stays a NOOP. The handler asked hasRoom
             // before decoding, so a full queue here is a race past ClusterNode.ROOM_RESERVE: refused
             if (!node.clusterRoute().publish(session, correlationId, topicPath, frame, valueIndex, valueLength,
-                    republish, this::answerClusterPublish)) {
+                    republish, this::refusedByCluster)) {
                 replies.refuse(node.clusterRoute().noMajority(topicPath), correlationId);
             }
         } else {
@@ -186,17 +187,12 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         }
     }
 
-    /** The cluster's answer to a publish of this session. Event loop. */
-    private void answerClusterPublish(int correlationId, String topicPath, PublishOutcome outcome, long sequence,
-                                      String firstPath) {
+    /** The cluster refused a publish of this session (an acked one is acked by the sequencer). Event loop. */
+    private void refusedByCluster(int correlationId, String topicPath, PublishOutcome outcome, String firstPath) {
         if (session.closing || !session.channel.isActive()) {
             return;
         }
-        if (outcome == PublishOutcome.ACKED) {
-            replies.publishAck(correlationId, sequence);
-        } else {
-            replies.refuse(node.clusterRoute().refusal(outcome, topicPath, firstPath), correlationId);
-        }
+        replies.refuse(node.clusterRoute().refusal(outcome, topicPath, firstPath), correlationId);
         replies.flush(); // outside a read: nothing else will
     }
 

@@ -79,6 +79,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                 case InboundEvent.UNSUBSCRIBE -> subscriptions.unsubscribe(e.session, e.id);
                 case InboundEvent.SESSION_CLOSED -> sessionClosed(e.session);
                 case InboundEvent.FEATURES -> reloadFeatures(e.features);
+                // after the update it acks: acked by the publisher's poller, as a single node's publish
+                case InboundEvent.CLUSTER_ACK -> fanOut.ack(e.session, e.id, e.fixedSequence);
                 case InboundEvent.TOPIC_SNAPSHOT -> snapshot(e.snapshot);
                 default -> { }
             }

@@ -184,6 +184,12 @@ final class EmbeddedNode implements AutoCloseable {
         run(e);
     }
 
+    /** A cluster node acking a publish of {@code publisher} that the log applied with {@code sequence}. */
+    void clusterAck(Session publisher, int correlationId, long sequence) {
+        command(InboundEvent.CLUSTER_ACK, publisher, correlationId).fixedSequence = sequence;
+        run(event);
+    }
+
     void subscribe(Session session, int subscriptionId, String selector) {
         subscribe(session, subscriptionId, selector, Map.of());
     }

@@ -224,6 +224,19 @@ class SequencerProxyTest {
     }
 
     @Test
+    void ackFromClusterCarriesThePublishersCorrelationIdAndTheLogsSequence() {
+        proxy.applyFromCluster("t", new String[] {"t"}, 5, new byte[] {1});
+        proxy.ackFromCluster(session, 42, 5);
+
+        InboundEvent e = published(1);
+        assertThat(e.kind).isEqualTo(InboundEvent.CLUSTER_ACK);
+        assertThat(e.session).isSameAs(session);
+        assertThat(e.id).isEqualTo(42);
+        assertThat(e.fixedSequence).isEqualTo(5);
+        assertThat(e.value).isNull();
+    }
+
+    @Test
     void releaseUnconsumedReleasesValuesTheSequencerNeverReachedAndClearsEverySlot() {
         ByteBuf first = bytes("a");
         ByteBuf second = bytes("b");

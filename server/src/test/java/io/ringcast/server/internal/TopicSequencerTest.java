@@ -371,6 +371,33 @@ class TopicSequencerTest {
     }
 
     @Test
+    void aClusterAckReachesItsPublisherAfterTheUpdateBeforeItAndNotOnceThePublisherIsGone() {
+        try (EmbeddedNode node = new EmbeddedNode("{}", true)) {
+            Session publisher = node.session(1);
+            node.subscribe(publisher, 1, "t");
+            node.received(publisher);
+            node.apply("t", 1, "a");
+            node.clusterAck(publisher, 41, 1);
+            node.apply("t", 2, "b");
+            node.clusterAck(publisher, 42, 2);
+            assertThat(node.received(publisher)).filteredOn(m -> m.type() != MessageType.TOPIC)
+                    .extracting(Received::type, Received::sequence)
+                    .containsExactly(tuple(MessageType.UPDATE, 1L), tuple(MessageType.PUBLISH_ACK, 1L),
+                            tuple(MessageType.UPDATE, 2L), tuple(MessageType.PUBLISH_ACK, 2L));
+
+            Session gone = node.session(0);
+            node.subscribe(gone, 1, "t");
+            node.received(gone);
+            gone.channel.close();
+            node.closeSession(gone);
+            node.apply("t", 3, "c");
+            node.clusterAck(gone, 43, 3); // answered after its session closed: nothing is written
+            assertThat(node.received(gone)).isEmpty();
+            assertThat(sequences(node.received(publisher))).containsExactly(3L);
+        }
+    }
+
+    @Test
     void aTopicRecreatedAfterARestartReachesAResumedSessionAsASnapshotAfterAGap() {
         try (EmbeddedNode node = new EmbeddedNode()) {
             Session sub = node.session(0);
