@@ -34,10 +34,10 @@ public record RaftSettings(Path dataDir, boolean logUseFsync, long maxLogSizeByt
                            long resendIntervalMs, long submitTimeoutMs) {
 
     /**
-     * Snapshot every 16 MB of log rather than the engine's 1 MB: a snapshot holds every topic's
-     * history and last value, easily several MB, which should not be written more often than the log
-     * it replaces. Not a workaround: {@code RaftGroupTest} shows the shipped stack surviving
-     * snapshots every 64 KB under load.
+     * Snapshot every 16 MB of log rather than the engine's 1 MB, unless {@code cluster.snapshotLogBytes}
+     * says otherwise: a snapshot holds every topic's history and last value, easily several MB, which
+     * should not be written more often than the log it replaces. Not a workaround: {@code RaftGroupTest}
+     * shows the shipped stack surviving snapshots every 64 KB under load.
      */
     public static final long DEFAULT_MAX_LOG_SIZE_BYTES = 16L * 1024 * 1024;
 
@@ -62,19 +62,19 @@ public record RaftSettings(Path dataDir, boolean logUseFsync, long maxLogSizeByt
      * a submit gives up after 5 s.
      */
     public static RaftSettings defaults(Path dataDir) {
-        return of(dataDir, true, 1000, 600, 5000);
+        return of(dataDir, true, 1000, 600, 5000, DEFAULT_MAX_LOG_SIZE_BYTES);
     }
 
     /**
      * The settings the server's {@code cluster} section gives ({@code dataDir}, {@code commitFsync},
-     * {@code failureDetectionMs}, {@code voteTimeoutMs}, {@code replicationTimeoutMs}); the rest
-     * derived: heartbeats every quarter of the failure detection timeout (three missed before a
-     * suspicion, one to spare), a suspicion verified for half of it, commits resent every 100 ms,
-     * snapshots every {@link #DEFAULT_MAX_LOG_SIZE_BYTES}.
+     * {@code failureDetectionMs}, {@code voteTimeoutMs}, {@code replicationTimeoutMs},
+     * {@code snapshotLogBytes}); the rest derived: heartbeats every quarter of the failure detection
+     * timeout (three missed before a suspicion, one to spare), a suspicion verified for half of it,
+     * commits resent every 100 ms.
      */
     public static RaftSettings of(Path dataDir, boolean fsync, long failureDetectionMs, long voteTimeoutMs,
-                                  long submitTimeoutMs) {
-        return new RaftSettings(dataDir, fsync, DEFAULT_MAX_LOG_SIZE_BYTES, Math.max(1, failureDetectionMs / 4),
+                                  long submitTimeoutMs, long maxLogSizeBytes) {
+        return new RaftSettings(dataDir, fsync, maxLogSizeBytes, Math.max(1, failureDetectionMs / 4),
                 failureDetectionMs, Math.max(1, failureDetectionMs / 2), voteTimeoutMs, 100, submitTimeoutMs);
     }
 

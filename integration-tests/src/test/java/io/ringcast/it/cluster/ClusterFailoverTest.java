@@ -1,6 +1,5 @@
 package io.ringcast.it.cluster;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.channel.EventLoopGroup;
@@ -157,19 +156,7 @@ class ClusterFailoverTest {
 
     /** The Raft leader, as the running nodes' {@code /health} name it: it sequences every topic. */
     private int leader() {
-        String[] named = {""};
-        await(() -> {
-            for (int node = 1; node <= NODES; node++) {
-                JsonNode h = cluster.isRunning(node) ? cluster.health(node) : null;
-                String leader = h == null ? "" : h.path("cluster").path("leader").asText("");
-                if (!leader.isEmpty() && !leader.equals("null")) {
-                    named[0] = leader;
-                    return true;
-                }
-            }
-            return false;
-        }, Duration.ofSeconds(30), "a node names the leader");
-        return Integer.parseInt(named[0].substring("node-".length()));
+        return cluster.awaitLeader(Duration.ofSeconds(30));
     }
 
     /** Waits until both publishers have had 200 more publishes acked: the cluster is taking publishes. */

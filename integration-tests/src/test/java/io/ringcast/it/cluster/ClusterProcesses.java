@@ -47,8 +47,8 @@ public final class ClusterProcesses implements AutoCloseable {
     private IntFunction<List<String>> commandPrefix = node -> List.of();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private ClusterProcesses(String testName, int size, String extraYaml, IntFunction<String> hostOfNode)
-            throws IOException {
+    private ClusterProcesses(String testName, int size, String extraYaml, String clusterKeys,
+                             IntFunction<String> hostOfNode) throws IOException {
         this.size = size;
         this.logDir = Path.of("target", "cluster-logs", testName);
         Files.createDirectories(logDir);
@@ -69,7 +69,7 @@ public final class ClusterProcesses implements AutoCloseable {
             Path data = freshDataDir(i + 1);
             String yaml = "server:\n  host: " + hosts[i] + "\n  port: " + clientPorts[i] + "\n  ioThreads: 1\n"
                     + "cluster:\n  enabled: true\n  nodeName: node-" + (i + 1) + "\n  dataDir: \""
-                    + data.toAbsolutePath() + "\"\n" + members
+                    + data.toAbsolutePath() + "\"\n" + clusterKeys + members
                     + extraYaml + (extraYaml.isEmpty() || extraYaml.endsWith("\n") ? "" : "\n")
                     + (extraYaml.contains("security:") ? "" : SECURITY);
             configs[i] = logDir.resolve("node-" + (i + 1) + ".yaml");
@@ -100,6 +100,14 @@ public final class ClusterProcesses implements AutoCloseable {
         return logDir.resolve("node-" + node + "-data");
     }
 
+    /** Empties node n's data directory, which must not be in use: restarted, it has nothing of its own. */
+    public void wipeDataDir(int node) throws IOException {
+        if (isRunning(node)) {
+            throw new IllegalStateException("node-" + node + " is still running");
+        }
+        freshDataDir(node);
+    }
+
     /**
      * Starts {@code size} nodes and waits until each serves clients with a view of all of them.
      *
@@ -107,6 +115,18 @@ public final class ClusterProcesses implements AutoCloseable {
      */
     static ClusterProcesses start(String testName, int size, String extraYaml) throws Exception {
         return start(testName, size, extraYaml, node -> "127.0.0.1");
+    }
+
+    /**
+     * As {@link #start(String, int, String)}, with more keys of the {@code cluster} section for
+     * every node.
+     *
+     * @param clusterKeys lines of {@code cluster} keys, each indented by two spaces and ending in a
+     *                    newline, such as {@code "  snapshotLogBytes: 65536\n"}
+     */
+    static ClusterProcesses start(String testName, int size, String extraYaml, String clusterKeys) throws Exception {
+        return new ClusterProcesses(testName, size, extraYaml, clusterKeys, node -> "127.0.0.1")
+                .startAll(node -> List.of());
     }
 
     /**
@@ -125,26 +145,30 @@ public final class ClusterProcesses implements AutoCloseable {
      */
     public static ClusterProcesses start(String testName, int size, String extraYaml, IntFunction<String> hostOfNode,
                                          IntFunction<List<String>> commandPrefix) throws Exception {
-        ClusterProcesses c = new ClusterProcesses(testName, size, extraYaml, hostOfNode);
-        c.commandPrefix = commandPrefix;
+        return new ClusterProcesses(testName, size, extraYaml, "", hostOfNode).startAll(commandPrefix);
+    }
+
+    /** Launches every node and waits until each serves clients with a view of all; closes them all on failure. */
+    private ClusterProcesses startAll(IntFunction<List<String>> commandPrefix) throws Exception {
+        this.commandPrefix = commandPrefix;
         try {
             // the first node first, as an operator would: the others then join its view at once,
             // instead of five JVMs starting on two cores each waiting for a coordinator (JGroups
             // joins them all the same, by merging singletons, but that took over a minute in CI).
             // It serves clients only once a majority has elected a leader: wait until it has joined
-            c.launch(1);
-            c.awaitLog(1, "cluster: joined as", Duration.ofSeconds(60));
+            launch(1);
+            awaitLog(1, "cluster: joined as", Duration.ofSeconds(60));
             for (int node = 2; node <= size; node++) {
-                c.launch(node);
+                launch(node);
             }
             for (int node = 1; node <= size; node++) {
-                c.awaitView(node, size, Duration.ofSeconds(90));
+                awaitView(node, size, Duration.ofSeconds(90));
             }
         } catch (Exception | AssertionError e) {
-            c.close();
+            close();
             throw e;
         }
-        return c;
+        return this;
     }
 
     private void launch(int node) throws IOException {
@@ -253,6 +277,23 @@ public final class ClusterProcesses implements AutoCloseable {
                     + h.path("receivedBytes") + ", " + h.path("cluster"));
         }
         return b.toString();
+    }
+
+    /** The Raft leader a running node names in its {@code /health}, once one does. */
+    public int awaitLeader(Duration timeout) {
+        String[] named = {""};
+        Await.until(() -> {
+            for (int node = 1; node <= size; node++) {
+                JsonNode h = isRunning(node) ? health(node) : null;
+                String leader = h == null ? "" : h.path("cluster").path("leader").asText("");
+                if (!leader.isEmpty() && !leader.equals("null")) {
+                    named[0] = leader;
+                    return true;
+                }
+            }
+            return false;
+        }, timeout, Duration.ofMillis(100), () -> "a node names the leader; nodes: " + describe());
+        return Integer.parseInt(named[0].substring("node-".length()));
     }
 
     /** SIGKILL: the process dies at once, its sockets reset. */

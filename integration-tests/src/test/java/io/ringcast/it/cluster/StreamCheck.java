@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToLongFunction;
 
 /**
  * What the cluster tests check of every subscriber: per topic, each update one after the other
@@ -90,10 +91,15 @@ final class StreamCheck implements UpdateListener {
 
     /** Topics where this subscriber is behind the newest acked sequence, for a failure message. */
     Map<String, String> missing(Map<String, Long> newestAcked) {
+        return behind(newestAcked, this::lastOf);
+    }
+
+    /** Topics whose last sequence received ({@code last}) is behind the newest acked: "received of acked". */
+    static Map<String, String> behind(Map<String, Long> newestAcked, ToLongFunction<String> last) {
         Map<String, String> m = new HashMap<>();
         newestAcked.forEach((topic, seq) -> {
-            if (lastOf(topic) < seq) {
-                m.put(topic, lastOf(topic) + " of " + seq);
+            if (last.applyAsLong(topic) < seq) {
+                m.put(topic, last.applyAsLong(topic) + " of " + seq);
             }
         });
         return m;

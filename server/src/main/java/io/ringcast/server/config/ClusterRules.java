@@ -28,6 +28,7 @@ final class ClusterRules {
         between("cluster.replicationTimeoutMs", cluster.replicationTimeoutMs(), 100, 600_000);
         between("cluster.failureDetectionMs", cluster.failureDetectionMs(), 200, 60_000);
         between("cluster.voteTimeoutMs", cluster.voteTimeoutMs(), 100, 60_000);
+        between("cluster.snapshotLogBytes", cluster.snapshotLogBytes(), 64 * 1024, 1L << 30);
         if (!cluster.dataDir().isEmpty() && cluster.dataDir().isBlank()) {
             throw new ConfigException("cluster.dataDir", "key 'cluster.dataDir' must be a directory path, or empty "
                     + "for data/<nodeName>, got " + ConfigText.quote(cluster.dataDir()));

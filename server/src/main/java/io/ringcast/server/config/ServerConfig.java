@@ -312,11 +312,14 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param failureDetectionMs   a member not heard from for this long is suspected (a frozen or cut-off
      *                             leader is replaced after about this plus half of it plus a vote round)
      * @param voteTimeoutMs        how long an election round waits for votes
+     * @param snapshotLogBytes     log bytes after which a node snapshots its state (each topic's sequence,
+     *                             history and last value, the publishers' ledgers) and truncates its log
      * @param members              every node of the cluster, this one included; a majority of them must
      *                             hold an entry for it to be committed
      */
     public record Cluster(boolean enabled, String nodeName, String dataDir, boolean commitFsync,
-                          long replicationTimeoutMs, long failureDetectionMs, long voteTimeoutMs, List<Member> members) {
+                          long replicationTimeoutMs, long failureDetectionMs, long voteTimeoutMs,
+                          long snapshotLogBytes, List<Member> members) {
 
         public Cluster {
             Objects.requireNonNull(nodeName, "nodeName");

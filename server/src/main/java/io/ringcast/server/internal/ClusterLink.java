@@ -21,8 +21,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * This node's link to the cluster ({@code cluster.enabled}): joins the Raft group, waits until the
  * node has caught up, and feeds the updates every node applies into the inbound ring, in log order,
- * with the sequence the log gave them. (A session's publishes take the other direction,
- * {@link ClusterRoute}.)
+ * with the sequence the log gave them; its snapshots carry the topics' values and history
+ * ({@link TopicSnapshotContent}). (A session's publishes take the other direction, {@link ClusterRoute}.)
  *
  * <p>Thread contract: {@link #join} on the thread that starts the node; {@link #apply} on the Raft
  * engine's runner thread (never an event loop), which it holds while the inbound ring is full, so
@@ -55,8 +55,9 @@ final class ClusterLink implements UpdateSink {
         ClusterSettings settings = new ClusterSettings(c.nodeName(), members, limits.maxTopics(),
                 Math.max(1, limits.publisherLedgers()));
         RaftSettings raft = RaftSettings.of(Path.of(c.dataDirOrDefault()), c.commitFsync(), c.failureDetectionMs(),
-                c.voteTimeoutMs(), c.replicationTimeoutMs());
-        ClusterNode cluster = new ClusterNode(settings, raft, new ClusterLink(limits.pathLimits(), inbound));
+                c.voteTimeoutMs(), c.replicationTimeoutMs(), c.snapshotLogBytes());
+        ClusterNode cluster = new ClusterNode(settings, raft, new ClusterLink(limits.pathLimits(), inbound),
+                new TopicSnapshotContent(inbound, limits.pathLimits()));
         try {
             cluster.start();
         } catch (InterruptedException e) {

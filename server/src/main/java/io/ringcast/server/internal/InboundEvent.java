@@ -22,6 +22,8 @@ final class InboundEvent {
      * {@link #fixedSequence}, after the update it acks, which the log put on this ring before.
      */
     static final int CLUSTER_ACK = 6;
+    /** The cluster's snapshot: {@link #snapshot} asks the sequencer to capture the topics, or to take over a snapshot's. */
+    static final int TOPIC_SNAPSHOT = 7;
 
     int kind;
     Session session;
@@ -48,6 +50,7 @@ final class InboundEvent {
     Selector selector;
     Map<String, Long> resume;
     FeatureResolver features;
+    TopicSnapshotRequest snapshot;
 
     void clear() {
         kind = NOOP;
@@ -62,5 +65,6 @@ final class InboundEvent {
         selector = null;
         resume = null;
         features = null;
+        snapshot = null;
     }
 }

@@ -12,8 +12,8 @@ import java.util.function.IntFunction;
 /**
  * Every command for the sequencer thread, and the only code that claims, fills and publishes slots
  * of the inbound ring ({@link InboundEvent}): a session's publishes, subscriptions and close, the
- * demo's quotes, a features reload, the updates the cluster applies. What a slot holds for each
- * command is written here once.
+ * demo's quotes, a features reload, the updates the cluster applies and its snapshots. What a slot
+ * holds for each command is written here once.
  *
  * <p>Two ways in, by who calls:
  * <ul>
@@ -21,10 +21,11 @@ import java.util.function.IntFunction;
  *       ({@code false}, {@link #RING_FULL}), on which an event loop pauses its reads and the demo
  *       skips its tick. Event loops must only use these: a loop is also a fan-out reader, so
  *       waiting on it could deadlock the sequencer;</li>
- *   <li>{@link #reloadFeatures}, {@link #applyFromCluster} and {@link #ackFromCluster} wait for room
- *       ({@code next()}): for threads that may block, the config watcher or a caller of
- *       {@code applyFeatures}, and the cluster threads (the engine's, which then stops reading its
- *       peers until the sequencer catches up, and the one that answers this node's publishes).</li>
+ *   <li>{@link #reloadFeatures}, {@link #applyFromCluster}, {@link #ackFromCluster} and
+ *       {@link #snapshotTopics} wait for room ({@code next()}): for threads that may block, the
+ *       config watcher or a caller of {@code applyFeatures}, and the cluster threads (the engine's,
+ *       which then stops reading its peers until the sequencer catches up, and the one that answers
+ *       this node's publishes).</li>
  * </ul>
  * A claimed slot is always published, as {@link InboundEvent#NOOP} when its command was refused or
  * failed, so the ring never stalls on a hole.
@@ -143,11 +144,8 @@ final class SequencerProxy {
 
     /** A hot reload of the {@code features} section: topics are resolved anew. Waits for room. */
     void reloadFeatures(FeatureResolver features) {
-        long slot = ring.next();
-        InboundEvent e = ring.get(slot);
-        e.clear();
-        e.kind = InboundEvent.FEATURES;
-        e.features = features;
+        long slot = nextWaiting(InboundEvent.FEATURES);
+        ring.get(slot).features = features;
         ring.publish(slot);
     }
 
@@ -179,6 +177,26 @@ final class SequencerProxy {
         ring.get(slot).clear();
         command(slot, InboundEvent.CLUSTER_ACK, session, correlationId).fixedSequence = topicSequence;
         commit(slot);
+    }
+
+    /**
+     * The cluster's snapshot asks the sequencer to capture every topic, or to take over a
+     * snapshot's ({@link TopicSnapshotRequest}); behind every update handed over before it. Waits
+     * for room. Cluster thread.
+     */
+    void snapshotTopics(TopicSnapshotRequest request) {
+        long slot = nextWaiting(InboundEvent.TOPIC_SNAPSHOT);
+        ring.get(slot).snapshot = request;
+        ring.publish(slot);
+    }
+
+    /** Waits for room, and clears the slot for a command of {@code kind}: the caller fills and publishes it. */
+    private long nextWaiting(int kind) {
+        long slot = ring.next();
+        InboundEvent e = ring.get(slot);
+        e.clear();
+        e.kind = kind;
+        return slot;
     }
 
     // ------------------------------------------------------------------ the ring itself

@@ -76,11 +76,41 @@ final class Subscriptions {
             // client drops what it has seen already)
         } else if (topic.canReplayAfter(resumeFrom)) {
             replies.replay(session, topic, resumeFrom);
-        } else if (topic.hasValue()) {
+        } else {
             // history no longer reaches back (or the client is ahead of a restarted server)
+            gap(session, topic);
+        }
+    }
+
+    /**
+     * Tells {@code session} it missed updates of {@code topic} it cannot be sent: the current value
+     * as {@code SNAPSHOT} with {@code GAP} to every matching subscription, or {@code GAP} and
+     * {@code NO_VALUE} when the topic keeps none.
+     */
+    private void gap(Session session, Topic topic) {
+        if (topic.hasValue()) {
             replies.snapshot(session, 0, topic, UpdateFlags.GAP);
         } else {
             replies.gapWithoutValue(session, topic);
+        }
+    }
+
+    /**
+     * A cluster snapshot replaced the topic's state ({@code created}: made it here): its
+     * subscribers missed what lies between the last update they were sent and that state, so each
+     * is told as across any gap ({@link #gap}), after the topic's {@code TOPIC} when it is new.
+     */
+    void replaced(Topic topic, boolean created) {
+        // only outside a cluster does a new topic keep sessions apart for resetResumed
+        assert clusterMode && resettingSessions.isEmpty() : "a snapshot is taken over by a cluster node only";
+        for (int loop = 0; loop < loops; loop++) {
+            for (Session session : topic.subscribers.forLoop(loop)) {
+                if (created) {
+                    replies.topic(session, topic);
+                }
+                gap(session, topic);
+                replies.flush();
+            }
         }
     }
 

@@ -15,7 +15,8 @@ import java.util.function.BiFunction;
 /**
  * Takes over the topics a previous run saved ({@link TopicStateFile}): sequence, history and last
  * value, under this run's aliases and features. Runs on the thread that starts the node, before
- * the sequencer thread does, and hands over through the ring's start.
+ * the sequencer thread does, and hands over through the ring's start; or, for a cluster snapshot,
+ * on the sequencer thread ({@link TopicSequencer}).
  */
 final class TopicRestore {
     private static final Logger log = LoggerFactory.getLogger(TopicRestore.class);
@@ -29,7 +30,8 @@ final class TopicRestore {
     }
 
     /**
-     * @param createTopic creates a topic of this run (path, segments), with its subscribers
+     * @param createTopic gives the topic of this run to restore into (path, segments), with its
+     *                    subscribers: a new one, or one that keeps no history any more
      * @return how many topics were restored; a saved path this run's limits refuse is skipped, and logged
      */
     int restore(Iterable<TopicStateFile.SavedTopic> saved, PathLimits limits,

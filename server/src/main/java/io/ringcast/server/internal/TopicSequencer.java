@@ -7,9 +7,14 @@ import io.ringcast.protocol.PathLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The single writer of the topic tree: the handler of the inbound ring, run by the
@@ -18,9 +23,10 @@ import java.util.List;
  * thread, do the rest: the {@link UpdateEncoder} encodes the update once, the {@link FanOutProxy}
  * puts it on the fan-out ring with the topic's current subscribers, the {@link Subscriptions}
  * keep who receives what, the {@link DirectedReplies} answer one session, the
- * {@link RepublishAnswers} answer a {@code REPUBLISH}. Subscribe, unsubscribe, session-close and
- * feature reloads arrive on the same ring, so they are ordered with the publishes around them: a
- * new subscriber's snapshot is on the fan-out ring before any later update of its topics.
+ * {@link RepublishAnswers} answer a {@code REPUBLISH}. Subscribe, unsubscribe, session-close,
+ * feature reloads and the cluster's snapshot requests arrive on the same ring, so they are ordered
+ * with the publishes around them: a new subscriber's snapshot is on the fan-out ring before any
+ * later update of its topics, and a cluster snapshot captures the state after the updates before it.
  */
 final class TopicSequencer implements EventHandler<InboundEvent> {
     private static final Logger log = LoggerFactory.getLogger(TopicSequencer.class);
@@ -75,6 +81,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                 case InboundEvent.FEATURES -> reloadFeatures(e.features);
                 // after the update it acks: acked by the publisher's poller, as a single node's publish
                 case InboundEvent.CLUSTER_ACK -> fanOut.ack(e.session, e.id, e.fixedSequence);
+                case InboundEvent.TOPIC_SNAPSHOT -> snapshot(e.snapshot);
                 default -> { }
             }
         } catch (RuntimeException ex) {
@@ -133,9 +140,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         }
         // consecutive, except after a node caught up from a snapshot: clients see the jump as a
         // gap, and the history restarts, since a replay must be of consecutive updates
-        if (e.fixedSequence != topic.sequence + 1 && topic.hasValue()) {
-            topic.releaseHistory();
-            counters.valuesCached(-1);
+        if (e.fixedSequence != topic.sequence + 1) {
+            dropValue(topic);
         }
         topic.sequence = e.fixedSequence;
         return e.fixedSequence;
@@ -174,6 +180,14 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         return topic;
     }
 
+    /** Releases the topic's history and last value, if it keeps any. */
+    private void dropValue(Topic topic) {
+        if (topic.hasValue()) {
+            topic.releaseHistory();
+            counters.valuesCached(-1);
+        }
+    }
+
     private void sessionClosed(Session session) {
         subscriptions.sessionClosed(session);
         republishes.sessionClosed(session);
@@ -191,6 +205,91 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             }
         }
         log.info("features reloaded: {} topics re-resolved", tree.size());
+    }
+
+    // ------------------------------------------------------------------ the cluster's snapshots
+
+    /**
+     * Answers the cluster's snapshot ({@link TopicSnapshotContent}): captures every topic in
+     * {@link TopicStateFile}'s format, or takes over a snapshot's topics. Behind every update the
+     * cluster handed over before it (one ring, in order), so a capture is the state after the last
+     * entry applied. A failure is the request's answer: the engine thread waits for one.
+     */
+    private void snapshot(TopicSnapshotRequest request) {
+        try {
+            if (request.isCapture()) {
+                ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
+                TopicStateFile.writeTo(new DataOutputStream(bytes), tree.all());
+                request.answer(bytes.toByteArray());
+            } else {
+                takeOver(request.topics, request.pathLimits);
+                request.answer(null);
+            }
+        } catch (IOException | RuntimeException e) {
+            request.fail(e);
+        }
+    }
+
+    /** A topic the take-over gave a state, as it was before. */
+    private record Replaced(Topic topic, boolean created, long sequenceBefore) {
+    }
+
+    /**
+     * Replaces the topics' state with a snapshot's: each topic's sequence, history and last value,
+     * rebuilt under this run's aliases and features ({@link TopicRestore}); topics new here are
+     * made, with the subscribers their path matches. Subscribers of a topic whose sequence moved
+     * are told as across any gap ({@link Subscriptions#replaced}).
+     *
+     * <p>A topic this node has and the snapshot has not should not exist (topics are never removed,
+     * and a snapshot taken over is newer than this node's state); if one does, it is emptied to
+     * sequence 0 with no value, as the log's state machine, replaced by the same snapshot, numbers
+     * it anew from 1: its next update is applied rather than taken for one seen before. Its
+     * subscribers are told of a gap without value. Logged, as is a topic the snapshot moves back.
+     */
+    private void takeOver(List<TopicStateFile.SavedTopic> saved, PathLimits limits) {
+        Set<String> inSnapshot = new HashSet<>();
+        for (TopicStateFile.SavedTopic t : saved) {
+            inSnapshot.add(t.path());
+        }
+        for (Topic topic : tree.all()) {
+            if (!inSnapshot.contains(topic.path) && topic.sequence != 0) {
+                log.warn("cluster snapshot: topic '{}' (sequence {}) is not in the snapshot taken over; emptied to "
+                        + "sequence 0, as the log now numbers it anew", topic.path, topic.sequence);
+                dropValue(topic);
+                topic.sequence = 0;
+                subscriptions.replaced(topic, false);
+            }
+        }
+        List<Replaced> replaced = new ArrayList<>(saved.size());
+        new TopicRestore(encoder, counters).restore(saved, limits, (path, segments) -> {
+            Topic topic = tree.get(path);
+            if (topic == null) {
+                topic = createTopic(path, segments);
+                replaced.add(new Replaced(topic, true, 0));
+            } else {
+                replaced.add(new Replaced(topic, false, topic.sequence));
+                dropValue(topic);
+            }
+            return topic;
+        });
+        int created = 0;
+        int moved = 0;
+        for (Replaced r : replaced) {
+            if (r.created) {
+                created++;
+            } else if (r.topic.sequence != r.sequenceBefore) {
+                moved++;
+                if (r.topic.sequence < r.sequenceBefore) {
+                    log.warn("cluster snapshot: topic '{}' moved back from sequence {} to {}", r.topic.path,
+                            r.sequenceBefore, r.topic.sequence);
+                }
+            }
+            if (r.created || r.topic.sequence != r.sequenceBefore) {
+                subscriptions.replaced(r.topic, r.created);
+            }
+        }
+        log.info("cluster snapshot taken over: {} topics, {} new here, {} moved on, {} as they were", replaced.size(),
+                created, moved, replaced.size() - created - moved);
     }
 
     // ------------------------------------------------------------------ across a restart

@@ -1,11 +1,14 @@
 package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.ringcast.protocol.WireCodec;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.DataInput;
 import java.io.DataInputStream;
+import java.io.DataOutput;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -22,7 +25,11 @@ import java.util.List;
  * it starts, before the sequencer starts, so a crash after a restart can never bring back values
  * older than ones clients have already seen.
  *
- * <p>Format, big-endian ({@link DataOutputStream}): {@code "RCST"}, {@code u32 version = 1},
+ * <p>The same format carries the topics in a cluster's Raft snapshots ({@link TopicSnapshotContent}):
+ * {@link #writeTo} and {@link #readFrom} are the format, on any {@link DataOutput} and {@link DataInput};
+ * the file is one use of it.
+ *
+ * <p>Format, big-endian ({@link DataOutput}): {@code "RCST"}, {@code u32 version = 1},
  * {@code u32 topics}, then per topic: path ({@code writeUTF}), {@code u64 sequence},
  * {@code u32 entries}, entries oldest first ({@code u64 sequence, u8 flags, u32 length, bytes}),
  * {@code i32 lastValueLength} ({@code -1}: none) and its bytes.
@@ -49,17 +56,9 @@ final class TopicStateFile {
         Path parent = file.toAbsolutePath().getParent();
         Files.createDirectories(parent);
         Path tmp = Files.createTempFile(parent, file.getFileName().toString(), ".tmp");
-        int count = 0;
-        List<Topic> all = new ArrayList<>();
-        topics.forEach(all::add);
+        int count;
         try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16))) {
-            out.writeInt(MAGIC);
-            out.writeInt(VERSION);
-            out.writeInt(all.size());
-            for (Topic topic : all) {
-                writeTopic(out, topic);
-                count++;
-            }
+            count = writeTo(out, topics);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(tmp);
             throw e;
@@ -68,7 +67,25 @@ final class TopicStateFile {
         return count;
     }
 
-    private static void writeTopic(DataOutputStream out, Topic topic) throws IOException {
+    /**
+     * Writes every topic in this format (header included) to {@code out}. Only on the thread that owns
+     * the topics: the sequencer's, or the one that stops the node once it has ended.
+     *
+     * @return how many topics were written
+     */
+    static int writeTo(DataOutput out, Iterable<Topic> topics) throws IOException {
+        List<Topic> all = new ArrayList<>();
+        topics.forEach(all::add);
+        out.writeInt(MAGIC);
+        out.writeInt(VERSION);
+        out.writeInt(all.size());
+        for (Topic topic : all) {
+            writeTopic(out, topic);
+        }
+        return all.size();
+    }
+
+    private static void writeTopic(DataOutput out, Topic topic) throws IOException {
         out.writeUTF(topic.path);
         out.writeLong(topic.sequence);
         int entries = topic.historySize();
@@ -82,11 +99,12 @@ final class TopicStateFile {
             out.writeLong(s);
             out.writeByte(frame.getUnsignedByte(update + UPDATE_FLAGS_OFFSET));
             out.writeInt(length);
-            frame.getBytes(valueIndex, out, length);
+            out.write(ByteBufUtil.getBytes(frame, valueIndex, length, false));
         }
         if (topic.hasValue()) {
             out.writeInt(topic.lastValueLength());
-            topic.lastValueBuffer().getBytes(topic.lastValueIndex(), out, topic.lastValueLength());
+            out.write(ByteBufUtil.getBytes(topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength(),
+                    false));
         } else {
             out.writeInt(-1);
         }
@@ -96,6 +114,20 @@ final class TopicStateFile {
     static List<SavedTopic> read(Path file) throws IOException {
         long fileBytes = Files.size(file);
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16))) {
+            return readFrom(in, fileBytes);
+        }
+    }
+
+    /**
+     * Reads what {@link #writeTo} wrote, which must be all {@code in} holds: bytes after the last
+     * topic are refused. An {@link IOException} names what is wrong with it; nothing else is thrown
+     * for damaged input.
+     *
+     * @param inputBytes how many bytes {@code in} holds at most: a length beyond it is refused before
+     *                   anything of that size is allocated
+     */
+    static List<SavedTopic> readFrom(DataInput in, long inputBytes) throws IOException {
+        try {
             if (in.readInt() != MAGIC) {
                 throw new IOException("not a Ringcast state file (bad magic number)");
             }
@@ -114,14 +146,14 @@ final class TopicStateFile {
                     long s = in.readLong();
                     int flags = in.readUnsignedByte();
                     String what = "value length in " + path;
-                    history.add(new Entry(s, flags, bytes(in, what, nonNegative(in.readInt(), what), fileBytes)));
+                    history.add(new Entry(s, flags, bytes(in, what, nonNegative(in.readInt(), what), inputBytes)));
                 }
                 int lastLength = in.readInt();
-                byte[] last = lastLength < 0 ? null : bytes(in, "last value length in " + path, lastLength, fileBytes);
+                byte[] last = lastLength < 0 ? null : bytes(in, "last value length in " + path, lastLength, inputBytes);
                 checkTopic(path, sequence, history, last);
                 saved.add(new SavedTopic(path, sequence, history, last));
             }
-            if (in.read() != -1) {
+            if (in.skipBytes(1) != 0) {
                 throw new IOException("bytes left after the last topic");
             }
             return saved;
@@ -143,11 +175,11 @@ final class TopicStateFile {
         }
     }
 
-    /** Reads {@code length} bytes; a length the file cannot hold is refused before it is allocated. */
-    private static byte[] bytes(DataInputStream in, String what, int length, long fileBytes) throws IOException {
-        if (length > fileBytes) {
+    /** Reads {@code length} bytes; a length the input cannot hold is refused before it is allocated. */
+    private static byte[] bytes(DataInput in, String what, int length, long inputBytes) throws IOException {
+        if (length > inputBytes) {
             // damaged: allocating what it claims could take the whole heap
-            throw new IOException("truncated: " + what + " is " + length + " bytes, more than the file holds");
+            throw new IOException("truncated: " + what + " is " + length + " bytes, more than the input holds");
         }
         byte[] b = new byte[length];
         in.readFully(b);

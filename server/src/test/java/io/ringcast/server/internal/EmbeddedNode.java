@@ -1,6 +1,7 @@
 package io.ringcast.server.internal;
 
 import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.Sequence;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -14,10 +15,12 @@ import io.ringcast.server.internal.ReceivedFrames.Received;
 import io.ringcast.server.config.ConfigLoader;
 import io.ringcast.server.config.FlushPolicy;
 import io.ringcast.server.config.ServerConfig;
+import io.ringcast.testkit.Await;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +44,9 @@ final class EmbeddedNode implements AutoCloseable {
     private final ServerConfig config;
     /** How many saved topics a {@link #restoring} node took over. */
     final int restoredTopics;
+    /** The {@link #inbound} ring, once asked for, and how far the test thread has run it. */
+    private RingBuffer<InboundEvent> inboundRing;
+    private final Sequence inboundConsumed = new Sequence();
 
     EmbeddedNode() {
         this("{}");
@@ -227,6 +233,40 @@ final class EmbeddedNode implements AutoCloseable {
         sequencer.onEvent(e, 0, true);
     }
 
+    // ------------------------------------------------------------------ an inbound ring fed by other threads
+
+    /**
+     * A proxy onto an inbound ring of this node, for code under test that sends the sequencer
+     * commands from a thread of its own (the cluster's); the test thread, playing the sequencer,
+     * runs them with {@link #runInbound}.
+     */
+    SequencerProxy inbound() {
+        if (inboundRing == null) {
+            inboundRing = RingBuffer.createMultiProducer(InboundEvent::new, 64);
+            inboundRing.addGatingSequences(inboundConsumed);
+        }
+        return new SequencerProxy(inboundRing);
+    }
+
+    /**
+     * Waits until another thread has put {@code commands} more commands into the {@link #inbound}
+     * ring, and runs them here, in order, as the sequencer thread does.
+     */
+    void runInbound(int commands) {
+        for (int i = 0; i < commands; i++) {
+            long next = inboundConsumed.get() + 1;
+            Await.until(() -> inboundRing.isAvailable(next), Duration.ofSeconds(5), Duration.ofMillis(1),
+                    () -> "command " + next + " in the inbound ring");
+            sequencer.onEvent(inboundRing.get(next), next, true);
+            inboundConsumed.set(next);
+        }
+    }
+
+    /** Whether the {@link #inbound} ring holds a command not run yet. */
+    boolean inboundPending() {
+        return inboundRing != null && inboundRing.getCursor() > inboundConsumed.get();
+    }
+
     private static String[] segments(String path) {
         try {
             return TopicPath.validate(path, PathLimits.DEFAULT);
@@ -254,6 +294,9 @@ final class EmbeddedNode implements AutoCloseable {
         deliver();
         sequencer.halt();
         sequencer.releaseAll();
+        if (inboundRing != null) {
+            new SequencerProxy(inboundRing).releaseUnconsumed();
+        }
         for (EmbeddedChannel ch : sessionChannels) {
             ReceivedFrames.drain(ch);
             ch.finishAndReleaseAll();

@@ -195,6 +195,19 @@ class SequencerProxyTest {
     }
 
     @Test
+    void snapshotTopicsCarriesTheRequest() {
+        TopicSnapshotRequest capture = TopicSnapshotRequest.capture();
+        proxy.snapshotTopics(capture);
+
+        InboundEvent e = published(0);
+        assertThat(e.kind).isEqualTo(InboundEvent.TOPIC_SNAPSHOT);
+        assertThat(e.snapshot).isSameAs(capture);
+        assertThat(e.session).isNull();
+        e.clear();
+        assertThat(e.snapshot).as("cleared with the slot").isNull();
+    }
+
+    @Test
     void applyFromClusterPublishesWithTheOwnersSequenceAndTheValueWrapped() {
         byte[] value = "1.0842".getBytes(StandardCharsets.UTF_8);
         proxy.applyFromCluster("fx/EURUSD", new String[] {"fx", "EURUSD"}, 99, value);

@@ -5,7 +5,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -90,6 +92,20 @@ class TopicStateFileTest {
         assertThat(uncached.sequence()).isEqualTo(42);
         assertThat(uncached.history()).isEmpty();
         assertThat(uncached.lastValue()).isNull();
+    }
+
+    /** The cluster's snapshots carry the same format in memory: the file is its bytes, nothing more. */
+    @Test
+    void theFormatInMemoryIsTheFilesBytesAndReadsBackAlike() throws IOException {
+        Path file = savedFile();
+        ByteArrayOutputStream memory = new ByteArrayOutputStream();
+        assertThat(TopicStateFile.writeTo(new DataOutputStream(memory), topics)).isEqualTo(3);
+
+        byte[] bytes = memory.toByteArray();
+        assertThat(bytes).isEqualTo(Files.readAllBytes(file));
+        List<TopicStateFile.SavedTopic> fromMemory = TopicStateFile.readFrom(
+                new DataInputStream(new ByteArrayInputStream(bytes)), bytes.length);
+        assertThat(fromMemory).usingRecursiveFieldByFieldElementComparator().isEqualTo(TopicStateFile.read(file));
     }
 
     @Test
@@ -247,13 +263,13 @@ class TopicStateFileTest {
             out.write(utf8("abc"));
         });
         assertThatThrownBy(() -> TopicStateFile.read(longValue)).isInstanceOf(IOException.class)
-                .hasMessage("truncated: value length in a/b is 2147483631 bytes, more than the file holds");
+                .hasMessage("truncated: value length in a/b is 2147483631 bytes, more than the input holds");
 
         Path longLastValue = handWritten(out -> {
             oneTopic(out, "a/b", 0, 0);
             out.writeInt(Integer.MAX_VALUE);
         });
         assertThatThrownBy(() -> TopicStateFile.read(longLastValue)).isInstanceOf(IOException.class)
-                .hasMessage("truncated: last value length in a/b is 2147483647 bytes, more than the file holds");
+                .hasMessage("truncated: last value length in a/b is 2147483647 bytes, more than the input holds");
     }
 }

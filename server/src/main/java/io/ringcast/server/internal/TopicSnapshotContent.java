@@ -1,0 +1,98 @@
+package io.ringcast.server.internal;
+
+import io.ringcast.cluster.internal.SnapshotContent;
+import io.ringcast.protocol.PathLimits;
+
+import java.io.ByteArrayInputStream;
+import java.io.DataInput;
+import java.io.DataInputStream;
+import java.io.DataOutput;
+import java.io.EOFException;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * This node's part of the cluster's Raft snapshots: every topic's sequence, history and last value,
+ * which the sequencer keeps and the log's state machine does not. Written as {@code u32 length}
+ * then that many bytes in {@link TopicStateFile}'s format.
+ *
+ * <p>Thread contract: {@link #write} and {@link #read} on the Raft engine's apply thread, between
+ * entries ({@link SnapshotContent}). The sequencer thread owns the topics, so each sends it a
+ * {@link TopicSnapshotRequest} through the inbound ring ({@link SequencerProxy#snapshotTopics}) and
+ * waits for the answer, blocking the engine as a full ring does. The ring is FIFO and every update
+ * the engine applied went into it before: a capture is the topics after the last entry applied, and
+ * once a take-over is answered, every update applied afterwards follows it.
+ *
+ * <p>All or nothing: the snapshot's bytes are read and checked whole on the engine thread, so a
+ * damaged one fails with an {@link IOException} naming what is wrong before the sequencer is asked
+ * anything, and the node keeps its topics as they were.
+ */
+final class TopicSnapshotContent implements SnapshotContent {
+    /** The topics' bytes are read in pieces of at most this, so a damaged length costs no more than what is there. */
+    private static final int READ_PIECE_BYTES = 1 << 20;
+
+    private final SequencerProxy inbound;
+    private final PathLimits pathLimits;
+
+    TopicSnapshotContent(SequencerProxy inbound, PathLimits pathLimits) {
+        this.inbound = inbound;
+        this.pathLimits = pathLimits;
+    }
+
+    /** Captures every topic, on the sequencer thread, and writes them. Engine thread. */
+    @Override
+    public void write(DataOutput out) throws IOException {
+        TopicSnapshotRequest capture = TopicSnapshotRequest.capture();
+        inbound.snapshotTopics(capture);
+        byte[] topics = capture.await();
+        out.writeInt(topics.length);
+        out.write(topics);
+    }
+
+    /** Reads and checks the snapshot's topics, then has the sequencer take them over, and waits until it has. Engine thread. */
+    @Override
+    public void read(DataInput in) throws IOException {
+        byte[] bytes = readTopicBytes(in);
+        List<TopicStateFile.SavedTopic> topics;
+        try {
+            topics = TopicStateFile.readFrom(new DataInputStream(new ByteArrayInputStream(bytes)), bytes.length);
+        } catch (IOException e) {
+            throw new IOException("the snapshot's topics are damaged (" + e.getMessage() + "); none taken over", e);
+        }
+        TopicSnapshotRequest takeOver = TopicSnapshotRequest.takeOver(topics, pathLimits);
+        inbound.snapshotTopics(takeOver);
+        takeOver.await();
+    }
+
+    /**
+     * The length-prefixed bytes. The input's size is unknown here, so a length is trusted only as
+     * far as bytes arrive: they are read in pieces, the array grown as they come.
+     */
+    private static byte[] readTopicBytes(DataInput in) throws IOException {
+        int length;
+        try {
+            length = in.readInt();
+        } catch (EOFException e) {
+            throw new IOException("the snapshot ends before its topics", e);
+        }
+        if (length < 0) {
+            throw new IOException("the snapshot's topics claim a negative length: " + length);
+        }
+        byte[] bytes = new byte[Math.min(length, READ_PIECE_BYTES)];
+        int read = 0;
+        try {
+            while (read < length) {
+                if (read == bytes.length) {
+                    bytes = Arrays.copyOf(bytes, (int) Math.min(length, 2L * bytes.length));
+                }
+                int piece = Math.min(bytes.length - read, READ_PIECE_BYTES);
+                in.readFully(bytes, read, piece);
+                read += piece;
+            }
+        } catch (EOFException e) {
+            throw new IOException("the snapshot's topics are truncated: " + length + " bytes claimed, fewer there", e);
+        }
+        return bytes;
+    }
+}

@@ -1,0 +1,71 @@
+package io.ringcast.server.internal;
+
+import io.ringcast.protocol.PathLimits;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * What the cluster's snapshot ({@link TopicSnapshotContent}) asks the sequencer, through the
+ * inbound ring: capture every topic, or take over the topics a snapshot holds. Made and awaited on
+ * the Raft engine's thread; answered once, on the sequencer thread ({@link TopicSequencer}).
+ */
+final class TopicSnapshotRequest {
+    /** The topics to take over; null: capture. */
+    final List<TopicStateFile.SavedTopic> topics;
+    /** This node's path limits, for the topics taken over; null: capture. */
+    final PathLimits pathLimits;
+    private final CompletableFuture<byte[]> answer = new CompletableFuture<>();
+
+    private TopicSnapshotRequest(List<TopicStateFile.SavedTopic> topics, PathLimits pathLimits) {
+        this.topics = topics;
+        this.pathLimits = pathLimits;
+    }
+
+    /** Asks for every topic in {@link TopicStateFile}'s format. */
+    static TopicSnapshotRequest capture() {
+        return new TopicSnapshotRequest(null, null);
+    }
+
+    /** Asks to replace this node's topics with {@code topics}. */
+    static TopicSnapshotRequest takeOver(List<TopicStateFile.SavedTopic> topics, PathLimits pathLimits) {
+        return new TopicSnapshotRequest(List.copyOf(topics), pathLimits);
+    }
+
+    boolean isCapture() {
+        return topics == null;
+    }
+
+    /** The sequencer's answer: the topics captured, or null once taken over. Sequencer thread. */
+    void answer(byte[] captured) {
+        answer.complete(captured);
+    }
+
+    /** The sequencer could not do it. Sequencer thread. */
+    void fail(Exception why) {
+        answer.completeExceptionally(why);
+    }
+
+    /**
+     * Waits for the sequencer's answer. Engine thread: it blocks the engine, as a full inbound ring
+     * does, until the sequencer has reached this request.
+     *
+     * @return the topics captured; null for a take-over
+     * @throws IOException when the sequencer failed, or the wait was interrupted (the node is stopping)
+     */
+    byte[] await() throws IOException {
+        try {
+            return answer.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted waiting for the sequencer to "
+                    + (isCapture() ? "capture" : "take over") + " the snapshot's topics");
+        } catch (ExecutionException e) {
+            throw new IOException("the sequencer could not " + (isCapture() ? "capture" : "take over")
+                    + " the snapshot's topics: " + e.getCause(), e.getCause());
+        }
+    }
+}

@@ -1,0 +1,258 @@
+package io.ringcast.server.internal;
+
+import io.ringcast.protocol.MessageType;
+import io.ringcast.protocol.UpdateFlags;
+import io.ringcast.server.internal.ReceivedFrames.Received;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static io.ringcast.server.internal.ReceivedFrames.of;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+/**
+ * The topics' part of the cluster's Raft snapshots ({@link TopicSnapshotContent}), without sockets
+ * or an engine: a thread of the test plays the Raft engine's apply thread and writes or reads a
+ * snapshot, which asks the sequencer through the inbound ring; the test thread plays the sequencer
+ * ({@link EmbeddedNode#runInbound}). What a node that took a snapshot over gives its subscribers,
+ * old and new, and what a damaged snapshot leaves.
+ */
+@Timeout(30)
+class TopicSnapshotContentTest {
+    /** A cluster node keeping four updates of history per topic. */
+    private static final String NODE = "history: {length: 4}";
+
+    private final ExecutorService engine = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-raft-engine"));
+    private final List<EmbeddedNode> nodes = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        engine.shutdownNow();
+        nodes.forEach(EmbeddedNode::close);
+    }
+
+    private EmbeddedNode clusterNode() {
+        EmbeddedNode node = new EmbeddedNode(NODE, true);
+        nodes.add(node);
+        return node;
+    }
+
+    private static TopicSnapshotContent contentOf(EmbeddedNode node) {
+        return new TopicSnapshotContent(node.inbound(), node.config().limits().pathLimits());
+    }
+
+    /**
+     * Runs {@code work} on the engine's thread while the test thread, playing the sequencer, runs
+     * the {@code commands} it puts into the node's inbound ring.
+     */
+    private <T> T onEngineThread(EmbeddedNode node, int commands, Callable<T> work) throws Exception {
+        Future<T> done = engine.submit(work);
+        node.runInbound(commands);
+        return done.get(10, TimeUnit.SECONDS);
+    }
+
+    /** The node's part of a snapshot, as the engine thread writes it while the sequencer captures. */
+    private byte[] snapshotOf(EmbeddedNode node) throws Exception {
+        TopicSnapshotContent content = contentOf(node);
+        return onEngineThread(node, 1, () -> written(content));
+    }
+
+    private static byte[] written(TopicSnapshotContent content) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        content.write(new DataOutputStream(bytes));
+        return bytes.toByteArray();
+    }
+
+    /** The engine thread reads {@code snapshot} into {@code node}; returns once the sequencer has taken it over. */
+    private void takeOver(EmbeddedNode node, byte[] snapshot) throws Exception {
+        TopicSnapshotContent content = contentOf(node);
+        onEngineThread(node, 1, () -> {
+            content.read(new DataInputStream(new ByteArrayInputStream(snapshot)));
+            return null;
+        });
+    }
+
+    private static void applyAll(EmbeddedNode node, String path, int from, int to) {
+        for (int seq = from; seq <= to; seq++) {
+            node.apply(path, seq, path + "#" + seq);
+        }
+    }
+
+    private static List<Received> snapshots(List<Received> got) {
+        return of(got, MessageType.SNAPSHOT);
+    }
+
+    @Test
+    void aNodeTakingOverASnapshotHasEveryTopicsValueSequenceAndHistory() throws Exception {
+        EmbeddedNode leader = clusterNode();
+        applyAll(leader, "fx/eur", 1, 6);
+        applyAll(leader, "fx/gbp", 1, 1);
+        applyAll(leader, "news/日本語/🚀", 1, 2);
+        byte[] snapshot = snapshotOf(leader);
+
+        EmbeddedNode restored = clusterNode();
+        takeOver(restored, snapshot);
+
+        assertThat(restored.counters.topics()).isEqualTo(3);
+        assertThat(restored.counters.valuesCached()).isEqualTo(3);
+        Session fresh = restored.session(0);
+        restored.subscribe(fresh, 1, "#");
+        assertThat(snapshots(restored.received(fresh))).extracting(Received::flags, Received::sequence, Received::text)
+                .containsExactlyInAnyOrder(tuple(0, 6L, "fx/eur#6"), tuple(0, 1L, "fx/gbp#1"),
+                        tuple(0, 2L, "news/日本語/🚀#2"));
+
+        Session withinHistory = restored.session(1);
+        restored.subscribe(withinHistory, 1, "fx/eur", Map.of("fx/eur", 3L));
+        assertThat(of(restored.received(withinHistory), MessageType.UPDATE)).extracting(Received::sequence, Received::text)
+                .containsExactly(tuple(4L, "fx/eur#4"), tuple(5L, "fx/eur#5"), tuple(6L, "fx/eur#6"));
+
+        Session beforeHistory = restored.session(0);
+        restored.subscribe(beforeHistory, 1, "fx/eur", Map.of("fx/eur", 1L));
+        assertThat(snapshots(restored.received(beforeHistory))).extracting(Received::flags, Received::sequence,
+                Received::text).containsExactly(tuple(UpdateFlags.GAP, 6L, "fx/eur#6"));
+
+        restored.apply("fx/eur", 7, "fx/eur#7");
+        assertThat(of(restored.received(fresh), MessageType.UPDATE)).extracting(Received::sequence, Received::text)
+                .containsExactly(tuple(7L, "fx/eur#7"));
+    }
+
+    @Test
+    void subscribersOfTopicsTheSnapshotMovesOnAreToldOfTheGapAndThenCarryOn() throws Exception {
+        EmbeddedNode leader = clusterNode();
+        applyAll(leader, "a", 1, 5);
+        applyAll(leader, "b", 1, 2);
+        applyAll(leader, "c", 1, 1);
+        byte[] snapshot = snapshotOf(leader);
+
+        EmbeddedNode behind = clusterNode();
+        applyAll(behind, "a", 1, 2);
+        applyAll(behind, "b", 1, 2);
+        Session sub = behind.session(1);
+        behind.subscribe(sub, 1, "#");
+        List<Received> before = behind.received(sub);
+        int aliasOfA = of(before, MessageType.TOPIC).stream().filter(t -> t.text().equals("a")).findFirst()
+                .orElseThrow().alias();
+
+        takeOver(behind, snapshot);
+
+        List<Received> got = behind.received(sub);
+        assertThat(got).extracting(Received::line).containsExactlyInAnyOrder(
+                "SNAPSHOT 0 " + aliasOfA + " #5 GAP a#5", // moved on: the gap, with the value
+                "TOPIC 3 c", "SNAPSHOT 0 3 #1 GAP c#1"); // new here; b did not move: nothing
+        behind.apply("a", 6, "a#6");
+        assertThat(of(behind.received(sub), MessageType.UPDATE)).extracting(Received::alias, Received::sequence,
+                Received::flags).containsExactly(tuple(aliasOfA, 6L, 0));
+        assertThat(behind.counters.topics()).isEqualTo(3);
+        assertThat(behind.counters.valuesCached()).isEqualTo(3);
+    }
+
+    /** Topics are never removed, so this should not happen; if it does, the log decides. */
+    @Test
+    void aTopicTheSnapshotLacksIsEmptiedSoTheLogsNewNumberingOfItIsApplied() throws Exception {
+        EmbeddedNode leader = clusterNode();
+        applyAll(leader, "a", 1, 1);
+        byte[] snapshot = snapshotOf(leader);
+
+        EmbeddedNode other = clusterNode();
+        applyAll(other, "a", 1, 1);
+        applyAll(other, "x", 1, 3);
+        Session sub = other.session(0);
+        other.subscribe(sub, 1, "x");
+        other.received(sub);
+
+        takeOver(other, snapshot);
+
+        assertThat(snapshots(other.received(sub))).extracting(Received::flags, Received::sequence)
+                .containsExactly(tuple(UpdateFlags.GAP | UpdateFlags.NO_VALUE, 0L));
+        assertThat(other.counters.valuesCached()).as("a's only").isEqualTo(1);
+        other.apply("x", 1, "x again");
+        assertThat(of(other.received(sub), MessageType.UPDATE)).extracting(Received::sequence, Received::text)
+                .containsExactly(tuple(1L, "x again"));
+    }
+
+    @Test
+    void aSnapshotHoldsEveryUpdateHandedToTheSequencerBeforeIt() throws Exception {
+        EmbeddedNode leader = clusterNode();
+        SequencerProxy inbound = leader.inbound();
+        TopicSnapshotContent content = contentOf(leader);
+        byte[] snapshot = onEngineThread(leader, 4, () -> { // three updates, then the capture: one ring, in order
+            for (int seq = 1; seq <= 3; seq++) {
+                inbound.applyFromCluster("t", new String[]{"t"}, seq, ("t#" + seq).getBytes(StandardCharsets.UTF_8));
+            }
+            return written(content);
+        });
+
+        EmbeddedNode restored = clusterNode();
+        takeOver(restored, snapshot);
+        Session resumed = restored.session(0);
+        restored.subscribe(resumed, 1, "t", Map.of("t", 0L));
+        assertThat(of(restored.received(resumed), MessageType.UPDATE)).extracting(Received::text)
+                .containsExactly("t#1", "t#2", "t#3");
+    }
+
+    @Test
+    void aDamagedSnapshotIsRefusedNamingWhatIsWrongAndTheTopicsStayAsTheyWere() throws Exception {
+        EmbeddedNode leader = clusterNode();
+        applyAll(leader, "a/b", 1, 3);
+        byte[] good = snapshotOf(leader);
+        EmbeddedNode node = clusterNode();
+        applyAll(node, "a/b", 1, 1);
+        TopicSnapshotContent content = contentOf(node);
+
+        byte[] badMagic = good.clone();
+        badMagic[Integer.BYTES] ^= 0x55;
+        byte[] longValue = good.clone(); // the first history entry's length, after the header, path, sequence, count, entry head
+        int entryLengthAt = Integer.BYTES + 12 + (2 + "a/b".length()) + 8 + 4 + 8 + 1;
+        ByteBuffer.wrap(longValue).putInt(entryLengthAt, Integer.MAX_VALUE - 1);
+        Map<String, byte[]> damaged = Map.of(
+                "the snapshot ends before its topics", new byte[0],
+                "the snapshot's topics claim a negative length: -1", ByteBuffer.allocate(4).putInt(-1).array(),
+                "the snapshot's topics are truncated: " + (good.length - Integer.BYTES) + " bytes claimed, fewer there",
+                Arrays.copyOf(good, good.length - 1),
+                "the snapshot's topics are truncated: 2147483647 bytes claimed, fewer there",
+                ByteBuffer.allocate(12).putInt(Integer.MAX_VALUE).array(),
+                "the snapshot's topics are damaged (not a Ringcast state file (bad magic number)); none taken over",
+                badMagic,
+                "the snapshot's topics are damaged (truncated: value length in a/b is 2147483646 bytes, more than the "
+                        + "input holds); none taken over", longValue);
+        for (Map.Entry<String, byte[]> d : damaged.entrySet()) {
+            assertThatThrownBy(() -> content.read(new DataInputStream(new ByteArrayInputStream(d.getValue()))))
+                    .isInstanceOf(IOException.class).hasMessage(d.getKey());
+            assertThat(node.inboundPending()).as("nothing asked of the sequencer for: %s", d.getKey()).isFalse();
+        }
+
+        Session sub = node.session(0);
+        node.subscribe(sub, 1, "a/b");
+        assertThat(snapshots(node.received(sub))).extracting(Received::sequence, Received::text)
+                .containsExactly(tuple(1L, "a/b#1"));
+    }
+
+    @Test
+    void aRequestTheSequencerCouldNotAnswerFailsTheSnapshotWithItsCause() {
+        TopicSnapshotRequest capture = TopicSnapshotRequest.capture();
+        capture.fail(new IllegalStateException("out of frames"));
+
+        assertThatThrownBy(capture::await).isInstanceOf(IOException.class)
+                .hasMessage("the sequencer could not capture the snapshot's topics: "
+                        + "java.lang.IllegalStateException: out of frames");
+    }
+}
