@@ -69,11 +69,19 @@ public final class TopicLog implements StateMachine {
     private final LongConsumer onApplied;
     /** Entries applied, malformed ones not counted: the last one's ordinal (see the class comment). */
     private long appliedEntries;
+    /**
+     * After a snapshot older than this node's state was read (and not installed, see
+     * {@link #readContentFrom}): the entries up to this ordinal, which the engine applies again, were
+     * applied already and are skipped. 0 when none are to be skipped.
+     */
+    private long appliedBeforeStaleSnapshot;
     /** Each topic's last sequence, in the order the topics were made (the snapshot's order). */
     private LinkedHashMap<String, TopicSequence> topics = new LinkedHashMap<>();
     private ReplicatedLedgers ledgers;
     private final TopicLogCodec.ResponseWriter response = new TopicLogCodec.ResponseWriter();
     private long refusedEntries;
+    /** Snapshots not installed because this node had applied as many entries or more. */
+    private long staleSnapshots;
     private boolean busy;
 
     /**
@@ -131,6 +139,11 @@ public final class TopicLog implements StateMachine {
                 refusedEntries++;
                 return serializeResponse ? TopicLogCodec.encodeRefusal("entry refused, nothing of it applied: "
                         + e.getMessage()) : null;
+            }
+            if (ordinal <= appliedBeforeStaleSnapshot) {
+                appliedEntries = ordinal; // applied before, with its updates: not again, nor told again
+                return serializeResponse ? TopicLogCodec.encodeRefusal("entry " + ordinal + " was applied on this "
+                        + "node before it was sent an older snapshot; not applied again") : null;
             }
             TopicLogCodec.ResponseWriter out = serializeResponse ? response.start(ordinal, publishes.size()) : null;
             for (LoggedPublish p : publishes) {
@@ -235,6 +248,15 @@ public final class TopicLog implements StateMachine {
      * machine's part is malformed, nothing is replaced and the content is not called; if the content
      * fails, the state machine's part is not replaced either.
      *
+     * <p>A snapshot of fewer entries than this node has applied is not installed: jgroups-raft 1.1.4
+     * sends a lagging follower the leader's snapshot again until it answers, and installs each copy
+     * without comparing it with what the follower applied since the first, which would move this
+     * node's topics back (and its subscribers with them) until the log applied the same entries
+     * again. The engine does reset its log to the snapshot's index and applies the entries after it
+     * again: they are the entries this node applied (the same committed log), and {@link #apply}
+     * skips them until it is back where it was. One of as many entries as this node applied changes
+     * nothing, and is not read either.
+     *
      * <p>A version 1 snapshot (written before entries were counted) is refused: a count started
      * anew from it would differ between nodes whose snapshots were taken at different entries, and
      * a node would then hold or release its acks at the wrong entry.
@@ -260,6 +282,12 @@ public final class TopicLog implements StateMachine {
             if (readApplied < 0) {
                 throw new IOException("count of entries applied " + Long.toUnsignedString(readApplied));
             }
+            if (appliedEntries > 0 && readApplied <= appliedEntries) {
+                appliedBeforeStaleSnapshot = Math.max(appliedBeforeStaleSnapshot, appliedEntries);
+                staleSnapshots++;
+                appliedEntries = readApplied;
+                return;
+            }
             int count = TopicLogCodec.readVarInt(in, Integer.MAX_VALUE - 8, "topics");
             LinkedHashMap<String, TopicSequence> readTopics = new LinkedHashMap<>();
             List<String> paths = new ArrayList<>();
@@ -278,6 +306,7 @@ public final class TopicLog implements StateMachine {
             content.read(in);
             topics = readTopics;
             ledgers = readLedgers;
+            appliedBeforeStaleSnapshot = 0;
             applied(readApplied);
         } finally {
             busy = false;
@@ -322,6 +351,11 @@ public final class TopicLog implements StateMachine {
     /** Malformed entries refused since this node started (not replicated). */
     public long refusedEntries() {
         return refusedEntries;
+    }
+
+    /** Snapshots not installed because this node had applied as many entries or more (see {@link #readContentFrom}). */
+    public long staleSnapshots() {
+        return staleSnapshots;
     }
 
     /** A topic's last sequence, with its path string, shared by the ledgers' entries. */

@@ -13,7 +13,9 @@ import io.ringcast.cluster.internal.TopicLogTesting.LastValues;
 import io.ringcast.cluster.internal.TopicLogTesting.RecordingSink;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -156,18 +158,69 @@ class TopicLogSnapshotTest {
 
     @Test
     void readingReplacesTheWholeState() throws Exception {
-        TopicLog older = new TopicLog(new RecordingSink(), SnapshotContent.NONE, 100, 10);
-        applyOne(older, publish("ann", 1, 1, "a", "x"));
-        byte[] taken = snapshot(older);
-        applyOne(older, publish("ann", 1, 2, "b", "x"));
-        applyOne(older, publish("bob", 2, 1, "c", "x"));
+        TopicLog leader = new TopicLog(new RecordingSink(), SnapshotContent.NONE, 100, 10);
+        applyOne(leader, publish("ann", 1, 1, "a", "x"));
+        applyOne(leader, publish("ann", 1, 2, "a", "y"));
+        byte[] taken = snapshot(leader);
+        TopicLog behind = new TopicLog(new RecordingSink(), SnapshotContent.NONE, 100, 10);
+        applyOne(behind, publish("bob", 2, 1, "c", "x")); // a state of its own, of fewer entries
 
-        restore(older, taken);
-        assertThat(snapshot(older)).isEqualTo(taken);
-        assertThat(older.topics()).isEqualTo(1);
-        assertThat(older.publishers()).isEqualTo(1);
-        assertThat(applyOne(older, publish("ann", 1, 2, "b", "x"))).as("the later publish is not known any more")
+        restore(behind, taken);
+        assertThat(snapshot(behind)).isEqualTo(taken);
+        assertThat(behind.topics()).isEqualTo(1);
+        assertThat(behind.publishers()).isEqualTo(1);
+        assertThat(applyOne(behind, publish("bob", 2, 1, "c", "x"))).as("bob's publish is not known any more")
                 .isEqualTo(PublishResult.applied(1));
+    }
+
+    /**
+     * jgroups-raft 1.1.4 sends a lagging follower the leader's snapshot again until it answers, and
+     * installs each copy as it comes; then it applies the log's entries after the snapshot again.
+     */
+    @Test
+    void aSnapshotOfFewerEntriesThanTheNodeAppliedIsNotInstalledAndTheEntriesAppliedAgainAreSkipped()
+            throws Exception {
+        List<byte[]> entries = TopicLogTest.randomEntries(new Random(5), 400);
+        LastValues leaderValues = new LastValues();
+        TopicLog leader = node(leaderValues);
+        for (byte[] entry : entries.subList(0, 200)) {
+            leader.apply(entry, 0, entry.length, false);
+        }
+        byte[] first = snapshot(leader);
+        long firstOrdinal = leader.appliedEntries();
+
+        List<Long> told = new ArrayList<>();
+        LastValues followerValues = new LastValues();
+        TopicLog follower = new TopicLog(followerValues, followerValues, 40, 12, 16, told::add);
+        restore(follower, first); // the first copy: installed
+        for (byte[] entry : entries.subList(200, 300)) {
+            leader.apply(entry, 0, entry.length, false);
+            follower.apply(entry, 0, entry.length, false);
+        }
+        byte[] current = snapshot(follower);
+        long currentOrdinal = follower.appliedEntries();
+        followerValues.calls.clear();
+        told.clear();
+
+        // a late copy of the same snapshot; the rest of it is left unread (the engine reads nothing after it)
+        follower.readContentFrom(new DataInputStream(new ByteArrayInputStream(first)));
+        assertThat(followerValues.calls).as("the node's part is not read").isEmpty();
+        assertThat(follower.staleSnapshots()).isEqualTo(1);
+        assertThat(told).as("no ordinal told back").isEmpty();
+        for (byte[] entry : entries.subList(200, 300)) { // the engine applies the entries after it again
+            follower.apply(entry, 0, entry.length, false);
+        }
+        assertThat(followerValues.calls).as("entries applied before are not applied again").isEmpty();
+        assertThat(told).as("nor told again").isEmpty();
+        assertThat(follower.appliedEntries()).isEqualTo(currentOrdinal);
+        assertThat(snapshot(follower)).as("the state it had").isEqualTo(current);
+
+        for (byte[] entry : entries.subList(300, 400)) {
+            assertThat(follower.apply(entry, 0, entry.length, true)).isEqualTo(leader.apply(entry, 0, entry.length, true));
+        }
+        assertThat(told).as("the entries after it are told").isNotEmpty().last().isEqualTo(leader.appliedEntries());
+        assertThat(snapshot(follower)).as("alike after the entries that follow").isEqualTo(snapshot(leader));
+        assertThat(firstOrdinal).isLessThan(currentOrdinal);
     }
 
     @Test
