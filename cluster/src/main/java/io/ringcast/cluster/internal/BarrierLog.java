@@ -1,7 +1,6 @@
 package io.ringcast.cluster.internal;
 
 import org.jgroups.protocols.raft.RAFT;
-import org.jgroups.raft.StateMachine;
 
 import java.io.DataInput;
 import java.io.DataOutput;
@@ -20,7 +19,7 @@ import java.util.function.Supplier;
  *
  * <p>Thread contract: the engine's runner thread, as {@link TopicLog}.
  */
-public final class BarrierLog implements StateMachine {
+public final class BarrierLog implements ReloadableStateMachine {
     /** A barrier entry's only byte: no {@link TopicLogCodec} entry format starts with it. */
     static final byte BARRIER = 0;
 
@@ -67,5 +66,10 @@ public final class BarrierLog implements StateMachine {
     @Override
     public void readContentFrom(DataInput in) throws IOException {
         log.readContentFrom(in);
+    }
+
+    @Override
+    public void reset() {
+        log.reset();
     }
 }

@@ -10,6 +10,8 @@ import org.jgroups.raft.RaftHandle;
 import org.jgroups.raft.StateMachine;
 import org.jgroups.util.ExtendedUUID;
 import org.jgroups.util.NameCache;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.jgroups.raft.util.Utils;
 
 import java.util.ArrayList;
@@ -35,6 +37,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Role listeners run on the runner thread too. Every other method may be called from any thread.
  */
 public final class RaftGroup implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RaftGroup.class);
+    /** Between two joins refused because this node's previous run is still in the view. */
+    static final long REJOIN_PAUSE_MS = 250;
 
     /** Told when this node becomes leader, follower or learner; on the engine's runner thread. */
     @FunctionalInterface
@@ -50,6 +55,7 @@ public final class RaftGroup implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile JChannel channel;
     private volatile RaftHandle handle;
+    private volatile int refusedJoins;
     /** Submits not answered yet, with the leader they went to (maybe this node): see {@link #abandonSubmitsTo}. */
     private final Map<CompletableFuture<byte[]>, Forwarded> forwarded = new ConcurrentHashMap<>();
 
@@ -66,15 +72,56 @@ public final class RaftGroup implements AutoCloseable {
     /**
      * Builds the stack, loads the snapshot and the committed log from the data directory into the
      * state machine, and joins the group's members. Returns once connected, not once a leader is known.
+     *
+     * <p>A node killed and started again at once may find its previous incarnation still in the
+     * group's view (until the others suspect it), and jgroups-raft's {@code NO_DUPES} refuses the
+     * join of a second member of the same name: the join is tried again, every
+     * {@link #REJOIN_PAUSE_MS}, for up to twice the failure detection and verification timeouts
+     * plus the vote timeout, each time on a new stack (a stopped one cannot start again: its log
+     * is closed), which loads the snapshot and log anew, into the state machine taken back to empty
+     * ({@link ReloadableStateMachine#reset}; a state machine that cannot be is not tried again).
      */
     public void start() throws Exception {
         if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException("group " + group + " was started already");
         }
-        JChannel ch = RaftStack.newChannel(cluster, settings, group);
-        channel = ch;
-        handle = new RaftHandle(ch, stateMachine);
-        ch.connect(group);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+                2 * (settings.failureDetectionTimeoutMs() + settings.verifySuspectMs()) + settings.voteTimeoutMs());
+        while (true) {
+            JChannel ch = RaftStack.newChannel(cluster, settings, group);
+            channel = ch;
+            handle = new RaftHandle(ch, stateMachine);
+            try {
+                ch.connect(group);
+                return;
+            } catch (SecurityException e) {
+                ch.close();
+                if (!isDuplicateOfThisNode(e) || !(stateMachine instanceof ReloadableStateMachine reloadable)
+                        || System.nanoTime() - deadline > 0 || closed.get()) {
+                    throw e;
+                }
+                refusedJoins++;
+                log.info("{}: {}; trying again until the group sees this node's previous run gone", group,
+                        e.getMessage());
+                reloadable.reset();
+                Thread.sleep(REJOIN_PAUSE_MS); // backing off between joins: nothing to wait on here
+            }
+        }
+    }
+
+    /** Whether a refused join was refused by {@code NO_DUPES}: a member of this node's name is in the view. */
+    private static boolean isDuplicateOfThisNode(SecurityException e) {
+        return e.getMessage() != null && e.getMessage().contains("duplicate members");
+    }
+
+    /** Joins refused at {@link #start} because this node's previous run was still in the view. */
+    int refusedJoins() {
+        return refusedJoins;
+    }
+
+    /** The channel, for tests that stop it as a killed process would (without leaving). */
+    JChannel channel() {
+        return channel;
     }
 
     /** Adds a listener of this node's role; add it before {@link #start()} to hear the first change. */

@@ -63,6 +63,11 @@ final class ReplicatedLedgers {
         this.window = window;
     }
 
+    /** Empty ledgers with the same bounds. */
+    ReplicatedLedgers emptyCopy() {
+        return new ReplicatedLedgers(maxPublishers, window);
+    }
+
     /** The publisher's ledger, made if it has none (which may forget the least recently used other one). */
     Ledger ledgerOf(String principal, long publisherId) {
         Key key = new Key(principal, publisherId);

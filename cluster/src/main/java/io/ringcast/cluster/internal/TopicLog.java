@@ -313,6 +313,24 @@ public final class TopicLog implements StateMachine {
         }
     }
 
+    /**
+     * Forgets everything applied and read, as if just made, for the engine to load the snapshot and
+     * log again ({@link ReloadableStateMachine}): the sink is given the updates again (the server's
+     * sequencer skips those of a sequence it has), and the snapshot content is read again. The
+     * engine's thread, or the starting thread while the engine is stopped.
+     */
+    void reset() {
+        assert enter();
+        try {
+            appliedEntries = 0;
+            appliedBeforeStaleSnapshot = 0;
+            topics = new LinkedHashMap<>();
+            ledgers = ledgers.emptyCopy();
+        } finally {
+            busy = false;
+        }
+    }
+
     /** Asserts that no call of this state machine is under way (one thread, no re-entry). */
     private boolean enter() {
         if (busy) {

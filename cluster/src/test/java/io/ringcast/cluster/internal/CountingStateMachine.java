@@ -1,6 +1,5 @@
 package io.ringcast.cluster.internal;
 
-import org.jgroups.raft.StateMachine;
 
 import java.io.DataInput;
 import java.io.DataOutput;
@@ -15,7 +14,7 @@ import java.util.Arrays;
  * <p>Thread contract: the engine's runner thread applies, snapshots and restores; tests read the
  * volatile fields from their own thread.
  */
-final class CountingStateMachine implements StateMachine {
+final class CountingStateMachine implements ReloadableStateMachine {
     private volatile long applied;
     private volatile long chain = 0xcbf29ce484222325L;
     private volatile byte[] last = new byte[0];
@@ -33,6 +32,13 @@ final class CountingStateMachine implements StateMachine {
         long n = applied + 1;
         applied = n;
         return serializeResponse ? ByteBuffer.allocate(Long.BYTES).putLong(n).array() : null;
+    }
+
+    @Override
+    public void reset() {
+        applied = 0;
+        chain = 0xcbf29ce484222325L;
+        last = new byte[0];
     }
 
     @Override

@@ -62,8 +62,8 @@ class PublishBatcherTest {
                 return CompletableFuture.completedFuture(response);
             }
             CompletableFuture<byte[]> later = new CompletableFuture<>(); // completed by release()
+            responses.add(response); // before the future: release() pairs each held future with its response
             held.add(later);
-            responses.add(response);
             return later;
         }
 
@@ -97,10 +97,10 @@ class PublishBatcherTest {
 
         @Override
         public synchronized CompletableFuture<byte[]> submit(byte[] entry) {
-            entries.add(entry);
             responses.add(leader.apply(entry, 0, entry.length, true));
             CompletableFuture<byte[]> later = new CompletableFuture<>();
             held.add(later);
+            entries.add(entry); // last: the test awaits the entries, then uses the response and the future
             return later;
         }
 

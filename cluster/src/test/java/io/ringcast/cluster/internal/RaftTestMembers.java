@@ -65,6 +65,13 @@ final class RaftTestMembers implements AutoCloseable {
         groups[i].start();
     }
 
+    /** Stops member i as a killed process: it sends no LEAVE, and stays in the others' view until suspected. */
+    void crash(int i) throws Exception {
+        org.jgroups.util.Util.shutdown(groups[i].channel());
+        groups[i].close();
+        groups[i] = null;
+    }
+
     void close(int i) {
         groups[i].close();
         groups[i] = null;

@@ -6,6 +6,7 @@ import io.ringcast.testkit.Await;
 import io.ringcast.testkit.FreePorts;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -233,21 +234,35 @@ public final class ClusterProcesses implements AutoCloseable {
 
     /** Waits until the node's log has a line containing {@code text}. */
     public void awaitLog(int node, String text, Duration timeout) {
+        awaitLog(node, text, 0, timeout);
+    }
+
+    /** Awaits node's log holding {@code text} more often than the {@code seenBefore} times it did (a restart appends). */
+    public void awaitLog(int node, String text, int seenBefore, Duration timeout) {
         Await.until(() -> {
             Process p = processes[node - 1];
             if (p == null || !p.isAlive()) {
                 throw new AssertionError("node-" + node + " is not running (waiting for '" + text + "')\n"
                         + logTail(node, 40));
             }
-            return logContains(node, text);
+            return logOccurrences(node, text) > seenBefore;
         }, timeout, Duration.ofMillis(100), () -> "node-" + node + " logs '" + text + "'\n" + logTail(node, 40));
     }
 
-    private boolean logContains(int node, String text) {
+    /** How many times node's log holds {@code text} so far (0 before it exists). */
+    public int logOccurrences(int node, String text) {
         try {
-            return Files.exists(log(node)) && Files.readString(log(node), StandardCharsets.UTF_8).contains(text);
+            if (!Files.exists(log(node))) {
+                return 0;
+            }
+            String all = Files.readString(log(node), StandardCharsets.UTF_8);
+            int n = 0;
+            for (int i = all.indexOf(text); i >= 0; i = all.indexOf(text, i + text.length())) {
+                n++;
+            }
+            return n;
         } catch (IOException e) {
-            return false;
+            throw new UncheckedIOException(e);
         }
     }
 
