@@ -6,7 +6,7 @@ import io.ringcast.cluster.internal.PublishBatcher;
 import io.ringcast.cluster.internal.PublishResult;
 import io.ringcast.cluster.internal.RaftGroup;
 import io.ringcast.cluster.internal.RaftSettings;
-import io.ringcast.cluster.internal.SnapshotContent;
+import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.internal.TopicLog;
 
 import java.util.List;
@@ -67,10 +67,19 @@ public final class ClusterNode implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
-     * @param sink    where every committed publish goes, in log order, on the engine's runner thread
-     * @param content the node's own part of a snapshot ({@link SnapshotContent#NONE} for none)
+     * @param replication how this node keeps and replicates the log
+     * @param sink        where every committed publish goes, in log order, on the engine's runner thread
+     * @param content     the node's own part of a snapshot ({@link SnapshotContent#NONE} for none)
      */
-    public ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink, SnapshotContent content) {
+    public ClusterNode(ClusterSettings settings, ReplicationSettings replication, UpdateSink sink,
+                       SnapshotContent content) {
+        this(settings, RaftSettings.of(replication.dataDir(), replication.commitFsync(), replication.failureDetectionMs(),
+                replication.voteTimeoutMs(), replication.replicationTimeoutMs(), replication.snapshotLogBytes()),
+                sink, content);
+    }
+
+    /** With every engine setting given (the tests' shorter timeouts). */
+    ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink, SnapshotContent content) {
         this.settings = settings;
         String name = groupName(0);
         this.batcher = new PublishBatcher(this::submit, PUBLISHES_PER_ENTRY, ENTRIES_IN_FLIGHT, QUEUE_CAPACITY, name,
@@ -83,7 +92,7 @@ public final class ClusterNode implements AutoCloseable {
         this.watch = new LeaderWatch(group, raft.failureDetectionTimeoutMs());
     }
 
-    public ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink) {
+    ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink) {
         this(settings, raft, sink, SnapshotContent.NONE);
     }
 

@@ -9,7 +9,7 @@ import java.util.Objects;
  * members), and the two bounds of the replicated state, which must be the same on every node since
  * they decide whether a publish is applied. The server builds it from its {@code cluster} and
  * {@code limits} config sections, which validate it; this record only checks that it is whole.
- * The consensus engine's own settings are {@link io.ringcast.cluster.internal.RaftSettings}.
+ * How the node keeps and replicates the log is {@link ReplicationSettings}.
  *
  * <p>Thread safety: immutable; share freely.
  *

@@ -1,5 +1,6 @@
 package io.ringcast.cluster.internal;
 
+import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -6,6 +6,7 @@ import static io.ringcast.cluster.internal.TopicLogTesting.publish;
 import static io.ringcast.cluster.internal.TopicLogTesting.republish;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.internal.TopicLogTesting.Applied;
 import io.ringcast.cluster.internal.TopicLogTesting.RecordingSink;
 import org.junit.jupiter.api.Test;

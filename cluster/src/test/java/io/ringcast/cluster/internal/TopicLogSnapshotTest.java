@@ -9,6 +9,7 @@ import static io.ringcast.cluster.internal.TopicLogTesting.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.internal.TopicLogTesting.LastValues;
 import io.ringcast.cluster.internal.TopicLogTesting.RecordingSink;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package io.ringcast.cluster.internal;
 
+import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.UpdateSink;
 
 import java.io.ByteArrayInputStream;

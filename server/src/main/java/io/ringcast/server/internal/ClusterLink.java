@@ -2,8 +2,8 @@ package io.ringcast.server.internal;
 
 import io.ringcast.cluster.ClusterNode;
 import io.ringcast.cluster.ClusterSettings;
+import io.ringcast.cluster.ReplicationSettings;
 import io.ringcast.cluster.UpdateSink;
-import io.ringcast.cluster.internal.RaftSettings;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.TopicPath;
@@ -54,9 +54,9 @@ final class ClusterLink implements UpdateSink {
         // the log's bounds decide whether a publish is applied: the same on every node (docs/clustering.md)
         ClusterSettings settings = new ClusterSettings(c.nodeName(), members, limits.maxTopics(),
                 Math.max(1, limits.publisherLedgers()));
-        RaftSettings raft = RaftSettings.of(Path.of(c.dataDirOrDefault()), c.commitFsync(), c.failureDetectionMs(),
-                c.voteTimeoutMs(), c.replicationTimeoutMs(), c.snapshotLogBytes());
-        ClusterNode cluster = new ClusterNode(settings, raft, new ClusterLink(limits.pathLimits(), inbound),
+        ReplicationSettings replication = new ReplicationSettings(Path.of(c.dataDirOrDefault()), c.commitFsync(),
+                c.failureDetectionMs(), c.voteTimeoutMs(), c.replicationTimeoutMs(), c.snapshotLogBytes());
+        ClusterNode cluster = new ClusterNode(settings, replication, new ClusterLink(limits.pathLimits(), inbound),
                 new TopicSnapshotContent(inbound, limits.pathLimits()));
         try {
             cluster.start();

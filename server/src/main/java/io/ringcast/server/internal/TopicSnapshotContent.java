@@ -1,6 +1,6 @@
 package io.ringcast.server.internal;
 
-import io.ringcast.cluster.internal.SnapshotContent;
+import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.protocol.PathLimits;
 
 import java.io.ByteArrayInputStream;

@@ -1,19 +1,21 @@
-package io.ringcast.cluster.internal;
+package io.ringcast.cluster;
 
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
 
 /**
- * The node's own part of a group's snapshot: what the log's state machine ({@link TopicLog}) does
- * not keep itself, above all the topics' last values and history, which the server's sequencer
- * keeps (one store of last values). {@link TopicLog} calls it right after writing or reading its
- * own part, in the same stream.
+ * The node's own part of a group's snapshot: what the group's state machine does not keep itself
+ * (it keeps each topic's last sequence and the duplicate ledgers), above all the topics' last
+ * values and history, which the server's sequencer keeps (one store of last values). The state
+ * machine calls it right after writing or reading its own part, in the same stream. Given to
+ * {@link ClusterNode}, beside the {@link UpdateSink}.
  *
  * <p>Thread contract: called on the engine's apply thread only, the thread that also applies
- * committed entries ({@link TopicLog}); between two entries, never during one. What {@link #write}
- * writes must be what the node holds after the last entry applied, and {@link #read} must leave the
- * node exactly as that, so entries applied afterwards act alike on every node.
+ * committed entries and calls the {@link UpdateSink}; between two entries, never during one. What
+ * {@link #write} writes must be what the node holds after the last entry applied, and {@link #read}
+ * must leave the node exactly as that, so entries applied afterwards act alike on every node. A
+ * snapshot of no more entries than the node applied is not read at all.
  */
 public interface SnapshotContent {
 

@@ -1,0 +1,36 @@
+package io.ringcast.cluster;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * How this node keeps and replicates the group's log: the settings of the server's {@code cluster}
+ * section that reach the consensus engine (docs/clustering.md says what each does and why its
+ * default). The engine's other settings (heartbeat interval, how long a suspicion is verified, how
+ * often the leader resends) are derived from these. The server's config validates the ranges; this
+ * record only checks that they can be used at all.
+ *
+ * <p>Thread safety: immutable; share freely.
+ *
+ * @param dataDir              where this node keeps its log and snapshots ({@code cluster.dataDir})
+ * @param commitFsync          whether an entry is forced to disk before a member counts it as
+ *                             appended, so that commit means fsync on a majority ({@code cluster.commitFsync})
+ * @param failureDetectionMs   a member not heard from for this long is suspected ({@code cluster.failureDetectionMs})
+ * @param voteTimeoutMs        how long an election round waits for votes ({@code cluster.voteTimeoutMs})
+ * @param replicationTimeoutMs how long a publish waits for its entry to be committed, and applied
+ *                             here, before it is answered as timed out ({@code cluster.replicationTimeoutMs})
+ * @param snapshotLogBytes     log bytes after which a node snapshots its state and truncates its log
+ *                             ({@code cluster.snapshotLogBytes})
+ */
+public record ReplicationSettings(Path dataDir, boolean commitFsync, long failureDetectionMs, long voteTimeoutMs,
+                                  long replicationTimeoutMs, long snapshotLogBytes) {
+
+    public ReplicationSettings {
+        Objects.requireNonNull(dataDir, "dataDir");
+        if (failureDetectionMs < 4 || voteTimeoutMs < 1 || replicationTimeoutMs < 1 || snapshotLogBytes < 1) {
+            throw new IllegalArgumentException("failureDetectionMs " + failureDetectionMs + " (4 at least), voteTimeoutMs "
+                    + voteTimeoutMs + ", replicationTimeoutMs " + replicationTimeoutMs + " and snapshotLogBytes "
+                    + snapshotLogBytes + " must be positive");
+        }
+    }
+}
