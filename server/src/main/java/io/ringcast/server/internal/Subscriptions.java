@@ -97,18 +97,26 @@ final class Subscriptions {
 
     /**
      * A cluster snapshot replaced the topic's state ({@code created}: made it here): its
-     * subscribers missed what lies between the last update they were sent and that state, so each
-     * is told as across any gap ({@link #gap}), after the topic's {@code TOPIC} when it is new.
+     * subscribers were last sent update {@code sequenceBefore} (0: none), and each is sent what lies
+     * between that and the new state as a resume would be: replayed from the snapshot's history
+     * when it reaches back that far, so a node that fell behind its leader's log loses its
+     * subscribers nothing; else told as across any gap ({@link #gap}). After the topic's
+     * {@code TOPIC} when it is new here.
      */
-    void replaced(Topic topic, boolean created) {
+    void replaced(Topic topic, boolean created, long sequenceBefore) {
         // only outside a cluster does a new topic keep sessions apart for resetResumed
         assert clusterMode && resettingSessions.isEmpty() : "a snapshot is taken over by a cluster node only";
+        boolean replay = sequenceBefore < topic.sequence && topic.canReplayAfter(sequenceBefore);
         for (int loop = 0; loop < loops; loop++) {
             for (Session session : topic.subscribers.forLoop(loop)) {
                 if (created) {
                     replies.topic(session, topic);
                 }
-                gap(session, topic);
+                if (replay) {
+                    replies.replay(session, topic, sequenceBefore);
+                } else {
+                    gap(session, topic);
+                }
                 replies.flush();
             }
         }

@@ -238,7 +238,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
      * Replaces the topics' state with a snapshot's: each topic's sequence, history and last value,
      * rebuilt under this run's aliases and features ({@link TopicRestore}); topics new here are
      * made, with the subscribers their path matches. Subscribers of a topic whose sequence moved
-     * are told as across any gap ({@link Subscriptions#replaced}).
+     * are replayed what they missed from the snapshot's history, or told as across any gap when it
+     * does not reach back that far ({@link Subscriptions#replaced}).
      *
      * <p>A topic this node has and the snapshot has not should not exist (topics are never removed,
      * and a snapshot taken over is newer than this node's state); if one does, it is emptied to
@@ -257,7 +258,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                         + "sequence 0, as the log now numbers it anew", topic.path, topic.sequence);
                 dropValue(topic);
                 topic.sequence = 0;
-                subscriptions.replaced(topic, false);
+                subscriptions.replaced(topic, false, 0);
             }
         }
         List<Replaced> replaced = new ArrayList<>(saved.size());
@@ -285,7 +286,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                 }
             }
             if (r.created || r.topic.sequence != r.sequenceBefore) {
-                subscriptions.replaced(r.topic, r.created);
+                subscriptions.replaced(r.topic, r.created, r.sequenceBefore); // one moved back: a gap
             }
         }
         log.info("cluster snapshot taken over: {} topics, {} new here, {} moved on, {} as they were", replaced.size(),

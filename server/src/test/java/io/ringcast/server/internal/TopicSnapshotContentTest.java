@@ -136,7 +136,8 @@ class TopicSnapshotContentTest {
     }
 
     @Test
-    void subscribersOfTopicsTheSnapshotMovesOnAreToldOfTheGapAndThenCarryOn() throws Exception {
+    void subscribersOfTopicsTheSnapshotMovesOnAreReplayedWhatTheyMissedFromItsHistoryAndThenCarryOn()
+            throws Exception {
         EmbeddedNode leader = clusterNode();
         applyAll(leader, "a", 1, 5);
         applyAll(leader, "b", 1, 2);
@@ -155,12 +156,40 @@ class TopicSnapshotContentTest {
         takeOver(behind, snapshot);
 
         List<Received> got = behind.received(sub);
-        assertThat(got).extracting(Received::line).containsExactlyInAnyOrder(
-                "SNAPSHOT 0 " + aliasOfA + " #5 GAP a#5", // moved on: the gap, with the value
-                "TOPIC 3 c", "SNAPSHOT 0 3 #1 GAP c#1"); // new here; b did not move: nothing
+        assertThat(got).extracting(Received::line).as("a's 3 to 5 are in the history of 4: no gap").containsExactlyInAnyOrder(
+                "UPDATE " + aliasOfA + " #3 a#3", "UPDATE " + aliasOfA + " #4 a#4", "UPDATE " + aliasOfA + " #5 a#5",
+                "TOPIC 3 c", "UPDATE 3 #1 c#1"); // new here, all of it in the history; b did not move: nothing
         behind.apply("a", 6, "a#6");
         assertThat(of(behind.received(sub), MessageType.UPDATE)).extracting(Received::alias, Received::sequence,
                 Received::flags).containsExactly(tuple(aliasOfA, 6L, 0));
+    }
+
+    @Test
+    void subscribersOfTopicsTheSnapshotMovesPastItsHistoryAreToldOfTheGapAndThenCarryOn() throws Exception {
+        EmbeddedNode leader = clusterNode();
+        applyAll(leader, "a", 1, 9); // the history keeps 6 to 9
+        applyAll(leader, "b", 1, 2);
+        applyAll(leader, "c", 1, 1);
+        byte[] snapshot = snapshotOf(leader);
+
+        EmbeddedNode behind = clusterNode();
+        applyAll(behind, "a", 1, 2);
+        applyAll(behind, "b", 1, 2);
+        Session sub = behind.session(1);
+        behind.subscribe(sub, 1, "#");
+        List<Received> before = behind.received(sub);
+        int aliasOfA = of(before, MessageType.TOPIC).stream().filter(t -> t.text().equals("a")).findFirst()
+                .orElseThrow().alias();
+
+        takeOver(behind, snapshot);
+
+        List<Received> got = behind.received(sub);
+        assertThat(got).extracting(Received::line).containsExactlyInAnyOrder(
+                "SNAPSHOT 0 " + aliasOfA + " #9 GAP a#9", // moved past the history: the gap, with the value
+                "TOPIC 3 c", "UPDATE 3 #1 c#1"); // new here, replayed; b did not move: nothing
+        behind.apply("a", 10, "a#10");
+        assertThat(of(behind.received(sub), MessageType.UPDATE)).extracting(Received::alias, Received::sequence,
+                Received::flags).containsExactly(tuple(aliasOfA, 10L, 0));
         assertThat(behind.counters.topics()).isEqualTo(3);
         assertThat(behind.counters.valuesCached()).isEqualTo(3);
     }
