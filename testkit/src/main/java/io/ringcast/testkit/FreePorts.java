@@ -27,4 +27,31 @@ public final class FreePorts {
         }
         throw new IOException("no free port between 20000 and 32000");
     }
+
+    /**
+     * {@code count} free ports, none of them within {@code [q + offset, q + offset + range)} of
+     * another one q: a cluster's membership ports on one host, each followed by the ports its
+     * failure detector may take (a node refuses a config in which a member's port is among them).
+     */
+    public static int[] pickApart(int count, int offset, int range) throws IOException {
+        int[] ports = new int[count];
+        for (int i = 0; i < count; i++) {
+            int p;
+            do {
+                p = pick();
+            } while (!apart(p, ports, i, offset, range));
+            ports[i] = p;
+        }
+        return ports;
+    }
+
+    private static boolean apart(int p, int[] chosen, int n, int offset, int range) {
+        for (int j = 0; j < n; j++) {
+            int q = chosen[j];
+            if (p == q || (p >= q + offset && p < q + offset + range) || (q >= p + offset && q < p + offset + range)) {
+                return false;
+            }
+        }
+        return true;
+    }
 }

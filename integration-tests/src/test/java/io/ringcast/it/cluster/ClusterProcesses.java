@@ -2,6 +2,7 @@ package io.ringcast.it.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringcast.cluster.internal.RaftStack;
 import io.ringcast.testkit.Await;
 import io.ringcast.testkit.FreePorts;
 
@@ -61,10 +62,12 @@ public final class ClusterProcesses implements AutoCloseable {
         this.configs = new Path[size];
         this.processes = new Process[size];
         StringBuilder members = new StringBuilder("  members:\n");
+        // apart: a port among another member's failure detection ports fails the config on one host
+        int[] membershipPorts = FreePorts.pickApart(size, RaftStack.FD_SOCK_PORT_OFFSET, 10);
         for (int i = 0; i < size; i++) {
             clientPorts[i] = FreePorts.pick();
             members.append("    - {name: node-").append(i + 1).append(", host: ").append(hosts[i])
-                    .append(", membershipPort: ").append(FreePorts.pick()).append("}\n");
+                    .append(", membershipPort: ").append(membershipPorts[i]).append("}\n");
         }
         for (int i = 0; i < size; i++) {
             Path data = freshDataDir(i + 1);
