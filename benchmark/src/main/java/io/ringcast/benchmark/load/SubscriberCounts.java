@@ -21,12 +21,14 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param lastError          the last error's message, or null
  * @param unackedMissed      values whose publish failed ({@link UnackedValues}) and that never arrived: not lost
  * @param unackedLate        values whose publish failed and that arrived after a later value: not out of order
+ * @param firstLate          the first acked value that arrived after a later one of its topic ("topic 7: 12 after
+ *                           15"), or null: where to start looking
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record SubscriberCounts(int subscriber, long lost, long duplicated, long outOfOrder, long snapshots,
                         long gapSnapshots, long conflated, long sequenceGaps, long foreignValues, long deliveries,
                         long measuredDeliveries, long errors, String lastError, long unackedMissed,
-                        long unackedLate) {
+                        long unackedLate, String firstLate) {
 
     /** Lost, duplicated and out-of-order values together: zero for a clean subscriber. */
     long violations() {

@@ -68,7 +68,7 @@ final class SubscriberTally implements UpdateListener {
     /** Triples (topic, first skipped counter, last skipped counter). */
     private long[] skipped = new long[0];
     private int skippedLength;
-    /** Pairs (topic, counter) of values received after a later one. */
+    /** Triples (topic, counter, the later counter received before it) of values received after a later one. */
     private long[] late = new long[0];
     private int lateLength;
     /** More than {@link #MAX_NOTED} skips or late values: they are not held against the unacked ones. */
@@ -110,7 +110,7 @@ final class SubscriberTally implements UpdateListener {
         }
         if (counter < last) {
             outOfOrder++;
-            noteLate(t, counter);
+            noteLate(t, counter, last);
             return;
         }
         if (kind == UpdateKind.CONFLATED) {
@@ -189,7 +189,7 @@ final class SubscriberTally implements UpdateListener {
         long unackedLate = 0;
         if (!unacked.isEmpty() && !notesOverflowed) {
             Set<Long> lateUnacked = new HashSet<>();
-            for (int i = 0; i < lateLength; i += 2) {
+            for (int i = 0; i < lateLength; i += 3) {
                 if (unacked.contains((int) late[i], late[i + 1])) {
                     unackedLate++;
                     lateUnacked.add(UnackedValues.key((int) late[i], late[i + 1]));
@@ -208,7 +208,7 @@ final class SubscriberTally implements UpdateListener {
         long lostAcked = lost + missing - unackedMissed - unackedLate;
         return new SubscriberCounts(index, lostAcked, duplicated, outOfOrder - unackedLate, snapshots, gapSnapshots,
                 conflated, sequenceGaps, foreignValues, deliveries, measuredDeliveries, errors, lastError,
-                unackedMissed, unackedLate);
+                unackedMissed, unackedLate, firstLateAcked(unacked));
     }
 
     /** The longest pause between two deliveries to this subscriber. Only after {@link #counts}. */
@@ -229,16 +229,27 @@ final class SubscriberTally implements UpdateListener {
         skipped[skippedLength++] = lastCounter;
     }
 
-    private void noteLate(int topic, long counter) {
-        if (lateLength / 2 >= MAX_NOTED) {
+    private void noteLate(int topic, long counter, long after) {
+        if (lateLength / 3 >= MAX_NOTED) {
             notesOverflowed = true;
             return;
         }
-        if (lateLength + 2 > late.length) {
-            late = Arrays.copyOf(late, Math.max(32, late.length * 2));
+        if (lateLength + 3 > late.length) {
+            late = Arrays.copyOf(late, Math.max(48, late.length * 2));
         }
         late[lateLength++] = topic;
         late[lateLength++] = counter;
+        late[lateLength++] = after;
+    }
+
+    /** The first value noted late whose publish was acked, said for a reader ("topic 7: 12 after 15"), or null. */
+    private String firstLateAcked(UnackedValues unacked) {
+        for (int i = 0; i < lateLength; i += 3) {
+            if (!unacked.contains((int) late[i], late[i + 1])) {
+                return "topic " + late[i] + ": " + late[i + 1] + " after " + late[i + 2];
+            }
+        }
+        return null;
     }
 
     /** System.nanoTime() of the last measured delivery, 0 if none. Only after the client was closed. */

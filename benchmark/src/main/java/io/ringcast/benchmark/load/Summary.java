@@ -39,8 +39,9 @@ final class Summary {
         }
         if (!c.clean() && c.worstSubscriber() != null) {
             SubscriberCounts w = c.worstSubscriber();
-            out.printf("  worst        subscriber %d: lost %,d  duplicated %,d  out of order %,d%n", w.subscriber(),
-                    w.lost(), w.duplicated(), w.outOfOrder());
+            out.printf("  worst        subscriber %d: lost %,d  duplicated %,d  out of order %,d%s%n", w.subscriber(),
+                    w.lost(), w.duplicated(), w.outOfOrder(), w.firstLate() == null ? "" : "  (first late: "
+                            + w.firstLate() + ")");
         }
         LoadResult.Cpu cpu = r.cpu();
         out.printf("  generator    CPU %.0f%% of one core, %.0f%% of %d cores%s; load average at start %.2f%n",

@@ -141,5 +141,6 @@ class SubscriberTallyTest {
         assertThat(c.lost()).isEqualTo(1);
         assertThat(c.outOfOrder()).isEqualTo(1);
         assertThat(c.unackedMissed()).isEqualTo(1);
+        assertThat(c.firstLate()).isEqualTo("topic 0: 3 after 4");
     }
 }
