@@ -1,0 +1,115 @@
+"""The summary table of scripts/bench-cluster.sh, from the JSON files the load generator wrote.
+
+Usage: python3 scripts/lib/bench_cluster_summary.py compare|diffusion DIR   (prints Markdown)
+"""
+import glob
+import json
+import os
+import sys
+
+# Diffusion's cluster: 100 million deliveries/s on 5 servers of 32 vCPUs (the seed write-up)
+DIFFUSION_PER_VCPU = 100_000_000 / (5 * 32)
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def run_json(out, name):
+    files = [f for f in glob.glob(os.path.join(out, name, '*.json')) if not f.endswith(('-sweep.json', 'kill.json'))]
+    return load(files[0]) if files else None
+
+
+def load_average(out, name):
+    try:
+        with open(os.path.join(out, name + '.load')) as f:
+            return ' / '.join(line.split()[1] for line in f)  # one-minute figures, before / after
+    except OSError:
+        return ''
+
+
+def row(label, r, load):
+    lat, cor, pub = r['latencyMs'], r['correctness'], r['publishes']
+    cpu = r.get('serverCpu') or {}
+    cores = f"{cpu['coresUsed']:.2f}" if cpu.get('known') else ''
+    per_core = f"{cpu['deliveriesPerCoreSecond']:,.0f}" if cpu.get('known') else ''
+    failed = f"{pub['failed']:,}" if pub['failed'] else '0'
+    return (f"| {label} | {pub['achievedPerSecond']:,.0f} | {r['deliveries']['perSecond']:,.0f} | {lat['p50']:.2f} | "
+            f"{lat['p99']:.2f} | {lat['p999']:.2f} | {lat['max']:.1f} | {cor['lost']} / {cor['duplicated']} / "
+            f"{cor['outOfOrder']} | {failed} | {cores} | {per_core} | {load} |")
+
+
+HEADER = ("| run | publishes/s | deliveries/s | p50 ms | p99 ms | p99.9 ms | max ms | lost / dup / out of order "
+          "| failed publishes | server cores used | deliveries per server CPU s | load average before / after |\n"
+          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |")
+
+
+def compare(out):
+    cluster, single, kill = run_json(out, 'cluster'), run_json(out, 'single'), run_json(out, 'kill')
+    lines = [f"# bench-cluster {os.path.basename(out)}", "", HEADER]
+    for label, name, r in (('five nodes', 'cluster', cluster), ('five nodes, leader killed', 'kill', kill),
+                           ('one node', 'single', single)):
+        if r:
+            lines.append(row(label, r, load_average(out, name)))
+    lines.append("")
+    if cluster and single:
+        ratio = cluster['deliveries']['perSecond'] / single['deliveries']['perSecond']
+        lines.append(f"- cluster / single deliveries/s: **{ratio:.2f}x** (goal: at least 0.8x); p50 "
+                     f"{cluster['latencyMs']['p50']:.2f} against {single['latencyMs']['p50']:.2f} ms, p99 "
+                     f"{cluster['latencyMs']['p99']:.2f} against {single['latencyMs']['p99']:.2f} ms")
+    if kill:
+        k = load(os.path.join(out, 'kill', 'kill.json'))
+        p = kill['pauses']
+        ack_pause = (p['ackGapEndEpochMs'] - k['killEpochMs']) / 1000
+        delivery_pause = (p['deliveryGapEndEpochMs'] - k['killEpochMs']) / 1000
+        covers = p['ackGapEndEpochMs'] - p['longestAckGapMs'] <= k['killEpochMs'] <= p['ackGapEndEpochMs']
+        lines.append(f"- {k['leader']} (the leader) killed: publishes acked again **{ack_pause:.2f} s** after the kill "
+                     f"(longest ack gap {p['longestAckGapMs'] / 1000:.2f} s, publisher {p['ackGapPublisher']}"
+                     f"{'' if covers else '; NOT around the kill'}), delivered again {delivery_pause:.2f} s after it "
+                     f"(longest delivery gap {p['longestDeliveryGapMs'] / 1000:.2f} s, subscriber "
+                     f"{p['deliveryGapSubscriber']}); goal: under 2 s")
+        pub, cor = kill['publishes'], kill['correctness']
+        lines.append(f"- during the kill run: {pub['acked']:,} of {pub['issued']:,} publishes acked, failed after the "
+                     f"client's retries {pub.get('failedByReason') or {}}; of those, received all the same "
+                     f"{cor.get('unackedDelivered', 0):,} (late {cor.get('unackedLate', 0):,}), never "
+                     f"{cor.get('unackedMissed', 0):,} (deliveries summed over subscribers); acked values lost "
+                     f"{cor['lost']}, duplicated {cor['duplicated']}, out of order {cor['outOfOrder']}; "
+                     f"disconnects {cor['disconnects']}")
+    return "\n".join(lines) + "\n"
+
+
+def diffusion(out):
+    lines = [f"# bench-cluster --diffusion {os.path.basename(out)}", ""]
+    for name, bound in (('diffusion-p99-10ms', 10), ('diffusion-p99-100ms', 100)):
+        files = glob.glob(os.path.join(out, name, '*-sweep.json'))
+        if not files:
+            continue
+        sweep = load(files[0])
+        lines += [f"## sweep, clean = p99 < {bound} ms, nothing lost, publishes at pace: "
+                  f"{os.path.basename(files[0])}", "", HEADER.replace('| run |', '| rate /s |', 1)]
+        for step in sweep['steps']:
+            label = f"{step['offeredRate']:,}" + ('' if step['clean'] else ' (not clean: ' + '; '.join(step['failedOn']) + ')')
+            lines.append(row(label, step['result'], ''))
+        best = next((s for s in reversed(sweep['steps']) if s['clean']), None)
+        lines.append("")
+        if best:
+            r = best['result']
+            cpu = r.get('serverCpu') or {}
+            per_core = cpu.get('deliveriesPerCoreSecond', -1)
+            lines.append(f"- highest clean rate: **{best['offeredRate']:,} updates/s = "
+                         f"{r['deliveries']['perSecond']:,.0f} deliveries/s**, p99 {r['latencyMs']['p99']:.2f} ms; "
+                         f"servers used {cpu.get('coresUsed', -1):.2f} cores: **{per_core:,.0f} deliveries per server "
+                         f"CPU second** ({per_core / DIFFUSION_PER_VCPU:.3f}x Diffusion's {DIFFUSION_PER_VCPU:,.0f} "
+                         f"per vCPU); over the machine's {r['machine']['cores']} cores, generator included: "
+                         f"{r['deliveries']['perSecond'] / r['machine']['cores']:,.0f} deliveries/s per core")
+        else:
+            lines.append("- no clean step")
+        lines.append(f"- load average before / after the sweep: {load_average(out, name)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == '__main__':
+    mode, out = sys.argv[1], sys.argv[2]
+    print(compare(out) if mode == 'compare' else diffusion(out), end='')
