@@ -120,15 +120,23 @@ logs=$out/cluster-logs
 node_pids() { local n pids=; for n in 1 2 3 4 5; do pids+=${pids:+,}$(cat "$logs/node-$n.pid"); done; echo "$pids"; }
 stop_cluster() { LOG_DIR="$logs" scripts/cluster.sh stop; }
 
-# bench NAME ARGS...: one generator run into $out/NAME, its report in NAME.txt, the load average
-# before and after in NAME.load; a run that is not clean is reported, not fatal
+# how busy the machine is: load average, the CPU counters of /proc/stat, and the busiest processes
+# (other sessions' builds and tests share this machine)
+machine_load() { # before|after NAME
+  echo "$1 $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/$2.load"
+  echo "$1 $(head -1 /proc/stat)" >> "$out/$2.cpu"
+  { echo "== $1"; ps -eo pid,pcpu,etimes,args --sort=-pcpu | head -8 | cut -c1-200; } >> "$out/$2.ps"
+}
+
+# bench NAME ARGS...: one generator run into $out/NAME, its report in NAME.txt, the machine's load
+# before and after in NAME.load, NAME.cpu and NAME.ps; a run that is not clean is reported, not fatal
 bench() {
   local name=$1; shift
   echo "== $name: $(cut -d' ' -f1-3 /proc/loadavg) load average before"
-  echo "before $(cut -d' ' -f1-3 /proc/loadavg)" > "$out/$name.load"
+  machine_load before "$name"
   local code=0
   java -jar "$bench_jar" "$@" --out "$out/$name" > "$out/$name.txt" 2>&1 || code=$?
-  echo "after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/$name.load"
+  machine_load after "$name"
   grep -v ' WARN ' "$out/$name.txt" | tail -25
   echo "   exit code $code, load average after $(cut -d' ' -f1-3 /proc/loadavg)"
   node_metrics "$name"
@@ -179,7 +187,7 @@ if $kill_phase; then
   echo "== five nodes, the leader killed $kill_after s into the measured window"
   # asked before the run: a node that is busy may take seconds to answer /health under the load
   name=$(leader) || { echo "no node names a leader"; exit 3; }
-  echo "before $(cut -d' ' -f1-3 /proc/loadavg)" > "$out/kill.load"
+  machine_load before kill
   java -jar "$bench_jar" --servers "$servers" "${workload[@]}" --report-interval 500ms --out "$out/kill" \
     > "$out/kill.txt" 2>&1 &
   generator=$!
@@ -199,7 +207,7 @@ print(int(m[1]) / {'ms': 1000, 's': 1, 'm': 1 / 60}[m[2]])" "${opt[--warmup]}")
   printf '{"leader": "%s", "pid": %s, "killEpochMs": %s}\n' "$name" "$pid" "$kill_ms" > "$out/kill/kill.json"
   code=0
   wait "$generator" || code=$?
-  echo "after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/kill.load"
+  machine_load after kill
   node_metrics kill
   grep -v ' WARN ' "$out/kill.txt" | grep -v '^  interval' | tail -14
   echo "   exit code $code"
