@@ -18,11 +18,13 @@
 #                robin over the nodes, each with every node as a fallback.
 #   --diffusion  the seed's Diffusion test scaled to this machine: five nodes, 100,000 topics of
 #                200 B, one publisher, 1,000 subscribers on '#' spread over the nodes, last-value
-#                cache, deltas, compression and conflation all off; a sweep (from 50/s by 50/s up to
+#                cache, deltas, compression and conflation all off; a sweep (from 25/s by 25/s up to
 #                2,000/s: --sweep-start, --sweep-step, --sweep-max) for the highest clean rate (p99 <
 #                10 ms, nothing lost, publishers at pace), then one with p99 < 100 ms for what the
-#                machine reaches when that finds none; deliveries per server CPU second.
-#   --no-single, --no-kill   leave out phase 3 or 2.
+#                machine reaches when that finds none; deliveries per server CPU second; then
+#                the same two sweeps against one node. The unmeasured first run: 45 s at 4x the
+#                first step's rate.
+#   --no-single, --no-kill   leave out the one-node runs, or the kill.
 # Load generator options given here replace the workload's (e.g. --rate, --subscribers, --duration).
 # Environment: HEAP (each node's -Xmx, default 512m; 1g with --diffusion), SKIP_BUILD=1.
 # Needs the ports of config/cluster (8081-8085, 7801-7805 and their failure-detection ports) free.
@@ -54,8 +56,8 @@ if [ "$mode" = diffusion ]; then
   # every toggle off: no conflation, compression, deltas or cache; every update in order, none lost
   features='features:\n  lastValueCache: false\n  deltas: false\n  compression: false\n  conflation: "off"\n'
   # the workload's defaults give way to the seed's, and the rate to a sweep (its options may be given)
-  declare -A diffusion=([--subscribers]=1000 [--topics]=100000 [--publishers]=1 [--sweep-start]=50
-                        [--sweep-step]=50 [--sweep-max]=2000)
+  declare -A diffusion=([--subscribers]=1000 [--topics]=100000 [--publishers]=1 [--sweep-start]=25
+                        [--sweep-step]=25 [--sweep-max]=2000)
   for k in --subscribers --topics --publishers; do [ "${given[$k]:-}" ] || unset "opt[$k]"; done
   for k in "${!diffusion[@]}"; do opt[$k]=${opt[$k]:-${diffusion[$k]}}; done
   unset "opt[--sweep-p99-below-ms]" "opt[--rate]"
@@ -80,8 +82,9 @@ mapfile -t workload < <(args)
 # a first run whose figures are not kept: the servers' JIT compilers take a core or more for a
 # minute after start (five JVMs at once), which the measured runs must not pay for
 if [ "$mode" = diffusion ]; then
-  mapfile -t jit_warmup < <(args --rate "${opt[--sweep-start]}" --sweep-start drop --sweep-step drop \
-    --sweep-max drop --warmup 5s --duration 20s)
+  # at a few times the first step's rate: the compilers' thresholds are counts, so more calls compile sooner
+  mapfile -t jit_warmup < <(args --rate "$((4 * ${opt[--sweep-start]}))" --sweep-start drop --sweep-step drop \
+    --sweep-max drop --warmup 5s --duration 40s)
 else
   mapfile -t jit_warmup < <(args --warmup 5s --duration 20s)
 fi
@@ -170,20 +173,20 @@ HEAP=$heap CONFIG_DIR="$out/config" LOG_DIR="$logs" scripts/cluster.sh start
 trap stop_cluster EXIT
 LOG_DIR="$logs" scripts/cluster.sh status | tee "$out/cluster-status.txt"
 
+# measured: the runs NAME-p99-10ms and NAME-p99-100ms (--diffusion) or the run NAME against SERVERS
+measured() { # NAME SERVERS PIDS
+  if [ "$mode" = diffusion ]; then
+    bench "$1-p99-10ms" --servers "$2" "${workload[@]}" --server-pids "$3" --sweep
+    bench "$1-p99-100ms" --servers "$2" "${workload[@]}" --server-pids "$3" --sweep --sweep-p99-below-ms 100
+  else
+    bench "$1" --servers "$2" "${workload[@]}" --server-pids "$3"
+  fi
+}
+
 bench jit-warmup-cluster --servers "$servers" "${jit_warmup[@]}"
-if [ "$mode" = diffusion ]; then
-  bench diffusion-p99-10ms --servers "$servers" "${workload[@]}" --server-pids "$(node_pids)" --sweep
-  bench diffusion-p99-100ms --servers "$servers" "${workload[@]}" --server-pids "$(node_pids)" --sweep \
-    --sweep-p99-below-ms 100
-  stop_cluster
-  trap - EXIT
-  python3 scripts/lib/bench_cluster_summary.py diffusion "$out" | tee "$out/summary.md"
-  exit 0
-fi
+measured cluster "$servers" "$(node_pids)"
 
-bench cluster --servers "$servers" "${workload[@]}" --server-pids "$(node_pids)"
-
-if $kill_phase; then
+if $kill_phase && [ "$mode" = compare ]; then
   echo "== five nodes, the leader killed $kill_after s into the measured window"
   # asked before the run: a node that is busy may take seconds to answer /health under the load
   name=$(leader) || { echo "no node names a leader"; exit 3; }
@@ -229,9 +232,9 @@ if $single; then
     sleep 0.1 # polling the server's log for its start line
   done
   bench jit-warmup-single --servers ws://127.0.0.1:8081/ws "${jit_warmup[@]}"
-  bench single --servers ws://127.0.0.1:8081/ws "${workload[@]}" --server-pids "$single_pid"
+  measured single ws://127.0.0.1:8081/ws "$single_pid"
   kill "$single_pid"
   wait "$single_pid" 2>/dev/null || true
   trap - EXIT
 fi
-python3 scripts/lib/bench_cluster_summary.py compare "$out" | tee "$out/summary.md"
+python3 scripts/lib/bench_cluster_summary.py "$mode" "$out" | tee "$out/summary.md"

@@ -101,13 +101,14 @@ def compare(out):
 
 def diffusion(out):
     lines = [f"# bench-cluster --diffusion {os.path.basename(out)}", ""]
-    for name, bound in (('diffusion-p99-10ms', 10), ('diffusion-p99-100ms', 100)):
+    for name, bound in (('cluster-p99-10ms', 10), ('cluster-p99-100ms', 100), ('single-p99-10ms', 10),
+                        ('single-p99-100ms', 100)):
         files = glob.glob(os.path.join(out, name, '*-sweep.json'))
         if not files:
             continue
         sweep = load(files[0])
-        lines += [f"## sweep, clean = p99 < {bound} ms, nothing lost, publishes at pace: "
-                  f"{os.path.basename(files[0])}", "", HEADER.replace('| run |', '| rate /s |', 1)]
+        lines += [f"## {name}: clean = p99 < {bound} ms, nothing lost, publishes at pace ({os.path.basename(files[0])})",
+                  "", HEADER.replace('| run |', '| rate /s |', 1)]
         for step in sweep['steps']:
             label = f"{step['offeredRate']:,}" + ('' if step['clean'] else ' (not clean: ' + '; '.join(step['failedOn']) + ')')
             lines.append(row(label, step['result']))
@@ -125,9 +126,8 @@ def diffusion(out):
                          f"{r['deliveries']['perSecond'] / r['machine']['cores']:,.0f} deliveries/s per core")
         else:
             lines.append("- no clean step")
-        cores = sweep['machine']['cores']
         lines.append(f"- the whole sweep: load average before / after {load_average(out, name)}, machine cores busy "
-                     f"{machine_busy(out, name, cores)}")
+                     f"{machine_busy(out, name, sweep['machine']['cores'])}")
         lines.append("")
     return "\n".join(lines)
 
