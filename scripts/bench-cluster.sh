@@ -11,7 +11,7 @@
 #                2. the same workload again on the same cluster with the Raft leader (named by
 #                   /health) killed with SIGKILL --kill-after S (default 5) seconds into the measured
 #                   window: the pause is the time from the kill to the slowest publisher's first ack
-#                   (and subscriber's first delivery) after it; intervals of 500 ms in kill/*-intervals.csv;
+#                   (and when deliveries stopped and resumed: intervals of 100 ms in kill/*-intervals.csv);
 #                3. one node, same heap, history and features: the same unmeasured run, then the workload.
 #                Workload: 100 subscribers on '#', 100 topics of 200 B, 5,000 publishes/s from 4
 #                publishers (500,000 deliveries/s), 5 s warm-up, 15 s measured; clients spread round
@@ -191,7 +191,7 @@ if $kill_phase && [ "$mode" = compare ]; then
   # asked before the run: a node that is busy may take seconds to answer /health under the load
   name=$(leader) || { echo "no node names a leader"; exit 3; }
   machine_load before kill
-  java -jar "$bench_jar" --servers "$servers" "${workload[@]}" --report-interval 500ms --out "$out/kill" \
+  java -jar "$bench_jar" --servers "$servers" "${workload[@]}" --report-interval 100ms --out "$out/kill" \
     > "$out/kill.txt" 2>&1 &
   generator=$!
   for _ in $(seq 1 1200); do

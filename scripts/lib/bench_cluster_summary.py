@@ -2,6 +2,7 @@
 
 Usage: python3 scripts/lib/bench_cluster_summary.py compare|diffusion DIR   (prints Markdown)
 """
+import csv
 import glob
 import json
 import os
@@ -63,6 +64,24 @@ HEADER = ("| run | publishes/s | deliveries/s | p50 ms | p99 ms | p99.9 ms | max
           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |")
 
 
+def silence(out, kill_ms):
+    """When no subscriber received anything after the kill, from the kill run's intervals."""
+    files = glob.glob(os.path.join(out, 'kill', '*-intervals.csv'))
+    if not files:
+        return 'no intervals'
+    with open(files[0]) as f:
+        rows = [(int(r['epochMs']), float(r['intervalS']), int(r['deliveries'])) for r in csv.DictReader(f)]
+    after = [(end - kill_ms, length, n) for end, length, n in rows if end > kill_ms]
+    empty = [(end, length) for end, length, n in after if n == 0]
+    if not empty:
+        return 'no 100-ms interval without deliveries after the kill'
+    first_end, first_length = empty[0]
+    resumed = next((end - length * 1000 for end, length, n in after if n > 0 and end > first_end), None)
+    return (f"none received from {(first_end - first_length * 1000) / 1000:+.2f} s to "
+            f"{resumed / 1000 if resumed is not None else float('nan'):+.2f} s after the kill "
+            f"({len(empty)} interval(s) of {first_length * 1000:.0f} ms without one)")
+
+
 def compare(out):
     cluster, single, kill = run_json(out, 'cluster'), run_json(out, 'single'), run_json(out, 'kill')
     lines = [f"# bench-cluster {os.path.basename(out)}", "", HEADER]
@@ -83,12 +102,13 @@ def compare(out):
         delivery_pause = (p['deliveryGapEndEpochMs'] - k['killEpochMs']) / 1000
         # answers already on their way still arrive just after the kill: the gap starts near it, not before it
         began = (p['ackGapEndEpochMs'] - p['longestAckGapMs'] - k['killEpochMs']) / 1000
-        lines.append(f"- {k['leader']} (the leader) killed: publishes acked again **{ack_pause:.2f} s** after the kill "
-                     f"(the slowest publisher, {p['ackGapPublisher']}: no ack for {p['longestAckGapMs'] / 1000:.2f} s "
-                     f"from {began:+.2f} s{'' if abs(began) < 1 else ', NOT at the kill: another pause was longer'}); "
-                     f"delivered again {delivery_pause:.2f} s after it (longest delivery gap "
-                     f"{p['longestDeliveryGapMs'] / 1000:.2f} s, subscriber {p['deliveryGapSubscriber']}); goal: "
-                     f"under 2 s")
+        delivery_began = (p['deliveryGapEndEpochMs'] - p['longestDeliveryGapMs'] - k['killEpochMs']) / 1000
+        lines.append(f"- {k['leader']} (the leader) killed: every publisher acked again **{ack_pause:.2f} s** after the "
+                     f"kill (the slowest, publisher {p['ackGapPublisher']}, homed on node-{p['ackGapPublisher'] % 5 + 1}: "
+                     f"no ack from {began:+.2f} s{'' if abs(began) < 1 else ' (NOT at the kill)'}); goal: under 2 s")
+        lines.append(f"- deliveries, all subscribers together: {silence(out, k['killEpochMs'])}; the longest gap one "
+                     f"subscriber saw: {p['longestDeliveryGapMs'] / 1000:.2f} s from {delivery_began:+.2f} s to "
+                     f"{delivery_pause:+.2f} s (subscriber {p['deliveryGapSubscriber']})")
         pub, cor = kill['publishes'], kill['correctness']
         lines.append(f"- during the kill run: {pub['acked']:,} of {pub['issued']:,} publishes acked, failed after the "
                      f"client's retries {pub.get('failedByReason') or {}}; of those, received all the same "
