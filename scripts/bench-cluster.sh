@@ -152,7 +152,7 @@ node_metrics() {
   for n in 1 2 3 4 5; do
     curl -s --max-time 5 "http://127.0.0.1:808$n/metrics" 2>/dev/null \
       | grep -E '^ringcast_(errors_total|cluster_)' | sed "s/^/node-$n /" || true
-  done > "$out/$name-metrics.txt"
+  done > "$out/$1-metrics.txt"
 }
 
 # leader: the node the others name as the Raft leader, from the first /health that names one
