@@ -75,11 +75,10 @@ def silence(out, kill_ms):
     empty = [(end, length) for end, length, n in after if n == 0]
     if not empty:
         return 'no 100-ms interval without deliveries after the kill'
-    first_end, first_length = empty[0]
-    resumed = next((end - length * 1000 for end, length, n in after if n > 0 and end > first_end), None)
-    return (f"none received from {(first_end - first_length * 1000) / 1000:+.2f} s to "
-            f"{resumed / 1000 if resumed is not None else float('nan'):+.2f} s after the kill "
-            f"({len(empty)} interval(s) of {first_length * 1000:.0f} ms without one)")
+    first_end, length = empty[0]
+    last_end = empty[-1][0]
+    return (f"no delivery in {len(empty)} of the {length * 1000:.0f}-ms intervals between "
+            f"{(first_end - length * 1000) / 1000:+.2f} s and {last_end / 1000:+.2f} s after the kill")
 
 
 def compare(out):
