@@ -23,10 +23,12 @@
 #                10 ms, nothing lost, publishers at pace), then one with p99 < 100 ms for what the
 #                machine reaches when that finds none; deliveries per server CPU second; then
 #                the same two sweeps against one node. The unmeasured first run: 45 s at 4x the
-#                first step's rate.
+#                first step's rate. Topics exist once published: at these rates a few thousand of
+#                the 100,000 (the warm-up's 4,500 with the defaults), each step's 1,000
+#                subscriptions to '#' answered with every one's name.
 #   --no-single, --no-kill   leave out the one-node runs, or the kill.
 # Load generator options given here replace the workload's (e.g. --rate, --subscribers, --duration).
-# Environment: HEAP (each node's -Xmx, default 512m; 1g with --diffusion), SKIP_BUILD=1.
+# Environment: HEAP (each node's -Xmx, default 512m; 2g with --diffusion), SKIP_BUILD=1.
 # Needs the ports of config/cluster (8081-8085, 7801-7805 and their failure-detection ports) free.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,7 +63,9 @@ if [ "$mode" = diffusion ]; then
   for k in --subscribers --topics --publishers; do [ "${given[$k]:-}" ] || unset "opt[$k]"; done
   for k in "${!diffusion[@]}"; do opt[$k]=${opt[$k]:-${diffusion[$k]}}; done
   unset "opt[--sweep-p99-below-ms]" "opt[--rate]"
-  heap=${HEAP:-1g}
+  # the heap bounds direct memory too: a subscription to '#' is answered with every topic's name,
+  # queued at once for 1,000 sessions (one node at 1g died of it on a sweep's fifth round)
+  heap=${HEAP:-2g}
 else
   heap=${HEAP:-512m}
 fi
