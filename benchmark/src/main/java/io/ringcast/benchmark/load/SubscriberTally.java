@@ -65,12 +65,10 @@ final class SubscriberTally implements UpdateListener {
      */
     private final AtomicLong progressVisible = new AtomicLong();
     private final LongestGap deliveryGap = new LongestGap();
-    /** Triples (topic, first skipped counter, last skipped counter). */
-    private long[] skipped = new long[0];
-    private int skippedLength;
-    /** Triples (topic, counter, the later counter received before it) of values received after a later one. */
-    private long[] late = new long[0];
-    private int lateLength;
+    /** (topic, first skipped counter, last skipped counter) of each skip. */
+    private final Triples skipped = new Triples();
+    /** (topic, counter, the later counter received before it) of each value received after a later one. */
+    private final Triples late = new Triples();
     /** More than {@link #MAX_NOTED} skips or late values: they are not held against the unacked ones. */
     private boolean notesOverflowed;
 
@@ -110,14 +108,14 @@ final class SubscriberTally implements UpdateListener {
         }
         if (counter < last) {
             outOfOrder++;
-            noteLate(t, counter, last);
+            notesOverflowed |= !late.add(t, counter, last);
             return;
         }
         if (kind == UpdateKind.CONFLATED) {
             conflated += counter - last - 1; // skipped on purpose by the topic's conflation, said so
         } else if (counter > last + 1) {
             lost += counter - last - 1;
-            noteSkipped(t, last + 1, counter - 1);
+            notesOverflowed |= !skipped.add(t, last + 1, counter - 1);
         }
         lastCounter[t] = counter;
         progressed += counter - last;
@@ -189,15 +187,15 @@ final class SubscriberTally implements UpdateListener {
         long unackedLate = 0;
         if (!unacked.isEmpty() && !notesOverflowed) {
             Set<Long> lateUnacked = new HashSet<>();
-            for (int i = 0; i < lateLength; i += 3) {
-                if (unacked.contains((int) late[i], late[i + 1])) {
+            for (int i = 0; i < late.length; i += 3) {
+                if (unacked.contains((int) late.values[i], late.values[i + 1])) {
                     unackedLate++;
-                    lateUnacked.add(UnackedValues.key((int) late[i], late[i + 1]));
+                    lateUnacked.add(UnackedValues.key((int) late.values[i], late.values[i + 1]));
                 }
             }
-            for (int i = 0; i < skippedLength; i += 3) {
-                int t = (int) skipped[i];
-                for (long c = skipped[i + 1]; c <= skipped[i + 2]; c++) {
+            for (int i = 0; i < skipped.length; i += 3) {
+                int t = (int) skipped.values[i];
+                for (long c = skipped.values[i + 1]; c <= skipped.values[i + 2]; c++) {
                     if (unacked.contains(t, c) && !lateUnacked.contains(UnackedValues.key(t, c))) {
                         unackedMissed++;
                     }
@@ -216,37 +214,32 @@ final class SubscriberTally implements UpdateListener {
         return deliveryGap;
     }
 
-    private void noteSkipped(int topic, long firstCounter, long lastCounter) {
-        if (skippedLength / 3 >= MAX_NOTED) {
-            notesOverflowed = true;
-            return;
-        }
-        if (skippedLength + 3 > skipped.length) {
-            skipped = Arrays.copyOf(skipped, Math.max(48, skipped.length * 2));
-        }
-        skipped[skippedLength++] = topic;
-        skipped[skippedLength++] = firstCounter;
-        skipped[skippedLength++] = lastCounter;
-    }
+    /** A growing list of (a, b, c) triples, at most {@link #MAX_NOTED}; event-loop thread only, as its tally. */
+    private static final class Triples {
+        long[] values = new long[0];
+        /** Used slots of {@link #values}: three per triple. */
+        int length;
 
-    private void noteLate(int topic, long counter, long after) {
-        if (lateLength / 3 >= MAX_NOTED) {
-            notesOverflowed = true;
-            return;
+        /** Adds a triple; false, adding nothing, when {@link #MAX_NOTED} are held already. */
+        boolean add(long a, long b, long c) {
+            if (length / 3 >= MAX_NOTED) {
+                return false;
+            }
+            if (length + 3 > values.length) {
+                values = Arrays.copyOf(values, Math.max(48, values.length * 2));
+            }
+            values[length++] = a;
+            values[length++] = b;
+            values[length++] = c;
+            return true;
         }
-        if (lateLength + 3 > late.length) {
-            late = Arrays.copyOf(late, Math.max(48, late.length * 2));
-        }
-        late[lateLength++] = topic;
-        late[lateLength++] = counter;
-        late[lateLength++] = after;
     }
 
     /** The first value noted late whose publish was acked, said for a reader ("topic 7: 12 after 15"), or null. */
     private String firstLateAcked(UnackedValues unacked) {
-        for (int i = 0; i < lateLength; i += 3) {
-            if (!unacked.contains((int) late[i], late[i + 1])) {
-                return "topic " + late[i] + ": " + late[i + 1] + " after " + late[i + 2];
+        for (int i = 0; i < late.length; i += 3) {
+            if (!unacked.contains((int) late.values[i], late.values[i + 1])) {
+                return "topic " + late.values[i] + ": " + late.values[i + 1] + " after " + late.values[i + 2];
             }
         }
         return null;
