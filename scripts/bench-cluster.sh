@@ -1,45 +1,244 @@
 #!/usr/bin/env bash
-# The same load-generator workload against the local five-node cluster and against one node, one
-# after the other on this machine (docs/benchmarks.md, "Cluster against one node").
+# The local five-node Raft cluster against one node on the same workload, in one run on this
+# machine (docs/benchmarks.md, "Cluster on the Raft engine"). Results and a summary table:
+# benchmark/target/bench-cluster-<UTC time>/ (summary.md).
 #
-# Usage: scripts/bench-cluster.sh [load generator options, e.g. --rate 2000 --duration 30s]
-# Defaults: 100 subscribers on '#', 100 topics of 200 B, 1,000 publishes/s from 4 publishers,
-# 30 s measured after 10 s of warm-up. Results: benchmark/target/bench-cluster-<UTC time>/.
+# Usage: scripts/bench-cluster.sh [--diffusion] [--no-single] [--no-kill] [--kill-after S]
+#                                 [load generator options, e.g. --rate 2000 --duration 30s]
+#   (default)    0. five nodes (scripts/cluster.sh, each with a fresh cluster.dataDir), the workload
+#                   for 25 s unmeasured: the five JVMs' JIT compilers take a core for a minute;
+#                1. the workload, with the servers' CPU measured;
+#                2. the same workload again on the same cluster with the Raft leader (named by
+#                   /health) killed with SIGKILL --kill-after S (default 5) seconds into the measured
+#                   window: the pause is the time from the kill to the slowest publisher's first ack
+#                   (and when deliveries stopped and resumed: intervals of 100 ms in kill/*-intervals.csv);
+#                3. one node, same heap, history and features: the same unmeasured run, then the workload.
+#                Workload: 100 subscribers on '#', 100 topics of 200 B, 5,000 publishes/s from 4
+#                publishers (500,000 deliveries/s), 5 s warm-up, 15 s measured; clients spread round
+#                robin over the nodes, each with every node as a fallback.
+#   --diffusion  the seed's Diffusion test scaled to this machine: five nodes, 100,000 topics of
+#                200 B, one publisher, 1,000 subscribers on '#' spread over the nodes, last-value
+#                cache, deltas, compression and conflation all off; a sweep (from 25/s by 25/s up to
+#                2,000/s: --sweep-start, --sweep-step, --sweep-max) for the highest clean rate (p99 <
+#                10 ms, nothing lost, publishers at pace), then one with p99 < 100 ms for what the
+#                machine reaches when that finds none; deliveries per server CPU second; then
+#                the same two sweeps against one node. The unmeasured first run: 45 s at 4x the
+#                first step's rate. Topics exist once published: at these rates a few thousand of
+#                the 100,000 (the warm-up's 4,500 with the defaults), each step's 1,000
+#                subscriptions to '#' answered with every one's name.
+#   --no-single, --no-kill   leave out the one-node runs, or the kill.
+# Load generator options given here replace the workload's (e.g. --rate, --subscribers, --duration).
+# Environment: HEAP (each node's -Xmx, default 512m; 2g with --diffusion), SKIP_BUILD=1.
+# Needs the ports of config/cluster (8081-8085, 7801-7805 and their failure-detection ports) free.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/machine.sh
 . scripts/lib/machine.sh
 
+mode=compare
+single=true
+kill_phase=true
+kill_after=5
+declare -A opt=([--subscribers]=100 [--topics]=100 [--payload-bytes]=200 [--rate]=5000 [--publishers]=4
+                [--warmup]=5s [--duration]=15s)
+declare -A given=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --diffusion) mode=diffusion; shift ;;
+    --no-single) single=false; shift ;;
+    --no-kill) kill_phase=false; shift ;;
+    --kill-after) kill_after=${2:?--kill-after needs seconds}; shift 2 ;;
+    --verbose) opt[--verbose]=; shift ;;
+    --*) opt[$1]=${2:?$1 needs a value}; given[$1]=1; shift 2 ;;
+    *) echo "unknown argument: $1 (see the usage at the top of $0)"; exit 2 ;;
+  esac
+done
+features=
+if [ "$mode" = diffusion ]; then
+  # every toggle off: no conflation, compression, deltas or cache; every update in order, none lost
+  features='features:\n  lastValueCache: false\n  deltas: false\n  compression: false\n  conflation: "off"\n'
+  # the workload's defaults give way to the seed's, and the rate to a sweep (its options may be given)
+  declare -A diffusion=([--subscribers]=1000 [--topics]=100000 [--publishers]=1 [--sweep-start]=25
+                        [--sweep-step]=25 [--sweep-max]=2000)
+  for k in --subscribers --topics --publishers; do [ "${given[$k]:-}" ] || unset "opt[$k]"; done
+  for k in "${!diffusion[@]}"; do opt[$k]=${opt[$k]:-${diffusion[$k]}}; done
+  unset "opt[--sweep-p99-below-ms]" "opt[--rate]"
+  # the heap bounds direct memory too: a subscription to '#' is answered with every topic's name,
+  # queued at once for 1,000 sessions (one node at 1g died of it on a sweep's fifth round)
+  heap=${HEAP:-2g}
+else
+  heap=${HEAP:-512m}
+fi
+# args [OPTION VALUE]...: the generator's options, one a line: the workload's with these replaced
+# (VALUE 'drop' leaves OPTION out)
+args() {
+  local -A o=()
+  local k
+  for k in "${!opt[@]}"; do o[$k]=${opt[$k]}; done
+  while [ $# -gt 0 ]; do o[$1]=$2; shift 2; done
+  for k in "${!o[@]}"; do
+    [ "${o[$k]}" = drop ] && continue
+    printf '%s\n' "$k"
+    [ -z "${o[$k]}" ] || printf '%s\n' "${o[$k]}"
+  done
+}
+mapfile -t workload < <(args)
+# a first run whose figures are not kept: the servers' JIT compilers take a core or more for a
+# minute after start (five JVMs at once), which the measured runs must not pay for
+if [ "$mode" = diffusion ]; then
+  # at a few times the first step's rate: the compilers' thresholds are counts, so more calls compile sooner
+  mapfile -t jit_warmup < <(args --rate "$((4 * ${opt[--sweep-start]}))" --sweep-start drop --sweep-step drop \
+    --sweep-max drop --warmup 5s --duration 40s)
+else
+  mapfile -t jit_warmup < <(args --warmup 5s --duration 20s)
+fi
+
 out=benchmark/target/bench-cluster-$(date -u +%Y%m%d-%H%M%S)
 mkdir -p "$out/config"
+out=$(cd "$out" && pwd)
 bench_jar=benchmark/target/ringcast-bench.jar
 server_jar=server/target/ringcast-server.jar
-if [ ! -f "$bench_jar" ] || [ ! -f "$server_jar" ]; then
+if [ -z "${SKIP_BUILD:-}" ] && { [ ! -f "$bench_jar" ] || [ ! -f "$server_jar" ] || [ -n "$(find pom.xml */pom.xml \
+      protocol/src/main cluster/src/main server/src/main client-java/src/main benchmark/src/main -newer "$bench_jar" \
+      -print -quit)" ]; }; then
+  echo "building $server_jar and $bench_jar"
   mvn -B -q -ntp -pl server,benchmark -am package -DskipTests
 fi
-workload=(--subscribers 100 --topics 100 --payload-bytes 200 --rate 1000 --publishers 4 --warmup 10s --duration 30s "$@")
 
-# the shipped node configs with the demo off and the generator's anonymous clients allowed everything
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for port in 8081 8082 8083 8084 8085 7801 7802 7803 7804 7805; do
+  if port_in_use "$port"; then echo "port $port is in use (another cluster?): stop it first"; exit 3; fi
+done
+
+# the shipped node configs with the demo off, a fresh data directory each, the generator's
+# anonymous clients allowed everything, and the mode's features
 open='security:\n  anonymousRoles: ["everything"]\n  roles:\n    - name: "everything"\n      subscribe: ["#"]\n      publish: ["#"]\n'
 for n in 1 2 3 4 5; do
-  sed 's/^  enabled: true \(.*demo\)/  enabled: false \1/' "config/cluster/node-$n.yaml" > "$out/config/node-$n.yaml"
-  printf "$open" >> "$out/config/node-$n.yaml"
+  sed -e 's/^  enabled: true \(.*demo\)/  enabled: false \1/' \
+      -e "s|^  dataDir: \"\".*|  dataDir: \"$out/data/node-$n\"|" "config/cluster/node-$n.yaml" > "$out/config/node-$n.yaml"
+  grep -q "dataDir: \"$out/data/node-$n\"" "$out/config/node-$n.yaml" || { echo "node-$n: no dataDir line to set"; exit 3; }
+  printf "$open$features" >> "$out/config/node-$n.yaml"
 done
-machine_info "cluster against one node" > "$out/machine.txt"
+printf "server:\n  host: 127.0.0.1\n  port: 8081\nhistory:\n  length: 4096\n$open$features" > "$out/config/single.yaml"
+machine_info "bench-cluster $mode" > "$out/machine.txt"
+cat "$out/machine.txt"
+servers=ws://127.0.0.1:8081/ws,ws://127.0.0.1:8082/ws,ws://127.0.0.1:8083/ws,ws://127.0.0.1:8084/ws,ws://127.0.0.1:8085/ws
+logs=$out/cluster-logs
+node_pids() { local n pids=; for n in 1 2 3 4 5; do pids+=${pids:+,}$(cat "$logs/node-$n.pid"); done; echo "$pids"; }
+stop_cluster() { LOG_DIR="$logs" scripts/cluster.sh stop; }
 
-echo "== five nodes"
-CONFIG_DIR="$out/config" LOG_DIR="$out/cluster-logs" scripts/cluster.sh start
-trap 'LOG_DIR="$out/cluster-logs" scripts/cluster.sh stop' EXIT
-java -jar "$bench_jar" --servers ws://127.0.0.1:8081/ws,ws://127.0.0.1:8082/ws,ws://127.0.0.1:8083/ws,ws://127.0.0.1:8084/ws,ws://127.0.0.1:8085/ws \
-  "${workload[@]}" --out "$out/cluster" | tee "$out/cluster.txt"
-LOG_DIR="$out/cluster-logs" scripts/cluster.sh stop
+# how busy the machine is: load average, the CPU counters of /proc/stat, and the busiest processes
+# (other sessions' builds and tests share this machine)
+machine_load() { # before|after NAME
+  echo "$1 $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/$2.load"
+  echo "$1 $(head -1 /proc/stat)" >> "$out/$2.cpu"
+  { echo "== $1"; ps -eo pid,pcpu,etimes,args --sort=-pcpu | head -8 | cut -c1-200; } >> "$out/$2.ps"
+}
+
+# bench NAME ARGS...: one generator run into $out/NAME, its report in NAME.txt, the machine's load
+# before and after in NAME.load, NAME.cpu and NAME.ps; a run that is not clean is reported, not fatal
+bench() {
+  local name=$1; shift
+  echo "== $name: $(cut -d' ' -f1-3 /proc/loadavg) load average before"
+  machine_load before "$name"
+  local code=0
+  java -jar "$bench_jar" "$@" --out "$out/$name" > "$out/$name.txt" 2>&1 || code=$?
+  machine_load after "$name"
+  grep -v ' WARN ' "$out/$name.txt" | tail -25
+  echo "   exit code $code, load average after $(cut -d' ' -f1-3 /proc/loadavg)"
+  node_metrics "$name"
+}
+
+# node_metrics NAME: each cluster node's error counts (NO_MAJORITY refusals...) and cluster gauges so far
+node_metrics() {
+  local n
+  [ -d "$logs" ] || return 0
+  for n in 1 2 3 4 5; do
+    curl -s --max-time 5 "http://127.0.0.1:808$n/metrics" 2>/dev/null \
+      | grep -E '^ringcast_(errors_total|cluster_)' | sed "s/^/node-$n /" || true
+  done > "$out/$1-metrics.txt"
+}
+
+# leader: the node the others name as the Raft leader, from the first /health that names one
+leader() {
+  local n
+  for n in 1 2 3 4 5; do
+    curl -s --max-time 2 "http://127.0.0.1:808$n/health" 2>/dev/null | python3 -c "import json,sys
+try:
+    print(json.load(sys.stdin)['cluster']['leader'] or '')
+except Exception:
+    pass" | grep . && return 0
+  done
+  return 1
+}
+
+echo "== five nodes (heap $heap each)"
+HEAP=$heap CONFIG_DIR="$out/config" LOG_DIR="$logs" scripts/cluster.sh start
+trap stop_cluster EXIT
+LOG_DIR="$logs" scripts/cluster.sh status | tee "$out/cluster-status.txt"
+
+# measured: the runs NAME-p99-10ms and NAME-p99-100ms (--diffusion) or the run NAME against SERVERS
+measured() { # NAME SERVERS PIDS
+  if [ "$mode" = diffusion ]; then
+    bench "$1-p99-10ms" --servers "$2" "${workload[@]}" --server-pids "$3" --sweep
+    bench "$1-p99-100ms" --servers "$2" "${workload[@]}" --server-pids "$3" --sweep --sweep-p99-below-ms 100
+  else
+    bench "$1" --servers "$2" "${workload[@]}" --server-pids "$3"
+  fi
+}
+
+bench jit-warmup-cluster --servers "$servers" "${jit_warmup[@]}"
+measured cluster "$servers" "$(node_pids)"
+
+if $kill_phase && [ "$mode" = compare ]; then
+  echo "== five nodes, the leader killed $kill_after s into the measured window"
+  # asked before the run: a node that is busy may take seconds to answer /health under the load
+  name=$(leader) || { echo "no node names a leader"; exit 3; }
+  machine_load before kill
+  java -jar "$bench_jar" --servers "$servers" "${workload[@]}" --report-interval 100ms --out "$out/kill" \
+    > "$out/kill.txt" 2>&1 &
+  generator=$!
+  for _ in $(seq 1 1200); do
+    grep -q 'publishing' "$out/kill.txt" && break
+    kill -0 "$generator" 2>/dev/null || break
+    sleep 0.1 # polling the generator's report for the start of publishing
+  done
+  warmup_s=$(python3 -c "import re,sys; v=sys.argv[1]; m=re.fullmatch(r'(\d+)(ms|s|m)', v); \
+print(int(m[1]) / {'ms': 1000, 's': 1, 'm': 1 / 60}[m[2]])" "${opt[--warmup]}")
+  sleep "$(python3 -c "print($warmup_s + $kill_after)")" # the kill's moment in the measured window
+  n=${name#node-}
+  pid=$(cat "$logs/node-$n.pid")
+  kill_ms=$(date +%s%3N)
+  kill -9 "$pid"
+  echo "killed $name (pid $pid) at $kill_ms ms"
+  printf '{"leader": "%s", "pid": %s, "killEpochMs": %s}\n' "$name" "$pid" "$kill_ms" > "$out/kill/kill.json"
+  code=0
+  wait "$generator" || code=$?
+  machine_load after kill
+  node_metrics kill
+  grep -v ' WARN ' "$out/kill.txt" | grep -v '^  interval' | tail -14
+  echo "   exit code $code"
+  LOG_DIR="$logs" scripts/cluster.sh status | tee "$out/cluster-status-after-kill.txt"
+  grep -h 'LeaderWatch' "$logs"/node-*.log | sort > "$out/leader-changes.txt" || true
+fi
+stop_cluster
 trap - EXIT
 
-echo "== one node"
-printf "server:\n  host: 127.0.0.1\n  port: 8081\nhistory:\n  length: 4096\n$open" > "$out/config/single.yaml"
-java -Xmx256m -jar "$server_jar" --config "$out/config/single.yaml" > "$out/single.log" 2>&1 &
-single=$!
-trap 'kill $single 2>/dev/null || true' EXIT
-for _ in $(seq 1 300); do grep -q 'Ringcast listening on' "$out/single.log" && break; sleep 0.1; done # polling its start line
-java -jar "$bench_jar" --servers ws://127.0.0.1:8081/ws "${workload[@]}" --out "$out/single" | tee "$out/single.txt"
-echo "results: $out"
+if $single; then
+  echo "== one node (heap $heap)"
+  java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError -jar "$server_jar" --config "$out/config/single.yaml" \
+    > "$out/single.log" 2>&1 &
+  single_pid=$!
+  trap 'kill $single_pid 2>/dev/null || true' EXIT
+  for _ in $(seq 1 300); do
+    grep -q 'Ringcast listening on' "$out/single.log" && break
+    kill -0 "$single_pid" 2>/dev/null || { cat "$out/single.log"; exit 3; }
+    sleep 0.1 # polling the server's log for its start line
+  done
+  bench jit-warmup-single --servers ws://127.0.0.1:8081/ws "${jit_warmup[@]}"
+  measured single ws://127.0.0.1:8081/ws "$single_pid"
+  kill "$single_pid"
+  wait "$single_pid" 2>/dev/null || true
+  trap - EXIT
+fi
+python3 scripts/lib/bench_cluster_summary.py "$mode" "$out" | tee "$out/summary.md"

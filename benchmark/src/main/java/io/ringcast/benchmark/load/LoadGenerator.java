@@ -138,6 +138,16 @@ public final class LoadGenerator implements Callable<Integer> {
             description = "Last rate tried (default ${DEFAULT-VALUE})")
     int sweepMax;
 
+    @Option(names = "--sweep-p99-below-ms", defaultValue = "10",
+            description = "A sweep step is clean only with p99 below this (default ${DEFAULT-VALUE}); a large bound "
+                    + "finds the highest rate at which nothing is lost and the publishers keep their pace")
+    double sweepP99BelowMs;
+
+    @Option(names = "--server-pids", split = ",", paramLabel = "PID",
+            description = "Process ids of the servers (Linux): their CPU time (user + system, /proc) over the "
+                    + "measured window and the drain is reported with deliveries per server CPU second")
+    List<Long> serverPids;
+
     @Option(names = "--verbose", description = "Log every client (and embedded server) connection")
     boolean verbose;
 
@@ -199,7 +209,8 @@ public final class LoadGenerator implements Callable<Integer> {
             LoadSpec spec;
             try {
                 spec = new LoadSpec(urls, embedded, topics, payloadBytes, rate, publishers, subscribers, selector,
-                        duration.toMillis(), warmup.toMillis(), ioThreads, padding);
+                        duration.toMillis(), warmup.toMillis(), ioThreads, padding,
+                        serverPids == null ? List.of() : serverPids);
             } catch (IllegalArgumentException e) {
                 stderr.println("ringcast-bench: " + e.getMessage());
                 return EXIT_USAGE;
@@ -241,8 +252,9 @@ public final class LoadGenerator implements Callable<Integer> {
     }
 
     private int runSweep(LoadSpec spec, EventLoopGroup group) throws Exception {
-        RateSweep.Outcome sweepOutcome = new RateSweep(spec, sweepStart, sweepStep, sweepMax, group, stdout)
-                .execute();
+        RateSweep.Outcome sweepOutcome = new RateSweep(spec, sweepStart, sweepStep, sweepMax,
+                new SweepResult.Criteria(sweepP99BelowMs, SweepResult.Criteria.DEFAULT.minAchievedFraction()), group,
+                stdout).execute();
         List<Path> files = ResultFiles.writeSweep(out, sweepOutcome);
         Summary.printSweep(stdout, sweepOutcome.result());
         printWritten(files);

@@ -3,6 +3,7 @@ package io.ringcast.benchmark.load;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.lang.management.ManagementFactory;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The figures of one run, as written to its JSON file. Rates are per second; latencies in
@@ -18,9 +19,49 @@ import java.util.List;
  * @param correctness lost, duplicated and out-of-order values over the whole run
  * @param cpu         the generator process's CPU use over the measured time and the drain
  * @param wire        what the servers wrote over the same time, from their {@code /health}
+ * @param pauses      the longest pauses publishers and subscribers saw (a cluster losing its leader)
+ * @param serverCpu   the servers' CPU over the same time as {@code cpu}; null without {@code --server-pids}
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec spec, Publishes publishes,
-                  Deliveries deliveries, LatencyMs latencyMs, Correctness correctness, Cpu cpu, Wire wire) {
+                  Deliveries deliveries, LatencyMs latencyMs, Correctness correctness, Cpu cpu, Wire wire,
+                  Pauses pauses, ServerCpu serverCpu) {
+
+    /**
+     * The longest time between two consecutive acks of one publisher, and between two consecutive
+     * deliveries to one subscriber, over the measured window and the drain (a gap counts when it
+     * ends after the window opened; one still open at the end, when acks or values never came,
+     * counts up to the end). Steady, about the time between two publishes; when a leader dies,
+     * the pause from the last ack (delivery) before the death to the first after the recovery.
+     *
+     * @param longestAckGapMs          the longest, over every publisher
+     * @param ackGapEndEpochMs         wall-clock time it ended (0 when none): an outside event, such as
+     *                                 a kill, lies inside it when it caused it
+     * @param ackGapPublisher          the publisher that saw it
+     * @param longestDeliveryGapMs     the longest, over every subscriber
+     * @param deliveryGapEndEpochMs    wall-clock time it ended (0 when none)
+     * @param deliveryGapSubscriber    the subscriber that saw it
+     */
+    record Pauses(double longestAckGapMs, long ackGapEndEpochMs, int ackGapPublisher, double longestDeliveryGapMs,
+                  long deliveryGapEndEpochMs, int deliveryGapSubscriber) {
+    }
+
+    /**
+     * The servers' CPU ({@code --server-pids}, user + system from {@code /proc}), measured over the same
+     * time as the generator's: from the measured window's start to the end of the drain.
+     *
+     * @param pids                     the processes summed
+     * @param known                    false when a process could not be read at either end (it died)
+     * @param cpuMs                    their CPU time together
+     * @param wallMs                   the wall time it was measured over
+     * @param coresUsed                {@code cpuMs / wallMs}: 1.5 means one and a half cores busy
+     * @param deliveriesPerCoreSecond  deliveries over the same time (the servers' own count when
+     *                                 {@code wire} is known, else the measured deliveries) per CPU second
+     *                                 of the servers: the figure to set beside deliveries per vCPU
+     */
+    record ServerCpu(List<Long> pids, boolean known, long cpuMs, long wallMs, double coresUsed,
+                     double deliveriesPerCoreSecond) {
+    }
 
     /**
      * The servers' own count of frames written and their bytes (WebSocket headers included, after
@@ -66,13 +107,16 @@ record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec s
      *                          (at least the window): below offered when the generator fell behind
      * @param issued            publishes sent, warm-up included
      * @param acked             of those, acked by the server
-     * @param failed            of those, failed (refused, or the connection was lost before the ack)
+     * @param failed            of those, failed after the client's own retries (refused, outcome unknown, or
+     *                          the client closed before the answer): not acked, so not sent again and
+     *                          not counted as lost when missing (see {@link Correctness})
      * @param measured          publishes whose intended send time lies in the measured window
      * @param firstFailure      the first failure's message, or null
+     * @param failedByReason    the failed ones by the server's error code (or the client's message)
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record Publishes(int offeredPerSecond, double achievedPerSecond, long issued, long acked, long failed,
-                     long measured, String firstFailure) {
+                     long measured, String firstFailure, Map<String, Long> failedByReason) {
     }
 
     /**
@@ -92,13 +136,23 @@ record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec s
      * Sums over every subscriber, warm-up included.
      *
      * @param clean                 no value lost, duplicated or out of order: the exit code is 0
+     * @param lost                  acked values some subscriber never received (values whose publish
+     *                              failed are counted in the three {@code unacked} figures instead)
+     * @param outOfOrder            acked values received after a later one, and new values under an
+     *                              old server sequence
      * @param worstSubscriber       the subscriber with the most violations (or subscriber 0 when none has any)
      * @param subscribersWithErrors every subscriber with a violation or an error, at most 100
+     * @param unackedDelivered      values whose publish failed that subscribers received all the same
+     *                              (applied: an outcome unknown may be), summed over subscribers
+     * @param unackedLate           of those, the ones received after a later value of their topic
+     *                              (applied after it, which a publish answered with a failure may be)
+     * @param unackedMissed         such values a subscriber never received (not applied)
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record Correctness(boolean clean, long lost, long duplicated, long outOfOrder, long snapshots, long gapSnapshots,
                        long conflated, long sequenceGaps, long foreignValues, long disconnects, long subscriberErrors,
-                       SubscriberCounts worstSubscriber, List<SubscriberCounts> subscribersWithErrors) {
+                       SubscriberCounts worstSubscriber, List<SubscriberCounts> subscribersWithErrors,
+                       long unackedDelivered, long unackedLate, long unackedMissed) {
     }
 
     /**

@@ -13,6 +13,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -54,6 +56,10 @@ final class LoadRun {
     private final MeasurementWindow window = new MeasurementWindow();
     private final LatencyRecorders latencies = new LatencyRecorders();
     private final AtomicLong disconnects = new AtomicLong();
+    private final UnackedValues unacked = new UnackedValues();
+    /** A wall-clock time and the System.nanoTime() read with it: pauses are reported in wall-clock time. */
+    private final long epochMsAtStart = System.currentTimeMillis();
+    private final long nanoTimeAtStart = System.nanoTime();
     private final List<RingcastClient> clients = new ArrayList<>();
     /** {@code --report-interval} in ms, 0 for none. */
     private final long reportIntervalMs;
@@ -112,20 +118,24 @@ final class LoadRun {
             }
             sleepUntil(fromNs);
             ServerProbe.Totals serverBefore = probe.read();
+            long serverCpuStartNs = spec.serverPids().isEmpty() ? -1 : ProcessCpu.cpuTimeNs(spec.serverPids());
             long cpuStartNs = ProcessCpu.cpuTimeNs();
             long wallStartNs = System.nanoTime();
             long[] finalCounters = joinPublishers(threads, publishers);
             awaitAcks(publishers);
             awaitDrain(tallies, finalCounters, matched);
             long cpuEndNs = ProcessCpu.cpuTimeNs();
+            long serverCpuEndNs = spec.serverPids().isEmpty() ? -1 : ProcessCpu.cpuTimeNs(spec.serverPids());
             long wallEndNs = System.nanoTime();
             ServerProbe.Totals serverAfter = probe.read();
             closeClients(); // orders every listener write before the reads below
             // with a reporter, it alone drains the recorders and keeps the whole run's histogram
             Histogram histogram = reporter == null ? latencies.drain() : reporter.finish();
+            LoadResult.Wire wire = LoadResult.Wire.between(serverBefore, serverAfter);
+            long serverCpuNs = serverCpuStartNs < 0 || serverCpuEndNs < 0 ? -1 : serverCpuEndNs - serverCpuStartNs;
             return new Outcome(summarize(startedAt, machine, publishers, tallies, finalCounters, matched, histogram,
-                    cpuStartNs < 0 ? -1 : cpuEndNs - cpuStartNs, wallEndNs - wallStartNs,
-                    LoadResult.Wire.between(serverBefore, serverAfter)), histogram);
+                    cpuStartNs < 0 ? -1 : cpuEndNs - cpuStartNs, wallEndNs - wallStartNs, wire, wallEndNs,
+                    serverCpuNs), histogram);
         } finally {
             closeClients();
             if (reporter != null) {
@@ -188,7 +198,7 @@ final class LoadRun {
         List<CompletableFuture<Void>> connected = new ArrayList<>(spec.publishers());
         for (int p = 0; p < spec.publishers(); p++) {
             RingcastClient client = newClient("load-pub-" + p, spec.addressesFor(p));
-            publishers.add(new PacedPublisher(p, client, spec, runId, paths));
+            publishers.add(new PacedPublisher(p, client, spec, runId, paths, unacked));
             connected.add(client.connect());
         }
         awaitAll(connected, "publisher");
@@ -274,7 +284,7 @@ final class LoadRun {
 
     private LoadResult summarize(String startedAt, LoadResult.Machine machine, List<PacedPublisher> publishers,
                                  List<SubscriberTally> tallies, long[] finalCounters, boolean[] matched, Histogram h,
-                                 long cpuNs, long wallNs, LoadResult.Wire wire) {
+                                 long cpuNs, long wallNs, LoadResult.Wire wire, long endNs, long serverCpuNs) {
         long durationNs = TimeUnit.MILLISECONDS.toNanos(spec.durationMs());
         long fromNs = window.fromNs();
 
@@ -284,7 +294,9 @@ final class LoadRun {
         long measuredIssued = 0;
         long lastIssueNs = fromNs;
         String firstFailure = null;
+        Map<String, Long> failedByReason = new TreeMap<>();
         for (PacedPublisher p : publishers) {
+            p.failedByReason().forEach((reason, n) -> failedByReason.merge(reason, n, Long::sum));
             issued += p.issued();
             acked += p.acked();
             failed += p.failed();
@@ -296,12 +308,12 @@ final class LoadRun {
         }
         double issueSeconds = Math.max(lastIssueNs - fromNs, durationNs) / 1e9;
         LoadResult.Publishes pub = new LoadResult.Publishes(spec.rate(), round(measuredIssued / issueSeconds, 1),
-                issued, acked, failed, measuredIssued, firstFailure);
+                issued, acked, failed, measuredIssued, firstFailure, failedByReason.isEmpty() ? null : failedByReason);
 
         List<SubscriberCounts> counts = new ArrayList<>(tallies.size());
         long lastReceiveNs = fromNs;
         for (SubscriberTally tally : tallies) {
-            counts.add(tally.counts(finalCounters, matched));
+            counts.add(tally.counts(finalCounters, matched, unacked, endNs));
             lastReceiveNs = Math.max(lastReceiveNs, tally.lastMeasuredReceiveNs());
         }
         long deliveries = counts.stream().mapToLong(SubscriberCounts::deliveries).sum();
@@ -327,14 +339,56 @@ final class LoadRun {
                 counts.stream().mapToLong(SubscriberCounts::conflated).sum(),
                 counts.stream().mapToLong(SubscriberCounts::sequenceGaps).sum(),
                 counts.stream().mapToLong(SubscriberCounts::foreignValues).sum(), disconnects.get(),
-                counts.stream().mapToLong(SubscriberCounts::errors).sum(), worst, withErrors);
+                counts.stream().mapToLong(SubscriberCounts::errors).sum(), worst, withErrors,
+                unacked.countMatching(matched) * counts.size() - counts.stream().mapToLong(SubscriberCounts::unackedMissed).sum(),
+                counts.stream().mapToLong(SubscriberCounts::unackedLate).sum(),
+                counts.stream().mapToLong(SubscriberCounts::unackedMissed).sum());
 
         int cores = Runtime.getRuntime().availableProcessors();
         double ofOne = cpuNs < 0 ? -1 : round(100.0 * cpuNs / wallNs, 1);
         LoadResult.Cpu cpu = new LoadResult.Cpu(cpuNs < 0 ? -1 : cpuNs / 1_000_000, wallNs / 1_000_000, ofOne,
                 cpuNs < 0 ? -1 : round(ofOne / cores, 1), cores);
 
-        return new LoadResult(spec.scenario(), startedAt, machine, spec, pub, del, lat, cor, cpu, wire);
+        LoadResult.ServerCpu serverCpu = null;
+        if (!spec.serverPids().isEmpty()) {
+            long served = wire.known() ? wire.deliveries() : measuredDeliveries;
+            serverCpu = new LoadResult.ServerCpu(spec.serverPids(), serverCpuNs >= 0,
+                    serverCpuNs < 0 ? -1 : serverCpuNs / 1_000_000, wallNs / 1_000_000,
+                    serverCpuNs < 0 ? -1 : round((double) serverCpuNs / wallNs, 3),
+                    serverCpuNs <= 0 ? -1 : round(served / (serverCpuNs / 1e9), 0));
+        }
+        return new LoadResult(spec.scenario(), startedAt, machine, spec, pub, del, lat, cor, cpu, wire,
+                pauses(publishers, tallies, endNs), serverCpu);
+    }
+
+    /** The longest ack gap over the publishers and delivery gap over the subscribers. After {@link #summarize}'s counts. */
+    private LoadResult.Pauses pauses(List<PacedPublisher> publishers, List<SubscriberTally> tallies, long endNs) {
+        LongestGap ack = null;
+        int ackPublisher = -1;
+        for (int i = 0; i < publishers.size(); i++) {
+            LongestGap g = publishers.get(i).ackGap(endNs);
+            if (ack == null || g.longestNs() > ack.longestNs()) {
+                ack = g;
+                ackPublisher = i;
+            }
+        }
+        LongestGap delivery = null;
+        int deliverySubscriber = -1;
+        for (int i = 0; i < tallies.size(); i++) {
+            LongestGap g = tallies.get(i).deliveryGap();
+            if (delivery == null || g.longestNs() > delivery.longestNs()) {
+                delivery = g;
+                deliverySubscriber = i;
+            }
+        }
+        return new LoadResult.Pauses(ack == null ? 0 : ms(ack.longestNs()), epochMs(ack), ackPublisher,
+                delivery == null ? 0 : ms(delivery.longestNs()), epochMs(delivery), deliverySubscriber);
+    }
+
+    /** The wall-clock time a gap ended, 0 for none. */
+    private long epochMs(LongestGap gap) {
+        return gap == null || gap.longestEndNs() == 0 ? 0
+                : epochMsAtStart + TimeUnit.NANOSECONDS.toMillis(gap.longestEndNs() - nanoTimeAtStart);
     }
 
     private void closeClients() {

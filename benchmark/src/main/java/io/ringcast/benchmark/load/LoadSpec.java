@@ -18,9 +18,11 @@ import java.util.Objects;
  * @param warmupMs      time before it, at the same rate: checked for correctness, not measured
  * @param ioThreads     event loops of the Netty group all clients share
  * @param padding       what fills each value after its header
+ * @param serverPids    the servers' process ids, whose CPU time is measured over the run; empty for none
  */
 record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadBytes, int rate, int publishers,
-                int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, Padding padding) {
+                int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, Padding padding,
+                List<Long> serverPids) {
 
     /** Topic paths are {@code bench/t} and a zero-padded index. */
     static final String TOPIC_PREFIX = "bench/t";
@@ -29,6 +31,7 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
         servers = List.copyOf(Objects.requireNonNull(servers, "--servers"));
         Objects.requireNonNull(selector, "--selector");
         Objects.requireNonNull(padding, "--padding");
+        serverPids = List.copyOf(Objects.requireNonNull(serverPids, "--server-pids"));
         require(!servers.isEmpty(), "--servers: at least one ws:// URL is required");
         require(topics >= 1 && topics <= 1_000_000, "--topics: must be 1..1000000, was " + topics);
         require(payloadBytes >= PayloadCodec.HEADER_BYTES && payloadBytes <= 1 << 20,
@@ -42,6 +45,8 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
         require(durationMs >= 100, "--duration: must be at least 100ms, was " + durationMs + "ms");
         require(warmupMs >= 0, "--warmup: must not be negative, was " + warmupMs + "ms");
         require(ioThreads >= 1 && ioThreads <= 256, "--io-threads: must be 1..256, was " + ioThreads);
+        require(serverPids.stream().allMatch(pid -> pid > 0), "--server-pids: process ids are positive, were "
+                + serverPids);
     }
 
     private static void require(boolean condition, String message) {
@@ -53,7 +58,7 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
     /** The same run at another rate (the sweep's steps). */
     LoadSpec withRate(int newRate) {
         return new LoadSpec(servers, embedded, topics, payloadBytes, newRate, publishers, subscribers, selector,
-                durationMs, warmupMs, ioThreads, padding);
+                durationMs, warmupMs, ioThreads, padding, serverPids);
     }
 
     /** The path of topic {@code index}: {@code bench/t0042} (at least four digits, as many as the largest needs). */

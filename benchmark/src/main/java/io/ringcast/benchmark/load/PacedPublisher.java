@@ -1,12 +1,16 @@
 package io.ringcast.benchmark.load;
 
 import io.ringcast.client.RingcastClient;
+import io.ringcast.client.RingcastException;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BiConsumer;
 
 /**
  * One publisher connection and the thread that paces it. Publish {@code n} of the whole run (all
@@ -19,9 +23,16 @@ import java.util.function.BiConsumer;
  * with their intended times, so the delay shows in the latency (the coordinated-omission
  * correction). It never skips one.
  *
+ * <p>A publish the client fails after its own retries ({@code REPUBLISH} through the next node after
+ * a lost connection, another node after {@code NO_MAJORITY}) is counted by its reason and its value
+ * noted in the run's {@link UnackedValues}: it is not sent again (a plain publish of a value whose
+ * outcome is unknown could apply it twice), and the subscribers' checks do not count it as lost.
+ * The longest time between two acks ({@link LongestGap}) is the pause this publisher saw.
+ *
  * <p>Threads: {@link #run} on the publisher's own thread, which alone touches the counters and
- * issue fields; acks arrive on the client's event loop and touch only the atomics. Read the plain
- * fields after {@link Thread#join()}.
+ * issue fields; acks arrive on the client's event loop (or on this thread, for a publish completed
+ * at once) and touch only the atomics, the unacked set and, under its lock, the ack gap. Read the
+ * plain fields after {@link Thread#join()}.
  */
 final class PacedPublisher implements Runnable {
     /**
@@ -53,15 +64,20 @@ final class PacedPublisher implements Runnable {
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicReference<String> firstFailure = new AtomicReference<>();
-    /** One completion handler for every publish: no capturing lambda per call. */
-    private final BiConsumer<Long, Throwable> onAck = this::onAck;
+    /** Failed publishes by reason: the server's error code, or the client's message. */
+    private final Map<String, AtomicLong> failedByReason = new ConcurrentHashMap<>();
+    private final UnackedValues unacked;
+    /** Guarded by itself: completions come from the event loop and, rarely, this thread. */
+    private final LongestGap ackGap = new LongestGap();
 
-    PacedPublisher(int id, RingcastClient client, LoadSpec spec, int runId, String[] topicPaths) {
+    PacedPublisher(int id, RingcastClient client, LoadSpec spec, int runId, String[] topicPaths,
+                   UnackedValues unacked) {
         this.id = id;
         this.client = client;
         this.spec = spec;
         this.runId = runId;
         this.topicPaths = topicPaths;
+        this.unacked = unacked;
         int p = spec.publishers();
         this.owned = new int[(spec.topics() - id + p - 1) / p];
         for (int k = 0; k < owned.length; k++) {
@@ -99,7 +115,8 @@ final class PacedPublisher implements Runnable {
                 measuredIssued++;
                 lastMeasuredIssueNs = System.nanoTime();
             }
-            ack.whenComplete(onAck);
+            // a completion per publish, to name its value if it fails; the value is allocated per publish anyway
+            ack.whenComplete((sequence, failure) -> onAnswer(topic, counter, failure));
         }
     }
 
@@ -115,13 +132,29 @@ final class PacedPublisher implements Runnable {
         }
     }
 
-    private void onAck(Long sequence, Throwable failure) {
+    private void onAnswer(int topic, long counter, Throwable failure) {
         if (failure == null) {
             acked.incrementAndGet();
-        } else {
-            firstFailure.compareAndSet(null, "publisher " + id + ": " + failure.getMessage());
-            failed.incrementAndGet();
+            long nowNs = System.nanoTime();
+            synchronized (ackGap) {
+                ackGap.record(nowNs, window);
+            }
+            return;
         }
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        unacked.add(topic, counter);
+        failedByReason.computeIfAbsent(reason(cause), r -> new AtomicLong()).incrementAndGet();
+        firstFailure.compareAndSet(null, "publisher " + id + ": " + cause.getMessage());
+        failed.incrementAndGet();
+    }
+
+    /** The server's error code, else the client's own message (a closed client, a connection never made). */
+    static String reason(Throwable failure) {
+        if (failure instanceof RingcastException e && e.code() != null) {
+            return e.code().name();
+        }
+        return failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
     }
 
     /** Whether every issued publish has its ack or failure. After {@link Thread#join()}. */
@@ -158,6 +191,26 @@ final class PacedPublisher implements Runnable {
 
     String firstFailure() {
         return firstFailure.get();
+    }
+
+    /** Failed publishes by reason, sorted by reason. */
+    Map<String, Long> failedByReason() {
+        Map<String, Long> byReason = new TreeMap<>();
+        failedByReason.forEach((reason, n) -> byReason.put(reason, n.get()));
+        return byReason;
+    }
+
+    /**
+     * The longest pause between two acks; with {@code endNs}, a pause still open then (publishes
+     * never answered) counts up to it. After every publish was answered or given up on.
+     */
+    LongestGap ackGap(long endNs) {
+        synchronized (ackGap) {
+            if (!allCompleted()) {
+                ackGap.closeOpenGap(endNs, window);
+            }
+            return ackGap;
+        }
     }
 
     RingcastClient client() {

@@ -1,13 +1,23 @@
 package io.ringcast.benchmark.load;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 
 /**
- * The CPU time this JVM has used, from {@code com.sun.management.OperatingSystemMXBean}: the
- * generator's own cost, so a reader can tell whether the generator limited the result. Any thread.
+ * CPU time used by processes: this JVM's, from {@code com.sun.management.OperatingSystemMXBean}
+ * (the generator's own cost, so a reader can tell whether the generator limited the result), and
+ * other processes' on Linux from {@code /proc/<pid>/stat} ({@code --server-pids}: the servers'
+ * cost per delivery). Any thread.
  */
 final class ProcessCpu {
+    /** {@code /proc/<pid>/stat} counts in clock ticks of 10 ms ({@code getconf CLK_TCK} is 100 on Linux). */
+    static final long NS_PER_TICK = 10_000_000L;
+
     private ProcessCpu() {
     }
 
@@ -18,5 +28,32 @@ final class ProcessCpu {
             return sun.getProcessCpuTime();
         }
         return -1;
+    }
+
+    /**
+     * User plus system CPU nanoseconds used so far by the processes {@code pids} together, or -1
+     * when any of them cannot be read (not Linux, or a process gone: a killed node).
+     */
+    static long cpuTimeNs(List<Long> pids) {
+        long ticks = 0;
+        for (long pid : pids) {
+            try {
+                ticks += ticksOf(Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII));
+            } catch (IOException | RuntimeException e) {
+                return -1;
+            }
+        }
+        return ticks * NS_PER_TICK;
+    }
+
+    /**
+     * utime + stime (fields 14 and 15) of a {@code /proc/<pid>/stat} line. The second field, the
+     * command name in parentheses, may hold spaces and parentheses itself, so the fields are
+     * counted from the last ')'.
+     */
+    static long ticksOf(String statLine) {
+        String[] after = statLine.substring(statLine.lastIndexOf(')') + 2).trim().split(" ");
+        // after[0] is field 3 (state), so field n is after[n - 3]
+        return Long.parseLong(after[14 - 3]) + Long.parseLong(after[15 - 3]);
     }
 }

@@ -24,14 +24,20 @@ final class RateSweep {
     private final int startRate;
     private final int stepRate;
     private final int maxRate;
+    private final SweepResult.Criteria criteria;
     private final EventLoopGroup group;
     private final PrintWriter log;
 
-    RateSweep(LoadSpec base, int startRate, int stepRate, int maxRate, EventLoopGroup group, PrintWriter log) {
+    RateSweep(LoadSpec base, int startRate, int stepRate, int maxRate, SweepResult.Criteria criteria,
+              EventLoopGroup group, PrintWriter log) {
         if (startRate < 1 || stepRate < 1 || maxRate < startRate) {
             throw new IllegalArgumentException("--sweep-start, --sweep-step, --sweep-max: need start >= 1, step >= 1"
                     + " and max >= start, were " + startRate + ", " + stepRate + ", " + maxRate);
         }
+        if (!(criteria.p99BelowMs() > 0)) {
+            throw new IllegalArgumentException("--sweep-p99-below-ms: must be positive, was " + criteria.p99BelowMs());
+        }
+        this.criteria = criteria;
         this.base = base;
         this.startRate = startRate;
         this.stepRate = stepRate;
@@ -43,7 +49,6 @@ final class RateSweep {
     Outcome execute() throws LoadException, InterruptedException {
         String startedAt = Instant.now().toString();
         LoadResult.Machine machine = LoadResult.Machine.current();
-        SweepResult.Criteria criteria = SweepResult.Criteria.DEFAULT;
         List<SweepResult.Step> steps = new ArrayList<>();
         List<Histogram> histograms = new ArrayList<>();
         SweepResult.Step best = null;

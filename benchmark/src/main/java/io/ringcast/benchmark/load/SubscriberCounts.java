@@ -6,7 +6,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * What one subscriber connection saw over a whole run, warm-up included.
  *
  * @param subscriber         the subscriber's index, 0-based
- * @param lost               values never received: skipped counters plus what was missing at the end
+ * @param lost               acked values never received: skipped counters plus what was missing at the end,
+ *                           less the unacked ones
  * @param duplicated         values received twice
  * @param outOfOrder         values older than one already received, or new values under an old server sequence
  * @param snapshots          {@code SNAPSHOT}s of this run's values (only after a reconnect)
@@ -18,11 +19,16 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param measuredDeliveries of those, the ones whose intended send time lies in the measured window
  * @param errors             {@code UpdateListener.onError} calls (refused subscription, fatal session error)
  * @param lastError          the last error's message, or null
+ * @param unackedMissed      values whose publish failed ({@link UnackedValues}) and that never arrived: not lost
+ * @param unackedLate        values whose publish failed and that arrived after a later value: not out of order
+ * @param firstLate          the first acked value that arrived after a later one of its topic ("topic 7: 12 after
+ *                           15"), or null: where to start looking
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record SubscriberCounts(int subscriber, long lost, long duplicated, long outOfOrder, long snapshots,
                         long gapSnapshots, long conflated, long sequenceGaps, long foreignValues, long deliveries,
-                        long measuredDeliveries, long errors, String lastError) {
+                        long measuredDeliveries, long errors, String lastError, long unackedMissed,
+                        long unackedLate, String firstLate) {
 
     /** Lost, duplicated and out-of-order values together: zero for a clean subscriber. */
     long violations() {

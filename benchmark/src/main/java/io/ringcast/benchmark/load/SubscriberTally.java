@@ -4,6 +4,9 @@ import io.ringcast.client.RingcastException;
 import io.ringcast.client.Update;
 import io.ringcast.client.UpdateKind;
 import io.ringcast.client.UpdateListener;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -18,11 +21,21 @@ import java.util.concurrent.atomic.AtomicLong;
  * last one. A value flagged conflated ({@link UpdateKind#CONFLATED}) may skip counters: those are
  * counted as <b>conflated</b>, not lost, because the server said it skipped them on purpose. What was still missing when the run ended is added by {@link #counts}.
  *
+ * <p>Values whose publish failed ({@link UnackedValues}) are held apart at the end: one never
+ * received is <b>unacked, missed</b>, not lost; one received after a later value is <b>unacked,
+ * late</b>, not out of order (it was applied after its successors, which a failed publish may be).
+ * To tell, the tally notes each skipped range and each late value (rare; at most
+ * {@link #MAX_NOTED} of each, past which nothing is excused). It also keeps the longest gap between
+ * two of its deliveries ({@link LongestGap}): the pause this subscriber saw.
+ *
  * <p>Threads: {@link #onUpdate} and {@link #onError} run on the client's event-loop thread only;
  * {@link #progress()} from any thread; {@link #counts} only after the client was closed (its
  * {@code close()} waits for a task on the same loop, which orders every write before the read).
  */
 final class SubscriberTally implements UpdateListener {
+    /** Skipped ranges, and late values, noted at most: past it, nothing is excused as unacked. */
+    static final int MAX_NOTED = 1 << 16;
+
     private final int index;
     private final int runId;
     private final MeasurementWindow window;
@@ -51,6 +64,13 @@ final class SubscriberTally implements UpdateListener {
      * without making the listener pay for a full volatile write per update.
      */
     private final AtomicLong progressVisible = new AtomicLong();
+    private final LongestGap deliveryGap = new LongestGap();
+    /** (topic, first skipped counter, last skipped counter) of each skip. */
+    private final Triples skipped = new Triples();
+    /** (topic, counter, the later counter received before it) of each value received after a later one. */
+    private final Triples late = new Triples();
+    /** More than {@link #MAX_NOTED} skips or late values: they are not held against the unacked ones. */
+    private boolean notesOverflowed;
 
     SubscriberTally(int index, int runId, int topics, MeasurementWindow window, LatencyRecorders latencies) {
         this.index = index;
@@ -88,12 +108,14 @@ final class SubscriberTally implements UpdateListener {
         }
         if (counter < last) {
             outOfOrder++;
+            notesOverflowed |= !late.add(t, counter, last);
             return;
         }
         if (kind == UpdateKind.CONFLATED) {
             conflated += counter - last - 1; // skipped on purpose by the topic's conflation, said so
-        } else {
+        } else if (counter > last + 1) {
             lost += counter - last - 1;
+            notesOverflowed |= !skipped.add(t, last + 1, counter - 1);
         }
         lastCounter[t] = counter;
         progressed += counter - last;
@@ -110,6 +132,7 @@ final class SubscriberTally implements UpdateListener {
         lastSequence[t] = live ? Math.max(sequence, lastSeq) : sequence;
         if (live) {
             deliveries++;
+            deliveryGap.record(receivedNs, window);
             long intendedNs = PayloadCodec.intendedSendNs(value);
             if (window.contains(intendedNs)) {
                 // from the INTENDED send time: a publisher that fell behind its schedule adds its delay
@@ -136,21 +159,90 @@ final class SubscriberTally implements UpdateListener {
     }
 
     /**
-     * The totals, with every value still missing at the end counted as lost. Only after the client
+     * The totals, with every value still missing at the end counted as lost, except values whose
+     * publish failed: those are counted as unacked (missed or late) instead. Only after the client
      * was closed.
      *
      * @param finalCounters per topic index, the last counter published
      * @param matched       per topic index, whether the selector matches it
+     * @param unacked       the values whose publish failed
+     * @param endNs         when the run ended (System.nanoTime()): a subscriber still missing values
+     *                      then has been pausing since its last delivery
      */
-    SubscriberCounts counts(long[] finalCounters, boolean[] matched) {
+    SubscriberCounts counts(long[] finalCounters, boolean[] matched, UnackedValues unacked, long endNs) {
         long missing = 0;
+        long unackedMissed = 0;
         for (int t = 0; t < lastCounter.length; t++) {
-            if (matched[t] && finalCounters[t] > lastCounter[t]) {
-                missing += finalCounters[t] - lastCounter[t];
+            if (!matched[t] || finalCounters[t] <= lastCounter[t]) {
+                continue;
+            }
+            missing += finalCounters[t] - lastCounter[t];
+            for (long c = lastCounter[t] + 1; !unacked.isEmpty() && c <= finalCounters[t]; c++) {
+                unackedMissed += unacked.contains(t, c) ? 1 : 0;
             }
         }
-        return new SubscriberCounts(index, lost + missing, duplicated, outOfOrder, snapshots, gapSnapshots,
-                conflated, sequenceGaps, foreignValues, deliveries, measuredDeliveries, errors, lastError);
+        if (missing > 0) {
+            deliveryGap.closeOpenGap(endNs, window);
+        }
+        long unackedLate = 0;
+        if (!unacked.isEmpty() && !notesOverflowed) {
+            Set<Long> lateUnacked = new HashSet<>();
+            for (int i = 0; i < late.length; i += 3) {
+                if (unacked.contains((int) late.values[i], late.values[i + 1])) {
+                    unackedLate++;
+                    lateUnacked.add(UnackedValues.key((int) late.values[i], late.values[i + 1]));
+                }
+            }
+            for (int i = 0; i < skipped.length; i += 3) {
+                int t = (int) skipped.values[i];
+                for (long c = skipped.values[i + 1]; c <= skipped.values[i + 2]; c++) {
+                    if (unacked.contains(t, c) && !lateUnacked.contains(UnackedValues.key(t, c))) {
+                        unackedMissed++;
+                    }
+                }
+            }
+        }
+        // an unacked value skipped and never received is missed; skipped and received late, it is late
+        long lostAcked = lost + missing - unackedMissed - unackedLate;
+        return new SubscriberCounts(index, lostAcked, duplicated, outOfOrder - unackedLate, snapshots, gapSnapshots,
+                conflated, sequenceGaps, foreignValues, deliveries, measuredDeliveries, errors, lastError,
+                unackedMissed, unackedLate, firstLateAcked(unacked));
+    }
+
+    /** The longest pause between two deliveries to this subscriber. Only after {@link #counts}. */
+    LongestGap deliveryGap() {
+        return deliveryGap;
+    }
+
+    /** A growing list of (a, b, c) triples, at most {@link #MAX_NOTED}; event-loop thread only, as its tally. */
+    private static final class Triples {
+        long[] values = new long[0];
+        /** Used slots of {@link #values}: three per triple. */
+        int length;
+
+        /** Adds a triple; false, adding nothing, when {@link #MAX_NOTED} are held already. */
+        boolean add(long a, long b, long c) {
+            if (length / 3 >= MAX_NOTED) {
+                return false;
+            }
+            if (length + 3 > values.length) {
+                values = Arrays.copyOf(values, Math.max(48, values.length * 2));
+            }
+            values[length++] = a;
+            values[length++] = b;
+            values[length++] = c;
+            return true;
+        }
+    }
+
+    /** The first value noted late whose publish was acked, said for a reader ("topic 7: 12 after 15"), or null. */
+    private String firstLateAcked(UnackedValues unacked) {
+        for (int i = 0; i < late.length; i += 3) {
+            if (!unacked.contains((int) late.values[i], late.values[i + 1])) {
+                return "topic " + late.values[i] + ": " + late.values[i + 1] + " after " + late.values[i + 2];
+            }
+        }
+        return null;
     }
 
     /** System.nanoTime() of the last measured delivery, 0 if none. Only after the client was closed. */

@@ -14,7 +14,8 @@ final class Summary {
                 s.selector(), s.topics(), s.payloadBytes());
         LoadResult.Publishes p = r.publishes();
         out.printf("  publishes    offered %,d/s  achieved %,.0f/s  acked %,d of %,d%s%n", p.offeredPerSecond(),
-                p.achievedPerSecond(), p.acked(), p.issued(), p.failed() > 0 ? "  FAILED " + p.failed() : "");
+                p.achievedPerSecond(), p.acked(), p.issued(), p.failed() > 0 ? "  FAILED " + p.failed()
+                        + " after the client's retries " + p.failedByReason() : "");
         out.printf("  deliveries   %,.0f/s  (%,d measured in %,d ms, %,d in all)%n", r.deliveries().perSecond(),
                 r.deliveries().measured(), s.durationMs(), r.deliveries().total());
         LoadResult.LatencyMs l = r.latencyMs();
@@ -24,19 +25,34 @@ final class Summary {
         out.printf("  correctness  lost %,d  duplicated %,d  out of order %,d  (conflated %,d, snapshots %,d, gap snapshots"
                         + " %,d, disconnects %,d, errors %,d)%s%n", c.lost(), c.duplicated(), c.outOfOrder(), c.conflated(),
                 c.snapshots(), c.gapSnapshots(), c.disconnects(), c.subscriberErrors(), c.clean() ? "" : "  NOT CLEAN");
+        if (p.failed() > 0) {
+            out.printf("  unacked      values of failed publishes received all the same %,d (late %,d), never received"
+                    + " %,d: not lost, never acked%n", c.unackedDelivered(), c.unackedLate(), c.unackedMissed());
+        }
+        LoadResult.Pauses pauses = r.pauses();
+        out.printf("  pauses       longest between two acks %.1f ms (publisher %d), between two deliveries %.1f ms"
+                        + " (subscriber %d)%n", pauses.longestAckGapMs(), pauses.ackGapPublisher(),
+                pauses.longestDeliveryGapMs(), pauses.deliveryGapSubscriber());
         if (r.wire() != null && r.wire().known()) {
             out.printf("  wire         %,.1f bytes per delivery written by the server(s) (%,d frames)%n",
                     r.wire().bytesPerDelivery(), r.wire().deliveries());
         }
         if (!c.clean() && c.worstSubscriber() != null) {
             SubscriberCounts w = c.worstSubscriber();
-            out.printf("  worst        subscriber %d: lost %,d  duplicated %,d  out of order %,d%n", w.subscriber(),
-                    w.lost(), w.duplicated(), w.outOfOrder());
+            out.printf("  worst        subscriber %d: lost %,d  duplicated %,d  out of order %,d%s%n", w.subscriber(),
+                    w.lost(), w.duplicated(), w.outOfOrder(), w.firstLate() == null ? "" : "  (first late: "
+                            + w.firstLate() + ")");
         }
         LoadResult.Cpu cpu = r.cpu();
         out.printf("  generator    CPU %.0f%% of one core, %.0f%% of %d cores%s; load average at start %.2f%n",
                 cpu.percentOfOneCore(), cpu.percentOfAllCores(), cpu.cores(),
                 s.embedded() ? " (server included: embedded)" : "", r.machine().loadAverage());
+        LoadResult.ServerCpu sc = r.serverCpu();
+        if (sc != null) {
+            out.printf("  servers      %s%n", sc.known() ? String.format("CPU %.2f cores (%,d ms in %,d ms), %,.0f"
+                    + " deliveries per server CPU second", sc.coresUsed(), sc.cpuMs(), sc.wallMs(),
+                    sc.deliveriesPerCoreSecond()) : "CPU unknown: a process of " + sc.pids() + " could not be read");
+        }
     }
 
     static String oneLine(LoadResult r) {
@@ -44,7 +60,9 @@ final class Summary {
                         + "  lost %d dup %d ooo %d  cpu %.0f%%", r.publishes().achievedPerSecond(),
                 r.deliveries().perSecond(), r.latencyMs().p50(), r.latencyMs().p99(), r.latencyMs().p999(),
                 r.latencyMs().max(), r.correctness().lost(), r.correctness().duplicated(),
-                r.correctness().outOfOrder(), r.cpu().percentOfOneCore());
+                r.correctness().outOfOrder(), r.cpu().percentOfOneCore())
+                + (r.serverCpu() != null && r.serverCpu().known() ? String.format("  servers %.2f cores, %,.0f"
+                + " deliveries/CPU s", r.serverCpu().coresUsed(), r.serverCpu().deliveriesPerCoreSecond()) : "");
     }
 
     static void printSweep(PrintWriter out, SweepResult s) {

@@ -61,7 +61,8 @@ class LoadGeneratorTest {
             Run[] holder = new Run[1];
             FailOnLeakExtension.withLevel(ResourceLeakDetector.Level.ADVANCED, () -> holder[0] = run(
                     "--servers", server.webSocketUrl(), "--subscribers", "10", "--topics", "100",
-                    "--rate", "2000", "--duration", "3s", "--warmup", "1s", "--out", out.toString()));
+                    "--rate", "2000", "--duration", "3s", "--warmup", "1s", "--out", out.toString(),
+                    "--server-pids", Long.toString(ProcessHandle.current().pid())));
             Run r = holder[0];
             assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
 
@@ -77,6 +78,14 @@ class LoadGeneratorTest {
             // the server's own count of what it wrote: a 200-byte value, its UPDATE header and the frame header
             assertThat(result.get("wire").get("known").asBoolean()).isTrue();
             assertThat(result.get("wire").get("bytesPerDelivery").asDouble()).isBetween(200.0, 240.0);
+            // the server is in this process: its CPU is this process's, read from /proc
+            JsonNode serverCpu = result.get("serverCpu");
+            assertThat(serverCpu.get("known").asBoolean()).isTrue();
+            assertThat(serverCpu.get("deliveriesPerCoreSecond").asDouble()).isPositive();
+            // a steady run pauses for about the time between two publishes, never for nothing
+            assertThat(result.get("pauses").get("longestAckGapMs").asDouble()).isPositive();
+            assertThat(result.get("pauses").get("longestDeliveryGapMs").asDouble()).isPositive();
+            assertThat(result.get("pauses").get("ackGapEndEpochMs").asLong()).isPositive();
             // the e2e script's summary: one row for this run, its figures taken from the JSON
             assertThat(LoadReport.summary(out)).contains("| 10 | 2,000 |")
                     .contains("| 0 / 0 / 0 |").doesNotContain("| set | sweep |");

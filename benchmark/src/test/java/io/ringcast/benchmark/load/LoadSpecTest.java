@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class LoadSpecTest {
     static LoadSpec spec(int topics, int publishers) {
         return new LoadSpec(List.of("ws://a:1/ws", "ws://b:2/ws", "ws://c:3/ws"), false, topics, 200, 10_000,
-                publishers, 100, "#", 30_000, 5_000, 2, Padding.ZEROS);
+                publishers, 100, "#", 30_000, 5_000, 2, Padding.ZEROS, List.of());
     }
 
     @Test
@@ -33,8 +33,10 @@ class LoadSpecTest {
     @Test
     void errorsNameTheFlag() {
         assertThatThrownBy(() -> spec(2, 4)).hasMessageStartingWith("--publishers");
-        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 10, 1, 1, 1, "#", 1000, 0, 1, Padding.ZEROS))
-                .hasMessageStartingWith("--payload-bytes");
+        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 10, 1, 1, 1, "#", 1000, 0, 1, Padding.ZEROS,
+                List.of())).hasMessageStartingWith("--payload-bytes");
+        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1,
+                Padding.ZEROS, List.of(0L))).hasMessageStartingWith("--server-pids");
     }
 
     @Test
@@ -47,6 +49,14 @@ class LoadSpecTest {
         assertThat(PayloadCodec.topicIndex(v)).isEqualTo(999);
         assertThat(PayloadCodec.counter(v)).isEqualTo(123_456_789_012L);
         assertThat(PayloadCodec.intendedSendNs(v)).isEqualTo(-5L);
+    }
+
+    @Test
+    void processCpuReadsUserAndSystemTicksPastACommandNameWithSpacesAndParentheses() {
+        String stat = "4242 (java (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 56 0 0 20 0 40 0 5 6 7";
+        assertThat(ProcessCpu.ticksOf(stat)).isEqualTo(1234 + 56);
+        assertThat(ProcessCpu.cpuTimeNs(List.of(ProcessHandle.current().pid()))).isPositive();
+        assertThat(ProcessCpu.cpuTimeNs(List.of(ProcessHandle.current().pid(), Long.MAX_VALUE))).isEqualTo(-1);
     }
 
     @Test

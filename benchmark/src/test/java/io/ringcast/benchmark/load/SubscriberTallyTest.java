@@ -27,12 +27,14 @@ class SubscriberTallyTest {
                 PayloadCodec.encode(64, Padding.ZEROS, RUN, 0, topic, counter, intendedNs), kind);
     }
 
+    final UnackedValues unacked = new UnackedValues();
+
     SubscriberCounts counts(long... finalCounters) {
         boolean[] matched = new boolean[TOPICS];
         java.util.Arrays.fill(matched, true);
         long[] finals = new long[TOPICS];
         System.arraycopy(finalCounters, 0, finals, 0, finalCounters.length);
-        return tally.counts(finals, matched);
+        return tally.counts(finals, matched, unacked, System.nanoTime());
     }
 
     @Test
@@ -110,5 +112,35 @@ class SubscriberTallyTest {
         var h = latencies.drain();
         assertThat(h.getTotalCount()).isEqualTo(1);
         assertThat(h.getMinValue()).isGreaterThanOrEqualTo(4_990_000L);
+    }
+
+    @Test
+    void valuesWhosePublishFailedAreMissedOrLateNotLostOrOutOfOrder() {
+        unacked.add(0, 2); // failed, never applied
+        unacked.add(0, 3); // failed, applied after 4
+        unacked.add(1, 3); // failed, the last of its topic, never applied
+        tally.onUpdate(update(0, 1, 1));
+        tally.onUpdate(update(0, 4, 2));
+        tally.onUpdate(update(0, 3, 3));
+        tally.onUpdate(update(1, 1, 1));
+        tally.onUpdate(update(1, 2, 2));
+        SubscriberCounts c = counts(4, 3);
+        assertThat(c.lost()).isZero();
+        assertThat(c.outOfOrder()).isZero();
+        assertThat(c.unackedMissed()).isEqualTo(2);
+        assertThat(c.unackedLate()).isEqualTo(1);
+    }
+
+    @Test
+    void anAckedValueSkippedIsLostBesideUnackedOnes() {
+        unacked.add(0, 2);
+        tally.onUpdate(update(0, 1, 1));
+        tally.onUpdate(update(0, 4, 2)); // 2 failed, 3 was acked: lost
+        tally.onUpdate(update(0, 3, 3)); // and arrives late: out of order
+        SubscriberCounts c = counts(4);
+        assertThat(c.lost()).isEqualTo(1);
+        assertThat(c.outOfOrder()).isEqualTo(1);
+        assertThat(c.unackedMissed()).isEqualTo(1);
+        assertThat(c.firstLate()).isEqualTo("topic 0: 3 after 4");
     }
 }
