@@ -17,6 +17,12 @@ import io.ringcast.protocol.ErrorCode;
  *   <li>a refusal goes to the session's event loop, where it becomes an error ({@link #refusal}).</li>
  * </ul>
  *
+ * <p>A publish refused unapplied, or whose outcome is unknown ({@code NO_MAJORITY},
+ * {@code REPLICATION_TIMEOUT}), stops the session's later publishes: each is refused with
+ * {@code NO_MAJORITY} too, so that none is applied before the one the client then sends again
+ * through another address (the clients fail over on {@code NO_MAJORITY}, sending what is unacked
+ * in order). Publishes the cluster took before the refusal was known still go on.
+ *
  * <p>Thread contract: {@link #hasRoom} and {@link #publish} on the session's event loop (never
  * blocking); an ack on the cluster's answer thread, which waits there for room in the inbound ring
  * (never an event loop); the rest on any thread. Immutable, one per node.
@@ -62,9 +68,12 @@ final class ClusterRoute {
                 (outcome, sequence, firstPath) -> {
                     if (outcome == PublishOutcome.ACKED) {
                         ack(session, correlationId, sequence);
-                    } else {
-                        session.ctx.executor().execute(() -> refused.refused(correlationId, path, outcome, firstPath));
+                        return;
                     }
+                    if (outcome == PublishOutcome.NO_MAJORITY || outcome == PublishOutcome.TIMED_OUT) {
+                        session.clusterPublishesStopped = true; // at once: the refusal reaches the loop later
+                    }
+                    session.ctx.executor().execute(() -> refused.refused(correlationId, path, outcome, firstPath));
                 });
     }
 
@@ -103,5 +112,12 @@ final class ClusterRoute {
         return Verdict.refused(ErrorCode.NO_MAJORITY, "publish to '" + path + "' refused: node '"
                 + settings.nodeName() + "' knows no Raft leader it can reach (an election, or it is cut off from "
                 + settings.majority() + " of " + settings.members().size() + " members); publish through another node");
+    }
+
+    /** A publish of a session whose earlier publish was refused unapplied or timed out. */
+    Verdict stopped(String path) {
+        return Verdict.refused(ErrorCode.NO_MAJORITY, "publish to '" + path + "' refused: an earlier publish of this "
+                + "session was refused or timed out, and this one must not be applied before it is sent again; "
+                + "publish through another connection");
     }
 }

@@ -44,6 +44,12 @@ final class Session {
     boolean welcomed;
     /** Set once a fatal error was sent: nothing more is written, the channel is closing. */
     boolean closing;
+    /**
+     * Cluster: a publish of this session was refused unapplied or timed out, so its later ones are
+     * refused ({@link ClusterRoute}). Set on the cluster's answer thread or the event loop, read on
+     * the event loop.
+     */
+    volatile boolean clusterPublishesStopped;
     /** Written to during the current fan-out batch and not flushed yet. */
     boolean dirty;
     String clientName = "";

@@ -177,8 +177,12 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         } else if (node.clusterRoute() != null) {
             // the group's log sequences it; the claimed slot stays a NOOP. The handler asked hasRoom
             // before decoding, so a full queue here is a race past ClusterNode.ROOM_RESERVE: refused
-            if (!node.clusterRoute().publish(session, correlationId, topicPath, frame, valueIndex, valueLength,
+            if (session.clusterPublishesStopped) {
+                // an earlier one was refused unapplied: this one must not be applied before it is sent again
+                replies.refuse(node.clusterRoute().stopped(topicPath), correlationId);
+            } else if (!node.clusterRoute().publish(session, correlationId, topicPath, frame, valueIndex, valueLength,
                     republish, this::refusedByCluster)) {
+                session.clusterPublishesStopped = true;
                 replies.refuse(node.clusterRoute().noMajority(topicPath), correlationId);
             }
         } else {
