@@ -135,11 +135,16 @@ class TopicSnapshotContentTest {
                 .containsExactly(tuple(7L, "fx/eur#7"));
     }
 
-    @Test
-    void subscribersOfTopicsTheSnapshotMovesOnAreReplayedWhatTheyMissedFromItsHistoryAndThenCarryOn()
-            throws Exception {
+    /**
+     * A node at a#2, b#2 with a subscriber on '#' takes over the snapshot of a leader at a#{@code aTo},
+     * b#2, c#1. The subscriber's messages since then, and a's alias.
+     */
+    private record Behind(EmbeddedNode node, Session sub, int aliasOfA, List<Received> got) {
+    }
+
+    private Behind takeOverFromLeaderAt(int aTo) throws Exception {
         EmbeddedNode leader = clusterNode();
-        applyAll(leader, "a", 1, 5);
+        applyAll(leader, "a", 1, aTo);
         applyAll(leader, "b", 1, 2);
         applyAll(leader, "c", 1, 1);
         byte[] snapshot = snapshotOf(leader);
@@ -149,49 +154,37 @@ class TopicSnapshotContentTest {
         applyAll(behind, "b", 1, 2);
         Session sub = behind.session(1);
         behind.subscribe(sub, 1, "#");
-        List<Received> before = behind.received(sub);
-        int aliasOfA = of(before, MessageType.TOPIC).stream().filter(t -> t.text().equals("a")).findFirst()
-                .orElseThrow().alias();
-
+        int aliasOfA = of(behind.received(sub), MessageType.TOPIC).stream().filter(t -> t.text().equals("a"))
+                .findFirst().orElseThrow().alias();
         takeOver(behind, snapshot);
+        return new Behind(behind, sub, aliasOfA, behind.received(sub));
+    }
 
-        List<Received> got = behind.received(sub);
-        assertThat(got).extracting(Received::line).as("a's 3 to 5 are in the history of 4: no gap").containsExactlyInAnyOrder(
-                "UPDATE " + aliasOfA + " #3 a#3", "UPDATE " + aliasOfA + " #4 a#4", "UPDATE " + aliasOfA + " #5 a#5",
-                "TOPIC 3 c", "UPDATE 3 #1 c#1"); // new here, all of it in the history; b did not move: nothing
-        behind.apply("a", 6, "a#6");
-        assertThat(of(behind.received(sub), MessageType.UPDATE)).extracting(Received::alias, Received::sequence,
-                Received::flags).containsExactly(tuple(aliasOfA, 6L, 0));
+    @Test
+    void subscribersOfTopicsTheSnapshotMovesOnAreReplayedWhatTheyMissedFromItsHistoryAndThenCarryOn()
+            throws Exception {
+        Behind b = takeOverFromLeaderAt(5);
+        int a = b.aliasOfA();
+        assertThat(b.got()).extracting(Received::line).as("a's 3 to 5 are in the history of 4: no gap")
+                .containsExactlyInAnyOrder("UPDATE " + a + " #3 a#3", "UPDATE " + a + " #4 a#4", "UPDATE " + a + " #5 a#5",
+                        "TOPIC 3 c", "UPDATE 3 #1 c#1"); // new here, all of it in the history; b did not move: nothing
+        b.node().apply("a", 6, "a#6");
+        assertThat(of(b.node().received(b.sub()), MessageType.UPDATE)).extracting(Received::alias, Received::sequence,
+                Received::flags).containsExactly(tuple(a, 6L, 0));
     }
 
     @Test
     void subscribersOfTopicsTheSnapshotMovesPastItsHistoryAreToldOfTheGapAndThenCarryOn() throws Exception {
-        EmbeddedNode leader = clusterNode();
-        applyAll(leader, "a", 1, 9); // the history keeps 6 to 9
-        applyAll(leader, "b", 1, 2);
-        applyAll(leader, "c", 1, 1);
-        byte[] snapshot = snapshotOf(leader);
-
-        EmbeddedNode behind = clusterNode();
-        applyAll(behind, "a", 1, 2);
-        applyAll(behind, "b", 1, 2);
-        Session sub = behind.session(1);
-        behind.subscribe(sub, 1, "#");
-        List<Received> before = behind.received(sub);
-        int aliasOfA = of(before, MessageType.TOPIC).stream().filter(t -> t.text().equals("a")).findFirst()
-                .orElseThrow().alias();
-
-        takeOver(behind, snapshot);
-
-        List<Received> got = behind.received(sub);
-        assertThat(got).extracting(Received::line).containsExactlyInAnyOrder(
-                "SNAPSHOT 0 " + aliasOfA + " #9 GAP a#9", // moved past the history: the gap, with the value
+        Behind b = takeOverFromLeaderAt(9); // the history keeps 6 to 9
+        int a = b.aliasOfA();
+        assertThat(b.got()).extracting(Received::line).containsExactlyInAnyOrder(
+                "SNAPSHOT 0 " + a + " #9 GAP a#9", // moved past the history: the gap, with the value
                 "TOPIC 3 c", "UPDATE 3 #1 c#1"); // new here, replayed; b did not move: nothing
-        behind.apply("a", 10, "a#10");
-        assertThat(of(behind.received(sub), MessageType.UPDATE)).extracting(Received::alias, Received::sequence,
-                Received::flags).containsExactly(tuple(aliasOfA, 10L, 0));
-        assertThat(behind.counters.topics()).isEqualTo(3);
-        assertThat(behind.counters.valuesCached()).isEqualTo(3);
+        b.node().apply("a", 10, "a#10");
+        assertThat(of(b.node().received(b.sub()), MessageType.UPDATE)).extracting(Received::alias, Received::sequence,
+                Received::flags).containsExactly(tuple(a, 10L, 0));
+        assertThat(b.node().counters.topics()).isEqualTo(3);
+        assertThat(b.node().counters.valuesCached()).isEqualTo(3);
     }
 
     /** Topics are never removed, so this should not happen; if it does, the log decides. */
