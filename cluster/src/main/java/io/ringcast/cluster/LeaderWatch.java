@@ -20,7 +20,10 @@ import java.util.concurrent.TimeUnit;
  * change of the leader this node knows, with the term and the view, for operators.
  *
  * <p>It also tells when the leader this node knows cannot be reached ({@link #leaderUnreachable}):
- * a submit forwarded to it unanswered for {@code silenceMs}. That happens when the network
+ * a submit forwarded to it unanswered for {@code silenceMs} while this node's commit index did not
+ * move for as long (a leader that commits entries this node learns of reaches it and a majority:
+ * on a machine short of CPU, answers can take over a second while the log goes on, and failing
+ * them made every publisher on the node fail over for nothing). That happens when the network
  * connects this node to some members only (the fault suite's bridge: node 5 reaches node 3, which
  * reaches the leader, node 1; JGroups' view, and so the engine's leader, stay as they were). Its
  * forwarded submits are then failed at once, the node refuses publishes with {@code NO_MAJORITY}
@@ -50,6 +53,9 @@ final class LeaderWatch implements AutoCloseable {
     private volatile boolean unreachable;
     private volatile boolean probeInFlight;
     private long lastProbeNs;
+    /** The commit index at the last check, and when it last moved; watch thread only. */
+    private long lastCommitIndex = -1;
+    private long commitMovedNs;
 
     /** @param silenceMs how long a forwarded submit may go unanswered before the leader counts as unreachable */
     LeaderWatch(RaftGroup group, long silenceMs) {
@@ -135,15 +141,22 @@ final class LeaderWatch implements AutoCloseable {
             unreachable = false;
             return;
         }
-        if (!unreachable && group.oldestForwardedMs(leader) > silenceMs) {
+        long now = System.nanoTime();
+        long commitIndex = group.commitIndex();
+        if (commitIndex != lastCommitIndex) {
+            lastCommitIndex = commitIndex;
+            commitMovedNs = now;
+        }
+        if (!unreachable && group.oldestForwardedMs(leader) > silenceMs
+                && now - commitMovedNs > TimeUnit.MILLISECONDS.toNanos(silenceMs)) {
             unreachable = true;
             int abandoned = group.abandonSubmitsTo(leader);
             log.warn("cluster: leader {} does not answer this node{} ({} entries unanswered for over {} ms, failed as "
-                    + "timed out): publishes here are refused with NO_MAJORITY until it does", leader,
+                    + "timed out; no entry committed meanwhile): publishes here are refused with NO_MAJORITY until it "
+                    + "does", leader,
                     leader.equals(group.nodeName()) ? " (it is this node: no majority acknowledges it)" : "", abandoned,
                     silenceMs);
         }
-        long now = System.nanoTime();
         if (unreachable && !probeInFlight && now - lastProbeNs > TimeUnit.MILLISECONDS.toNanos(PROBE_MS)) {
             lastProbeNs = now;
             probeInFlight = true;
