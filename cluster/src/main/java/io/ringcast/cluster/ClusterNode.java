@@ -139,19 +139,25 @@ public final class ClusterNode implements AutoCloseable {
      * @param publisherId   the client's publisher id, 0 when it gave none; with it, a publish the
      *                      client sends again with the same {@code correlationId}, through any node,
      *                      is applied once and answered with the sequence it got
+     * @param session       a number naming the publishing session, unique in the cluster (random),
+     *                      0 for none; with a publisher id, the log applies the session's publishes
+     *                      only in the order of {@code sessionSequence}: one whose predecessor never
+     *                      reached the log is answered {@link PublishOutcome#OUT_OF_ORDER}
+     * @param sessionSequence 1 for the session's first publish handed here, then one more each
      * @param republish     whether it came as {@code REPUBLISH}
      * @param value         taken over by the cluster layer: the caller must not change it
      * @param callback      told once, unless this returns false
      * @return false when the group's queue is full: nothing was submitted and the callback is not
      *         called; offer it again later
      */
-    public boolean publish(String principal, long publisherId, int correlationId, boolean republish, String path,
-                           byte[] value, PublishCallback callback) {
+    public boolean publish(String principal, long publisherId, long session, long sessionSequence, int correlationId,
+                           boolean republish, String path, byte[] value, PublishCallback callback) {
         if (group.leader() == null || watch.leaderUnreachable()) {
             callback.completed(PublishOutcome.NO_MAJORITY, 0, null);
             return true;
         }
-        LoggedPublish p = new LoggedPublish(principal, publisherId, correlationId, republish, path, value);
+        LoggedPublish p = new LoggedPublish(principal, publisherId, session, sessionSequence, correlationId, republish,
+                path, value);
         return batcher.offer(p, (result, failure) -> answer(result, failure, callback));
     }
 
@@ -168,6 +174,7 @@ public final class ClusterNode implements AutoCloseable {
             case CONFLICT -> callback.completed(PublishOutcome.CONFLICT, 0, result.firstPath());
             case OUTCOME_UNKNOWN -> callback.completed(PublishOutcome.OUTCOME_UNKNOWN, 0, null);
             case TOO_MANY_TOPICS -> callback.completed(PublishOutcome.TOO_MANY_TOPICS, 0, null);
+            case OUT_OF_ORDER -> callback.completed(PublishOutcome.OUT_OF_ORDER, 0, null);
             default -> throw new IllegalStateException("unknown outcome " + result.outcome());
         }
     }

@@ -20,5 +20,10 @@ public enum PublishOutcome {
      */
     NO_MAJORITY,
     /** Not committed within the submit timeout (or its entry failed): it may or may not be applied. */
-    TIMED_OUT
+    TIMED_OUT,
+    /**
+     * Not applied: a publish before it in its session never reached the log (it may have gone to a
+     * leader that died), and it must not overtake that one, which the client sends again first.
+     */
+    OUT_OF_ORDER
 }

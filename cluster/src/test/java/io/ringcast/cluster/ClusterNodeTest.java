@@ -67,7 +67,7 @@ class ClusterNodeTest {
             int via = i % 3;
             String path = "order/" + (i % 7);
             CompletableFuture<Long> ack = new CompletableFuture<>();
-            assertThat(nodes.get(via).publish(PRINCIPAL, 0, 0, false, path, bytes("v" + i), (outcome, seq, first) -> {
+            assertThat(nodes.get(via).publish(PRINCIPAL, 0, 0, 0, 0, false, path, bytes("v" + i), (outcome, seq, first) -> {
                 if (outcome != PublishOutcome.ACKED) {
                     ack.completeExceptionally(new AssertionError(path + ": " + outcome));
                     return;
@@ -163,7 +163,7 @@ class ClusterNodeTest {
         startCluster(3);
         publish(0, "c/first", "v1", 7, 42, false).get(10, TimeUnit.SECONDS);
         CompletableFuture<String> conflict = new CompletableFuture<>();
-        assertThat(nodes.get(1).publish(PRINCIPAL, 7, 42, true, "c/second", bytes("v2"),
+        assertThat(nodes.get(1).publish(PRINCIPAL, 7, 0, 0, 42, true, "c/second", bytes("v2"),
                 (outcome, seq, firstPath) -> conflict.complete(outcome + " " + firstPath))).isTrue();
         assertThat(conflict.get(10, TimeUnit.SECONDS)).isEqualTo("CONFLICT c/first");
     }
@@ -172,7 +172,7 @@ class ClusterNodeTest {
     void aMinorityRefusesPublishes() throws Exception {
         startCluster(1, 3); // one node running of three configured
         CompletableFuture<PublishOutcome> outcome = new CompletableFuture<>();
-        nodes.get(0).publish(PRINCIPAL, 0, 0, false, "c/1", bytes("x"), (o, seq, first) -> outcome.complete(o));
+        nodes.get(0).publish(PRINCIPAL, 0, 0, 0, 0, false, "c/1", bytes("x"), (o, seq, first) -> outcome.complete(o));
         assertThat(outcome.get(5, TimeUnit.SECONDS)).isEqualTo(PublishOutcome.NO_MAJORITY);
         assertThat(nodes.get(0).status().majority()).isFalse();
         assertThat(nodes.get(0).ready()).isNotDone();
@@ -235,7 +235,7 @@ class ClusterNodeTest {
     private CompletableFuture<Long> publish(int via, String path, String value, long publisherId, int correlationId,
                                             boolean republish) {
         CompletableFuture<Long> ack = new CompletableFuture<>();
-        boolean queued = nodes.get(via).publish(PRINCIPAL, publisherId, correlationId, republish, path, bytes(value),
+        boolean queued = nodes.get(via).publish(PRINCIPAL, publisherId, 0, 0, correlationId, republish, path, bytes(value),
                 (outcome, seq, firstPath) -> {
                     if (outcome == PublishOutcome.ACKED) {
                         ack.complete(seq);

@@ -13,22 +13,46 @@ import java.util.Objects;
  *                      publisher id; null when {@code publisherId} is 0 (then it is not logged)
  * @param publisherId   the id its client gave in {@code HELLO}; 0 for none (no ledger: never
  *                      recognised as a duplicate)
+ * @param session       the publishing session, a number no other session of the cluster uses (0 for
+ *                      none: no order check); only with a publisher id
+ * @param sessionSequence the publish's place among those its session handed to the log: 1 for the
+ *                      first, then one more each (0 with no session). The log applies a publish
+ *                      only if the one before it in its session was decided, so that a publish
+ *                      lost with a leader is never overtaken by its successors ({@link TopicLog})
  * @param correlationId the client's correlation id of the publish
  * @param republish     whether it came as {@code REPUBLISH} (sent again after a lost connection)
  * @param path          the topic
  * @param value         the full value; not copied
  */
-public record LoggedPublish(String principal, long publisherId, int correlationId, boolean republish, String path,
-                            byte[] value) {
+public record LoggedPublish(String principal, long publisherId, long session, long sessionSequence, int correlationId,
+                            boolean republish, String path, byte[] value) {
 
     public LoggedPublish {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(value, "value");
         if (publisherId == 0) {
             principal = null; // no ledger: the principal decides nothing, and is not logged
+            session = 0;      // nor is an order kept without one
         } else {
             Objects.requireNonNull(principal, "principal of a publish with a publisher id");
         }
+        if (session == 0) {
+            sessionSequence = 0;
+        } else if (sessionSequence < 1) {
+            throw new IllegalArgumentException("session sequence " + sessionSequence + " of session "
+                    + Long.toHexString(session) + " must be at least 1");
+        }
+    }
+
+    /** A publish whose order in its session is not checked. */
+    public LoggedPublish(String principal, long publisherId, int correlationId, boolean republish, String path,
+                         byte[] value) {
+        this(principal, publisherId, 0, 0, correlationId, republish, path, value);
+    }
+
+    /** Whether the log checks it comes right after the one before it in its session. */
+    public boolean hasSession() {
+        return session != 0;
     }
 
     /** Whether it is checked against its publisher's ledger. */
@@ -38,19 +62,22 @@ public record LoggedPublish(String principal, long publisherId, int correlationI
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LoggedPublish p && publisherId == p.publisherId && correlationId == p.correlationId
+        return o instanceof LoggedPublish p && publisherId == p.publisherId && session == p.session
+                && sessionSequence == p.sessionSequence && correlationId == p.correlationId
                 && republish == p.republish && Objects.equals(principal, p.principal) && path.equals(p.path)
                 && Arrays.equals(value, p.value);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(principal, publisherId, correlationId, republish, path, Arrays.hashCode(value));
+        return Objects.hash(principal, publisherId, session, sessionSequence, correlationId, republish, path,
+                Arrays.hashCode(value));
     }
 
     @Override
     public String toString() {
         return (republish ? "REPUBLISH " : "PUBLISH ") + correlationId + " to '" + path + "' (" + value.length
-                + " bytes)" + (publisherId == 0 ? "" : " of publisher " + Long.toHexString(publisherId) + " of " + principal);
+                + " bytes)" + (publisherId == 0 ? "" : " of publisher " + Long.toHexString(publisherId) + " of " + principal)
+                + (session == 0 ? "" : ", #" + sessionSequence + " of session " + Long.toHexString(session));
     }
 }

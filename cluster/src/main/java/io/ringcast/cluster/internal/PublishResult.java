@@ -21,7 +21,13 @@ public record PublishResult(Outcome outcome, long sequence, String firstPath) {
         /** A {@code REPUBLISH} whose publisher's ledger was forgotten: {@code PUBLISH_OUTCOME_UNKNOWN}; not applied. */
         OUTCOME_UNKNOWN(4),
         /** It would have created a topic beyond the bound: {@code TOO_MANY_TOPICS}; not applied. */
-        TOO_MANY_TOPICS(5);
+        TOO_MANY_TOPICS(5),
+        /**
+         * The publish before it in its session never reached the log (it went to a leader that died,
+         * say): not applied, so that it does not overtake that one, which its client sends again
+         * first, through another node ({@link TopicLog}).
+         */
+        OUT_OF_ORDER(6);
 
         final int code;
 
@@ -41,6 +47,7 @@ public record PublishResult(Outcome outcome, long sequence, String firstPath) {
 
     static final PublishResult OUTCOME_UNKNOWN = new PublishResult(Outcome.OUTCOME_UNKNOWN, 0, null);
     static final PublishResult TOO_MANY_TOPICS = new PublishResult(Outcome.TOO_MANY_TOPICS, 0, null);
+    static final PublishResult OUT_OF_ORDER = new PublishResult(Outcome.OUT_OF_ORDER, 0, null);
 
     public static PublishResult applied(long sequence) {
         return new PublishResult(Outcome.APPLIED, sequence, null);

@@ -18,6 +18,9 @@ import java.util.Set;
  * publisher is the pair (principal, publisher id); its ledger holds its newest
  * {@value #PUBLISHES_PER_PUBLISHER} publishes as (correlation id, topic, sequence).
  *
+ * <p>A ledger also keeps its publisher's order: the session that handed it the last publish, and
+ * that publish's place in its session ({@link LoggedPublish#session}). See {@link Ledger#inOrder}.
+ *
  * <p>Unlike a single node's ledgers, nothing here knows of sessions: every change comes from an
  * applied log entry, so the ledgers are the same on every node. Bounds: at most
  * {@code maxPublishers} ledgers; making one more forgets the least recently used (looked up by a
@@ -38,7 +41,9 @@ final class ReplicatedLedgers {
     static final int ABSENT = -1;
 
     private static final int INITIAL_CAPACITY = 8;
-    private static final int SNAPSHOT_VERSION = 1;
+    private static final int SNAPSHOT_VERSION = 2;
+    /** Ledgers without their session's order, still read. */
+    private static final int SNAPSHOT_VERSION_WITHOUT_ORDER = 1;
     private static final int MAX_STRING_BYTES = 1 << 20;
 
     private final int maxPublishers;
@@ -124,6 +129,8 @@ final class ReplicatedLedgers {
             TopicLogCodec.writeString(out, ledger.key.principal);
             out.writeLong(ledger.key.publisherId);
             out.writeBoolean(ledger.vouches);
+            out.writeLong(ledger.session);
+            TopicLogCodec.writeVarLong(out, ledger.lastSessionSequence);
             TopicLogCodec.writeVarLong(out, ledger.size);
             for (int i = 0; i < ledger.size; i++) {
                 int slot = ledger.slotFromOldest(i);
@@ -147,7 +154,7 @@ final class ReplicatedLedgers {
      */
     ReplicatedLedgers read(DataInput in, String[] topics) throws IOException {
         int version = in.readUnsignedByte();
-        if (version != SNAPSHOT_VERSION) {
+        if (version != SNAPSHOT_VERSION && version != SNAPSHOT_VERSION_WITHOUT_ORDER) {
             throw new IOException("unknown ledger snapshot version " + version);
         }
         ReplicatedLedgers read = new ReplicatedLedgers(maxPublishers, window);
@@ -162,9 +169,21 @@ final class ReplicatedLedgers {
             long publisherId = in.readLong();
             Key key = new Key(principal, publisherId);
             boolean vouches = in.readBoolean();
+            long session = 0;
+            long lastSessionSequence = 0;
+            if (version == SNAPSHOT_VERSION) {
+                session = in.readLong();
+                lastSessionSequence = TopicLogCodec.readVarLong(in);
+                if ((session == 0) != (lastSessionSequence == 0) || lastSessionSequence < 0) {
+                    throw new IOException("session " + session + " with last sequence " + lastSessionSequence
+                            + " in the ledger of " + key);
+                }
+            }
             int entries = TopicLogCodec.readVarInt(in, PUBLISHES_PER_PUBLISHER, "publishes of a ledger");
             Ledger ledger = new Ledger(key, Math.max(Math.min(INITIAL_CAPACITY, window), Math.min(entries, window)), window);
             ledger.vouches = vouches;
+            ledger.session = session;
+            ledger.lastSessionSequence = lastSessionSequence;
             for (int i = 0; i < entries; i++) {
                 long correlationId = TopicLogCodec.readVarLong(in);
                 if (correlationId < 0 || correlationId > 0xFFFF_FFFFL) {
@@ -213,6 +232,10 @@ final class ReplicatedLedgers {
         private int size;
         /** It vouches that a publish not in it was never applied. */
         private boolean vouches;
+        /** The session of the last publish decided in its order ({@link #inOrder}), 0 before any. */
+        private long session;
+        /** That publish's place in its session. */
+        private long lastSessionSequence;
 
         private Ledger(Key key, int capacity, int window) {
             this.key = key;
@@ -239,6 +262,29 @@ final class ReplicatedLedgers {
 
         boolean vouches() {
             return vouches;
+        }
+
+        /**
+         * Whether {@code p} comes right after the last publish this publisher had decided: the next
+         * of the same session, or the first of another (the client's next connection, which sends
+         * again first whatever the last one left unacked, oldest first). Otherwise a publish before
+         * it in its session never reached the log, and applying it would put it before that one,
+         * which its client sends again through another node; or it is a straggler of a session its
+         * client has left. A publish without a session is always in order.
+         */
+        boolean inOrder(LoggedPublish p) {
+            if (!p.hasSession()) {
+                return true;
+            }
+            return p.session() == session ? p.sessionSequence() == lastSessionSequence + 1 : p.sessionSequence() == 1;
+        }
+
+        /** {@code p}, which was {@link #inOrder}, was decided (applied, or answered): the next must follow it. */
+        void decidedInOrder(LoggedPublish p) {
+            if (p.hasSession()) {
+                session = p.session();
+                lastSessionSequence = p.sessionSequence();
+            }
         }
 
         /** A publish applied with {@code sequence}; a new one (not sent again) makes the ledger vouch from here on. */

@@ -48,6 +48,12 @@ import java.util.function.LongConsumer;
  * submitted the entry answers its publishes only once its own log has applied that ordinal
  * ({@link AnswerPoller}), so that an ack follows its update through the node.
  *
+ * <p>A publisher's publishes are applied in the order its sessions sent them: a publish whose
+ * predecessor in its session never reached the log (it went to a leader that died; the node
+ * refused it before logging it) is refused {@link PublishResult.Outcome#OUT_OF_ORDER}, not applied,
+ * since its client sends that predecessor again, first, through another node
+ * ({@link ReplicatedLedgers.Ledger#inOrder}). The rule depends on the log alone, like the rest.
+ *
  * <p>Replicated state, and so the snapshot: the count of entries applied, each topic's last
  * sequence and the ledgers. Topic values and history are not kept here: the node keeps them (the
  * server's sequencer), and adds them to the snapshot through its {@link SnapshotContent}.
@@ -83,6 +89,8 @@ public final class TopicLog implements StateMachine {
     private long refusedEntries;
     /** Snapshots not installed because this node had applied as many entries or more. */
     private long staleSnapshots;
+    /** Publishes not applied because one before them in their session never reached the log. */
+    private long publishesOutOfOrder;
     private boolean busy;
 
     /**
@@ -166,6 +174,7 @@ public final class TopicLog implements StateMachine {
         ReplicatedLedgers.Ledger ledger = null;
         if (p.hasPublisher()) {
             ledger = ledgers.ledgerOf(p.principal(), p.publisherId());
+            boolean inOrder = ledger.inOrder(p);
             int slot = ledger.find(p.correlationId());
             if (slot != ReplicatedLedgers.ABSENT) {
                 String first = ledger.topicAt(slot);
@@ -180,8 +189,21 @@ public final class TopicLog implements StateMachine {
                 } else if (out != null) {
                     out.sequenced(PublishResult.Outcome.ALREADY_APPLIED, ledger.sequenceAt(slot));
                 }
+                if (inOrder) {
+                    ledger.decidedInOrder(p); // answered as before, wherever it comes: the next may follow
+                }
                 return;
             }
+            if (!inOrder) {
+                // one before it in its session never reached the log: applying this one would put it
+                // first, since the client sends that one again, through another node, before it
+                publishesOutOfOrder++;
+                if (out != null) {
+                    out.outcome(PublishResult.Outcome.OUT_OF_ORDER);
+                }
+                return;
+            }
+            ledger.decidedInOrder(p);
             if (p.republish() && !ledger.vouches()) {
                 ledger.recordOutcomeUnknown(p.correlationId(), canonical(p.path()));
                 if (out != null) {
@@ -375,6 +397,14 @@ public final class TopicLog implements StateMachine {
     /** Snapshots not installed because this node had applied as many entries or more (see {@link #readContentFrom}). */
     public long staleSnapshots() {
         return staleSnapshots;
+    }
+
+    /**
+     * Publishes refused {@link PublishResult.Outcome#OUT_OF_ORDER} since this node started (not
+     * replicated, though every node counts the same after the same entries).
+     */
+    public long publishesOutOfOrder() {
+        return publishesOutOfOrder;
     }
 
     /** A topic's last sequence, with its path string, shared by the ledgers' entries. */

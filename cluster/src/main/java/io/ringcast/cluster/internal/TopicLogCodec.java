@@ -17,18 +17,21 @@ import java.util.Map;
  * Writes and reads the bytes of a group's log ({@link TopicLog}): entries (a batch of publishes),
  * the responses to them, and the pieces of a snapshot.
  *
- * <p><b>Entry</b> (format 1):
+ * <p><b>Entry</b> (format 2):
  * <pre>
- * u8     format = 1
+ * u8     format = 2
  * varint count of publishes (at least 1)
  * count times:
- *   u8     flags: bit 0 REPUBLISH, bit 1 has a publisher id (no other bit may be set)
+ *   u8     flags: bit 0 REPUBLISH, bit 1 has a publisher id, bit 2 has a session (only with bit 1;
+ *          no other bit may be set)
  *   [i64   publisher id, big endian, non-zero;  string-ref principal]   only with bit 1
+ *   [i64   session, non-zero;  varint session sequence, at least 1]    only with bit 2
  *   varint correlation id (the int's 32 bits, unsigned)
  *   string-ref path (not empty)
  *   varint value length, then the value's bytes
  * </pre>
- * A <em>string-ref</em> is {@code varint 0} then {@code varint length} and the UTF-8 bytes for a
+ * Format 1, written before sessions were logged, is format 2 without bit 2: still read, so a log
+ * written by an older node is applied the same. A <em>string-ref</em> is {@code varint 0} then {@code varint length} and the UTF-8 bytes for a
  * string new to the entry, or {@code varint k} for the k-th new string of its kind (principals and
  * paths are counted apart) met earlier in the entry, so a batch of one publisher's updates to a few
  * topics names each once. A varint is unsigned LEB128 (7 bits a byte, low first).
@@ -45,12 +48,15 @@ import java.util.Map;
  * Stateless; safe on any thread.
  */
 final class TopicLogCodec {
-    static final int ENTRY_FORMAT = 1;
+    static final int ENTRY_FORMAT = 2;
+    /** Entries without sessions ({@link LoggedPublish#session}), still read. */
+    static final int ENTRY_FORMAT_WITHOUT_SESSIONS = 1;
     static final int RESPONSE_RESULTS = 1;
     static final int RESPONSE_REFUSED = 2;
 
     private static final int FLAG_REPUBLISH = 1;
     private static final int FLAG_PUBLISHER = 2;
+    private static final int FLAG_SESSION = 4;
     /** The fewest bytes a publish takes (flags, correlation id, path ref, value length): bounds a count read. */
     private static final int MIN_PUBLISH_BYTES = 4;
 
@@ -70,10 +76,15 @@ final class TopicLogCodec {
         Map<String, Integer> principals = new HashMap<>();
         Map<String, Integer> paths = new HashMap<>();
         for (LoggedPublish p : publishes) {
-            out.u8((p.republish() ? FLAG_REPUBLISH : 0) | (p.hasPublisher() ? FLAG_PUBLISHER : 0));
+            out.u8((p.republish() ? FLAG_REPUBLISH : 0) | (p.hasPublisher() ? FLAG_PUBLISHER : 0)
+                    | (p.hasSession() ? FLAG_SESSION : 0));
             if (p.hasPublisher()) {
                 out.i64(p.publisherId());
                 out.stringRef(p.principal(), principals);
+            }
+            if (p.hasSession()) {
+                out.i64(p.session());
+                out.varLong(p.sessionSequence());
             }
             out.varLong(Integer.toUnsignedLong(p.correlationId()));
             out.stringRef(p.path(), paths);
@@ -87,9 +98,10 @@ final class TopicLogCodec {
     public static List<LoggedPublish> decodeEntry(byte[] data, int offset, int length) throws MalformedEntryException {
         EntryReader in = new EntryReader(data, offset, length, "entry");
         int format = in.u8("format");
-        if (format != ENTRY_FORMAT) {
+        if (format != ENTRY_FORMAT && format != ENTRY_FORMAT_WITHOUT_SESSIONS) {
             throw in.malformed("unknown entry format " + format);
         }
+        int knownFlags = FLAG_REPUBLISH | FLAG_PUBLISHER | (format == ENTRY_FORMAT ? FLAG_SESSION : 0);
         int count = in.count("publishes", MIN_PUBLISH_BYTES);
         if (count == 0) {
             throw in.malformed("an entry of no publish");
@@ -99,8 +111,11 @@ final class TopicLogCodec {
         List<String> paths = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             int flags = in.u8("flags of publish " + i);
-            if ((flags & ~(FLAG_REPUBLISH | FLAG_PUBLISHER)) != 0) {
+            if ((flags & ~knownFlags) != 0) {
                 throw in.malformed("unknown flags 0x" + Integer.toHexString(flags) + " in publish " + i);
+            }
+            if ((flags & FLAG_SESSION) != 0 && (flags & FLAG_PUBLISHER) == 0) {
+                throw in.malformed("a session without a publisher id in publish " + i);
             }
             long publisherId = 0;
             String principal = null;
@@ -111,6 +126,16 @@ final class TopicLogCodec {
                 }
                 principal = in.stringRef("principal of publish " + i, principals);
             }
+            long session = 0;
+            long sessionSequence = 0;
+            if ((flags & FLAG_SESSION) != 0) {
+                session = in.i64("session of publish " + i);
+                sessionSequence = in.varLong("session sequence of publish " + i);
+                if (session == 0 || sessionSequence < 1) {
+                    throw in.malformed("session " + session + " with sequence " + sessionSequence
+                            + " in publish " + i + " (both must be non-zero)");
+                }
+            }
             long correlationId = in.varLong("correlation id of publish " + i);
             if (correlationId > 0xFFFF_FFFFL) {
                 throw in.malformed("correlation id " + correlationId + " beyond 32 bits in publish " + i);
@@ -120,7 +145,7 @@ final class TopicLogCodec {
                 throw in.malformed("empty path in publish " + i);
             }
             byte[] value = in.bytes("value of publish " + i);
-            publishes.add(new LoggedPublish(principal, publisherId, (int) correlationId,
+            publishes.add(new LoggedPublish(principal, publisherId, session, sessionSequence, (int) correlationId,
                     (flags & FLAG_REPUBLISH) != 0, path, value));
         }
         in.end();
@@ -222,6 +247,7 @@ final class TopicLogCodec {
                 case CONFLICT -> PublishResult.conflict(in.string("first path of result " + i));
                 case OUTCOME_UNKNOWN -> PublishResult.OUTCOME_UNKNOWN;
                 case TOO_MANY_TOPICS -> PublishResult.TOO_MANY_TOPICS;
+                case OUT_OF_ORDER -> PublishResult.OUT_OF_ORDER;
             });
         }
         in.end();

@@ -22,7 +22,9 @@ class TopicLogCodecTest {
                 new LoggedPublish(null, 0, 42, false, "news/ünïcödé/€", bytes("ünïcode value")),
                 new LoggedPublish("anonymous", -1L, Integer.MIN_VALUE, true, "fx/EURUSD", big),
                 new LoggedPublish("anonymous", Long.MIN_VALUE, Integer.MAX_VALUE, false, "a", bytes("x")),
-                new LoggedPublish("principal 'ann'", 5, -1, false, "fx/EURUSD", bytes("y")));
+                new LoggedPublish("principal 'ann'", 5, -1, false, "fx/EURUSD", bytes("y")),
+                new LoggedPublish("principal 'ann'", 5, 0x5E55_1011L, 1, 7, false, "fx/EURUSD", bytes("z")),
+                new LoggedPublish("principal 'ann'", 5, Long.MIN_VALUE, Long.MAX_VALUE, 8, true, "fx/EURUSD", bytes("w")));
     }
 
     static byte[] bytes(String s) {
@@ -81,10 +83,16 @@ class TopicLogCodecTest {
     @Test
     void malformedEntriesAreRefusedNamingTheProblem() {
         byte[] good = TopicLogCodec.encodeEntry(List.of(new LoggedPublish("p", 9, 1, false, "a/b", bytes("v"))));
-        assertRefused(with(good, 0, 2), "unknown entry format 2");
+        assertRefused(with(good, 0, 3), "unknown entry format 3");
         assertRefused(new byte[] {1, 0}, "an entry of no publish");
         assertRefused(new byte[] {1, 100, 0, 0, 0, 0, 0}, "publishes: 100 do not fit");
-        assertRefused(with(good, 2, 4 | 2), "unknown flags 0x6");
+        assertRefused(with(good, 2, 8 | 2), "unknown flags 0xa");
+        assertRefused(with(with(good, 0, 1), 2, 4 | 2), "unknown flags 0x6"); // format 1 had no sessions
+        assertRefused(new byte[] {2, 1, 4, 0, 0, 0, 0, 0, 0, 0, 1, 1}, "a session without a publisher id");
+        byte[] withSession = TopicLogCodec.encodeEntry(List.of(new LoggedPublish("p", 9, 3, 1, 1, false, "a/b",
+                bytes("v"))));
+        assertRefused(with(withSession, 21, 0), "session 0 with sequence 1"); // the session's last byte: 3 -> 0
+        assertRefused(with(withSession, 22, 0), "session 3 with sequence 0");
         byte[] zeroId = with(good, 10, 0); // the publisher id's last byte: 9 -> 0
         assertRefused(zeroId, "publisher id 0 flagged as given");
         assertRefused(new byte[] {1, 1, 0, 1, 5, 0}, "reference 5 to one of 0 strings");
@@ -96,6 +104,15 @@ class TopicLogCodecTest {
         assertThatThrownBy(() -> TopicLogCodec.decodeEntry(good, 3, good.length))
                 .isInstanceOf(MalformedEntryException.class).hasMessageContaining("outside");
         assertThatThrownBy(() -> TopicLogCodec.encodeEntry(List.of())).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void anEntryOfTheFormatBeforeSessionsIsStillRead() throws Exception {
+        // written by a node of the version before sessions: format 1, flags without bit 2
+        byte[] entry = {1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 9, 0, 1, 'p', 5, 0, 3, 'a', '/', 'b', 1, 'v', 0, 6, 1, 1, 'w'};
+        assertThat(TopicLogCodec.decodeEntry(entry, 0, entry.length)).containsExactly(
+                new LoggedPublish("p", 9, 5, false, "a/b", bytes("v")),
+                new LoggedPublish(null, 0, 6, false, "a/b", bytes("w")));
     }
 
     private static byte[] with(byte[] b, int index, int value) {
@@ -113,12 +130,13 @@ class TopicLogCodecTest {
     void responsesSurviveTheRoundTrip() throws Exception {
         List<PublishResult> results = List.of(PublishResult.applied(1), PublishResult.applied(Long.MAX_VALUE),
                 PublishResult.alreadyApplied(300), PublishResult.conflict("fx/ünï"), PublishResult.OUTCOME_UNKNOWN,
-                PublishResult.TOO_MANY_TOPICS);
+                PublishResult.TOO_MANY_TOPICS, PublishResult.OUT_OF_ORDER);
         EntryResponse decoded = TopicLogCodec.decodeResponse(TopicLogCodec.encodeResults(1L << 40, results));
         assertThat(decoded.isRefused()).isFalse();
         assertThat(decoded.ordinal()).isEqualTo(1L << 40);
         assertThat(decoded.results()).containsExactlyElementsOf(results);
-        assertThat(decoded.results()).extracting(PublishResult::acked).containsExactly(true, true, true, false, false, false);
+        assertThat(decoded.results()).extracting(PublishResult::acked).containsExactly(true, true, true, false, false, false,
+                false);
 
         EntryResponse refused = TopicLogCodec.decodeResponse(TopicLogCodec.encodeRefusal("bad entry: ünï"));
         assertThat(refused.isRefused()).isTrue();

@@ -17,11 +17,13 @@ import io.ringcast.protocol.ErrorCode;
  *   <li>a refusal goes to the session's event loop, where it becomes an error ({@link #refusal}).</li>
  * </ul>
  *
- * <p>A publish refused unapplied, or whose outcome is unknown ({@code NO_MAJORITY},
- * {@code REPLICATION_TIMEOUT}), stops the session's later publishes: each is refused with
- * {@code NO_MAJORITY} too, so that none is applied before the one the client then sends again
- * through another address (the clients fail over on {@code NO_MAJORITY}, sending what is unacked
- * in order). Publishes the cluster took before the refusal was known still go on.
+ * <p>A session's publishes are applied in the order it sent them, through failover: each carries
+ * the session's number and its place among the session's publishes, and the log applies none
+ * whose predecessor in its session never reached the log ({@code OUT_OF_ORDER}: its predecessor
+ * went to a leader that died, say). A publish refused unapplied or out of order, or whose
+ * outcome is unknown ({@code NO_MAJORITY}, {@code REPLICATION_TIMEOUT}), also stops the session's
+ * later publishes here: each is refused with {@code NO_MAJORITY}, so that the client moves to
+ * another address at once and sends again what is unacked, oldest first, as {@code REPUBLISH}.
  *
  * <p>Thread contract: {@link #hasRoom} and {@link #publish} on the session's event loop (never
  * blocking); an ack on the cluster's answer thread, which waits there for room in the inbound ring
@@ -64,13 +66,15 @@ final class ClusterRoute {
         // keyed by (principal, publisher id, correlation id) in the replicated ledger: a publish sent
         // again through any node is applied once
         String principal = session.permissions.who();
-        return cluster.publish(principal, session.publisherId, correlationId, republish, path, value,
+        return cluster.publish(principal, session.publisherId, session.clusterSession,
+                ++session.clusterSessionSequence, correlationId, republish, path, value,
                 (outcome, sequence, firstPath) -> {
                     if (outcome == PublishOutcome.ACKED) {
                         ack(session, correlationId, sequence);
                         return;
                     }
-                    if (outcome == PublishOutcome.NO_MAJORITY || outcome == PublishOutcome.TIMED_OUT) {
+                    if (outcome == PublishOutcome.NO_MAJORITY || outcome == PublishOutcome.TIMED_OUT
+                            || outcome == PublishOutcome.OUT_OF_ORDER) {
                         session.clusterPublishesStopped = true; // at once: the refusal reaches the loop later
                     }
                     session.ctx.executor().execute(() -> refused.refused(correlationId, path, outcome, firstPath));
@@ -100,6 +104,7 @@ final class ClusterRoute {
             case TOO_MANY_TOPICS -> Verdict.refused(ErrorCode.TOO_MANY_TOPICS, "publish to '" + path + "' refused: "
                     + "it would create a topic beyond limits.maxTopics = " + maxTopics);
             case NO_MAJORITY -> noMajority(path);
+            case OUT_OF_ORDER -> stopped(path);
             case TIMED_OUT, ACKED -> Verdict.refused(ErrorCode.REPLICATION_TIMEOUT, "publish to '" + path
                     + "' not committed within cluster.replicationTimeoutMs = " + replicationTimeoutMs
                     + " ms; it may or may not have been applied (a REPUBLISH tells)");

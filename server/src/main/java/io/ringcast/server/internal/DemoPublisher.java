@@ -124,7 +124,7 @@ final class DemoPublisher implements AutoCloseable {
             byte[] bytes = new byte[value.readableBytes()];
             value.readBytes(bytes);
             value.release();
-            return cluster.publish(null, 0, 0, false, paths[instrument], bytes, IGNORE_OUTCOME);
+            return cluster.publish(null, 0, 0, 0, 0, false, paths[instrument], bytes, IGNORE_OUTCOME);
         }
         return inbound.tryPublish(paths[instrument], segments[instrument], nextQuote, instrument);
     }

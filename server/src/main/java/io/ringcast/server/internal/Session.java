@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,6 +51,13 @@ final class Session {
      * the event loop.
      */
     volatile boolean clusterPublishesStopped;
+    /**
+     * Cluster: names this session in the log, so that the log applies its publishes in the order
+     * it sent them ({@link ClusterRoute}); random, never 0.
+     */
+    final long clusterSession = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    /** Cluster: the publishes this session handed to the log so far, the last one's place. Event loop. */
+    long clusterSessionSequence;
     /** Written to during the current fan-out batch and not flushed yet. */
     boolean dirty;
     String clientName = "";
