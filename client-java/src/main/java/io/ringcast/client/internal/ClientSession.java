@@ -284,12 +284,15 @@ final class ClientSession {
             if (p == null) {
                 return false;
             }
-            if (code == ErrorCode.NO_MAJORITY && ++p.minorityRefusals < addressCount) {
-                // nothing was applied: send it again through another node, once the others are answered
+            if ((code == ErrorCode.NO_MAJORITY || code == ErrorCode.REPLICATION_TIMEOUT)
+                    && ++p.minorityRefusals < addressCount) {
+                // NO_MAJORITY: nothing was applied; REPLICATION_TIMEOUT: maybe it was, and a REPUBLISH
+                // through another node tells (the cluster's ledger applies it once). Either way it goes
+                // again through another node, in the order first sent, once this one answered the
+                // others (it refuses those with NO_MAJORITY: they must not overtake this one)
                 publishes.retryElsewhere(p);
                 leavingMinorityNode = true;
-                LOG.info("publish to '{}' refused by a node on the minority side of a split; trying another address",
-                        p.topic);
+                LOG.info("publish to '{}' refused by a cluster node ({}); trying another address", p.topic, code);
             } else {
                 p.fail(error);
             }

@@ -6,12 +6,18 @@ import io.ringcast.client.RingcastException;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Queue;
 
 /**
  * The client's publishes from the application to their ack, across connections: those waiting
  * for a session or for room in the window, those sent and not acked (by correlation id), and
  * those to send again on the next session ({@code REPUBLISH}) because their connection was lost
- * or a node on the minority side of a split refused them. Writes nothing itself: the
+ * or a cluster node refused them ({@code NO_MAJORITY}) or could not tell their outcome
+ * ({@code REPLICATION_TIMEOUT}). Those go again in the order they were first sent, whatever order
+ * their refusals came in: the cluster applies a publisher's publishes in the order its session
+ * sends them. Writes nothing itself: the
  * {@link ClientSession} asks what to send and tells what was sent.
  *
  * <p>Thread contract: event-loop confined, owned by {@link ClientSession}.
@@ -30,10 +36,12 @@ final class PublishWindow {
     private final ArrayDeque<PublishRequest> waiting = new ArrayDeque<>();
     /** Sent publishes by {@link #unackedKey} of their correlation id. */
     private final IntObjectHashMap<PublishRequest> unacked = new IntObjectHashMap<>();
-    /** Publishes whose connection was lost before their ack, to send again first on the next, oldest first. */
-    private final ArrayDeque<PublishRequest> sendAgain = new ArrayDeque<>();
-    /** Publishes a minority node refused, to send again through the next node, oldest first. */
-    private final ArrayDeque<PublishRequest> retryElsewhere = new ArrayDeque<>();
+    /**
+     * Publishes to send again first on the next session, oldest (first sent) first: those whose
+     * connection was lost before their ack, and those a cluster node refused or could not tell.
+     */
+    private final PriorityQueue<PublishRequest> sendAgain =
+            new PriorityQueue<>(Comparator.comparingLong(r -> r.sendOrder));
     private int nextCorrelationId = FIRST_CORRELATION_ID;
     private long sendOrder;
 
@@ -55,10 +63,9 @@ final class PublishWindow {
         return waiting.poll();
     }
 
-    /** The oldest publish to send again on a new session (lost ones before those a minority node refused), or null. */
+    /** The publish first sent earliest of those to send again on a new session, or null. */
     PublishRequest pollToResend() {
-        PublishRequest p = sendAgain.poll();
-        return p != null ? p : retryElsewhere.poll();
+        return sendAgain.poll();
     }
 
     /** Gives a new publish its correlation id and holds it until its ack; returns the id. */
@@ -80,9 +87,9 @@ final class PublishWindow {
         return unacked.remove(unackedKey(correlationId));
     }
 
-    /** A node on the minority side refused it: nothing was applied, it goes through the next node. */
+    /** A cluster node refused it, or could not tell its outcome: it goes again, through the next node. */
     void retryElsewhere(PublishRequest p) {
-        retryElsewhere.add(p);
+        sendAgain.add(p);
     }
 
     boolean noneUnacked() {
@@ -103,7 +110,7 @@ final class PublishWindow {
         for (PublishRequest p : takeUnacked()) {
             p.fail(error);
         }
-        for (ArrayDeque<PublishRequest> queue : Arrays.asList(sendAgain, retryElsewhere, waiting)) {
+        for (Queue<PublishRequest> queue : List.of(sendAgain, waiting)) {
             PublishRequest p;
             while ((p = queue.poll()) != null) {
                 p.fail(error);
