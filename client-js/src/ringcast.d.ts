@@ -47,7 +47,9 @@ export declare const ErrorCode: Readonly<{
     TOO_MANY_TOPICS: 25;
     PUBLISH_RATE_EXCEEDED: 26;
     PERMISSION_DENIED: 27;
+    /** A cluster node on the minority side of a split: not applied. The client tries the next URL. */
     NO_MAJORITY: 28;
+    /** A cluster node could not commit the publish in time: it may or may not be applied. The client tries the next URL. */
     REPLICATION_TIMEOUT: 29;
     /** A publish sent again (REPUBLISH) the server can no longer tell applied or not; it did not apply it again. */
     PUBLISH_OUTCOME_UNKNOWN: 30;
@@ -206,8 +208,13 @@ export interface RingcastClient {
      * update. Publishes keep their call order; those made while disconnected go out on the next
      * session. A publish whose connection dropped before its ack is sent again first on the next
      * session, with the client's publisher id and its correlation id (REPUBLISH), so the server
-     * applies it once; the promise then resolves with the sequence it got. A Uint8Array or
-     * ArrayBuffer is not copied: leave it alone until the promise settles.
+     * applies it once; the promise then resolves with the sequence it got. In a cluster (several
+     * URLs), a publish a node refuses with `'NO_MAJORITY'` (not applied) or `'REPLICATION_TIMEOUT'`
+     * (outcome unknown) is sent again the same way through the next URL, once the node has
+     * answered the publishes it still owes; it is rejected with that error only when every URL
+     * refused it. Publishes sent again go out in the order they were first sent, whichever way
+     * they came back. A Uint8Array or ArrayBuffer is not copied: leave it alone until the promise
+     * settles.
      *
      * Rejects with a RingcastError: `code` `'INVALID_PATH'` for a bad path (at once, locally, or
      * from the server), `'VALUE_TOO_LARGE'` when the message exceeds the server's frame limit;

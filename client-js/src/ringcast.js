@@ -710,7 +710,9 @@ class RingcastClient {
     #topics = new Map();
     /**
      * Commands waiting for the next flush: publishes ('publish') and publishes to send again
-     * ('republish') survive a lost connection, the rest is rebuilt.
+     * ('republish') survive a lost connection, the rest is rebuilt. Every 'republish' comes before
+     * every 'publish', the 'republish' ones in the order their publishes were first sent
+     * (request.sendOrder): a publisher's updates are applied in its order.
      */
     #outbox = [];
     #flushScheduled = false;
@@ -719,6 +721,8 @@ class RingcastClient {
     /** Correlation ids of the publishes waiting in #outbox to be sent again: never given to another. */
     #sendAgainIds = new Set();
     #nextCorrelationId = FIRST_CORRELATION_ID;
+    /** The send order the next publish first sent gets (request.sendOrder); a publish sent again keeps its own. */
+    #nextSendOrder = 0;
     /**
      * Sent in HELLO on every connection: with it and correlation ids never reused, a publish whose
      * connection was lost before its ack is sent again (REPUBLISH) and applied once.
@@ -939,12 +943,14 @@ class RingcastClient {
             // sent and not acked, so maybe applied: sent again first on the next session, with the
             // same correlation id, for the server to apply once; the rest of what was waiting is
             // rebuilt there, only publishes carry over
-            const sendAgain = this.#takeUnacked().map((request) => ({ kind: 'republish', request }));
-            for (const { request } of sendAgain) this.#sendAgainIds.add(request.correlationId);
-            // all sent again before any first sent (those a minority node refused come first among
-            // these), each kind in the order it had
-            this.#outbox = [...sendAgain, ...this.#outbox.filter((cmd) => cmd.kind === 'republish'),
-                ...this.#outbox.filter((cmd) => cmd.kind === 'publish')];
+            const unacked = this.#takeUnacked();
+            for (const request of unacked) this.#sendAgainIds.add(request.correlationId);
+            // all sent again before any first sent; those sent again (unacked here, or refused by a
+            // cluster node and waiting) in the order they were first sent, whichever way they came
+            // back: one refused may have been sent before one unacked, or after it
+            const waiting = this.#outbox.filter((cmd) => cmd.kind === 'republish').map((cmd) => cmd.request);
+            const sendAgain = mergeBySendOrder(unacked, waiting).map((request) => ({ kind: 'republish', request }));
+            this.#outbox = [...sendAgain, ...this.#outbox.filter((cmd) => cmd.kind === 'publish')];
             if (c.fatalCode !== null) for (const s of [...this.#subscriptions.values()]) s._notifyError(error);
             this.#setState('reconnecting', error.message, error.closeCode);
         }
@@ -1076,8 +1082,9 @@ class RingcastClient {
         this.#everConnected = true;
         if (wasConnected) this.#stats.reconnects++;
         // every open subscription first (in the order they were made, resume lists built at send
-        // time), then the publishes that waited, keeping their order: those sent again (put first
-        // when the last session ended), those a minority node refused, then those made meanwhile
+        // time), then the publishes that waited, keeping their order: those sent again (unacked
+        // when the last session ended, or refused by a cluster node), in the order they were first
+        // sent (#ended merged them so), then those made meanwhile
         const resend = [...this.#subscriptions.values()].sort((a, b) => a.id - b.id)
             .map((subscription) => ({ kind: 'subscribe', subscription }));
         this.#outbox = [...resend, ...this.#outbox.filter(isPublishCommand)];
@@ -1093,7 +1100,10 @@ class RingcastClient {
         }
     }
 
-    /** After a NO_MAJORITY: once the node has answered every publish sent to it, move to the next address. */
+    /**
+     * After a NO_MAJORITY or REPLICATION_TIMEOUT: once the node has answered every publish sent to
+     * it, move to the next address (the server refuses every later publish of the session anyway).
+     */
     #leaveMinorityNodeOnceAnswered(c) {
         if (c.leavingMinority && this.#unacked.size === 0) {
             this.#fail(c, 'the node is on the minority side of a split', CLOSE_NORMAL, 'minority node');
@@ -1114,13 +1124,19 @@ class RingcastClient {
             const request = this.#unacked.get(m.correlationId);
             if (request) {
                 this.#unacked.delete(m.correlationId);
-                request.minorityRefusals = (request.minorityRefusals ?? 0) + (name === 'NO_MAJORITY' ? 1 : 0);
-                if (name === 'NO_MAJORITY' && request.minorityRefusals < this.#urls.length) {
-                    // a cluster node on the minority side of a split applied nothing: send it again
-                    // through the next address, once this node has answered the others; as REPUBLISH
-                    // with its id, since an earlier send on a lost connection may have been applied
+                const clusterRefusal = name === 'NO_MAJORITY' || name === 'REPLICATION_TIMEOUT';
+                request.minorityRefusals = (request.minorityRefusals ?? 0) + (clusterRefusal ? 1 : 0);
+                if (clusterRefusal && request.minorityRefusals < this.#urls.length) {
+                    // NO_MAJORITY: a cluster node on the minority side of a split applied nothing.
+                    // REPLICATION_TIMEOUT: its entry was not committed in time, so the outcome is
+                    // unknown (it may yet be applied, or never). Either way the node refuses the
+                    // session's later publishes: send it again through the next address, once this
+                    // node has answered the others, as REPUBLISH with its id, which tells: the
+                    // replicated ledger applies a (publisher id, correlation id) once, and acks one
+                    // already applied with its sequence (an earlier send may have been applied too).
+                    // In the order the publishes were first sent, whatever order the refusals come in
                     this.#sendAgainIds.add(request.correlationId);
-                    this.#outbox.unshift({ kind: 'republish', request });
+                    this.#insertRepublish(request);
                     c.leavingMinority = true;
                     this.#leaveMinorityNodeOnceAnswered(c);
                     return;
@@ -1232,6 +1248,18 @@ class RingcastClient {
         this.#scheduleFlush();
     }
 
+    /**
+     * Puts a publish to send again among the 'republish' commands of #outbox, in the order the
+     * publishes were first sent, before every 'publish' (never flushed before those: a flush
+     * takes the outbox in order, and the connection is being left).
+     */
+    #insertRepublish(request) {
+        let at = this.#outbox.findIndex((cmd) => cmd.kind === 'publish'
+            || (cmd.kind === 'republish' && cmd.request.sendOrder > request.sendOrder));
+        if (at < 0) at = this.#outbox.length;
+        this.#outbox.splice(at, 0, { kind: 'republish', request });
+    }
+
     #scheduleFlush() {
         if (!this.#flushScheduled && this.#outbox.length > 0 && this.#connection?.welcomed) {
             this.#flushScheduled = true;
@@ -1285,6 +1313,7 @@ class RingcastClient {
                 }
                 const id = this.#nextCorrelation();
                 request.correlationId = id;
+                request.sendOrder = this.#nextSendOrder++;
                 this.#unacked.set(id, request);
                 return encodePublish(id, request.pathBytes, request.value);
             }
@@ -1356,9 +1385,11 @@ class RingcastClient {
         return true;
     }
 
-    /** The publishes sent and not acked, in the order they were sent; none are left unacked. */
+    /** The publishes sent and not acked, in the order they were first sent; none are left unacked. */
     #takeUnacked() {
-        const lost = [...this.#unacked.values()];
+        // #unacked keeps this session's send order, which is already first-send order (those sent
+        // again go out first, in order); sorted all the same, as #ended's merge relies on it
+        const lost = [...this.#unacked.values()].sort((a, b) => a.sendOrder - b.sendOrder);
         this.#unacked.clear();
         return lost;
     }
@@ -1414,6 +1445,15 @@ class RingcastClient {
             }
         }, timeoutMs);
     }
+}
+
+/** Two lists of publish requests, each in send order, merged into one in send order. */
+function mergeBySendOrder(a, b) {
+    const merged = [];
+    let i = 0;
+    let j = 0;
+    while (i < a.length && j < b.length) merged.push(a[i].sendOrder <= b[j].sendOrder ? a[i++] : b[j++]);
+    return merged.concat(a.slice(i), b.slice(j));
 }
 
 /** Whether an outbox command is a publish, first sent or sent again: those outlive a connection. */

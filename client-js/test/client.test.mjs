@@ -311,7 +311,7 @@ test('publishes sent again keep their ids and send order across several lost con
     client.close();
 });
 
-test('after a lost connection: sent-again publishes, then those a minority node refused, then waiting ones', async () => {
+test('after a lost connection: publishes sent again, unacked or refused by a minority node, in the order first sent, then waiting ones', async () => {
     const { client, sockets } = await connectedToTwoNodes();
     const sub = client.subscribe('t/#', () => {});
     const refused = client.publish('t/a', 'one');
@@ -327,12 +327,13 @@ test('after a lost connection: sent-again publishes, then those a minority node 
     await tick();
     const msgs = sockets[1].received().slice(1);
     assert.deepEqual(msgs.map((m) => [m.type, m.topic ?? m.selector]),
-        [['SUBSCRIBE', 't/#'], ['REPUBLISH', 't/b'], ['REPUBLISH', 't/a'], ['PUBLISH', 't/c']]);
-    assert.equal(msgs[1].corr, p2.corr, 'sent again with the id it had');
-    assert.equal(msgs[2].corr, p1.corr, 'the minority node applied nothing, but an earlier send might have');
+        [['SUBSCRIBE', 't/#'], ['REPUBLISH', 't/a'], ['REPUBLISH', 't/b'], ['PUBLISH', 't/c']],
+        't/a was sent before t/b: refused or unacked, it goes again first');
+    assert.equal(msgs[1].corr, p1.corr, 'the minority node applied nothing, but an earlier send might have');
+    assert.equal(msgs[2].corr, p2.corr, 'sent again with the id it had');
     assert.equal(new Set(msgs.slice(1).map((m) => m.corr)).size, 3, 'no correlation id given twice');
     sockets[1].push(S.ack(msgs[1].corr, 4), S.ack(msgs[2].corr, 5), S.ack(msgs[3].corr, 6));
-    assert.deepEqual(await Promise.all([unacked, refused, later]), [4, 5, 6]);
+    assert.deepEqual(await Promise.all([refused, unacked, later]), [4, 5, 6]);
     client.close();
 });
 
@@ -395,6 +396,99 @@ test('a publish a cluster node refuses with NO_MAJORITY goes again through the n
     assert.equal(await later, 1);
     client.close();
 });
+
+/** The PUBLISH and REPUBLISH messages a fake socket received, in order. */
+const publishesOn = (ws) => ws.received().filter((m) => m.type === 'PUBLISH' || m.type === 'REPUBLISH');
+
+/**
+ * Publishes t/1 .. t/n through the first of two nodes and has it refuse every one with `code`,
+ * the refusals in `refusalOrder` (indexes into the send order); returns the promises, the first
+ * sends, and what the client sent the second node once welcomed.
+ */
+async function refusedByFirstNode(n, refusalOrder, code = 28) {
+    const { client, sockets } = await connectedToTwoNodes();
+    const published = Array.from({ length: n }, (_, i) => watch(client.publish(`t/${i + 1}`, `v${i + 1}`)));
+    await until(() => publishesOn(sockets[0]).length === n);
+    const first = publishesOn(sockets[0]);
+    assert.deepEqual(first.map((m) => m.topic), published.map((_, i) => `t/${i + 1}`));
+    for (const i of refusalOrder) sockets[0].push(S.error(code, first[i].corr, 'refused'));
+    await until(() => sockets[0].closedWith !== null); // every publish answered: the node is left
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    assert.equal(sockets[1].url, 'ws://b/ws');
+    sockets[1].push(S.welcome('s-2'));
+    await until(() => publishesOn(sockets[1]).length === n);
+    return { client, sockets, published, first, again: publishesOn(sockets[1]) };
+}
+
+for (const [arrival, order] of [['in send order', [0, 1, 2, 3, 4]], ['in reverse order', [4, 3, 2, 1, 0]],
+    ['out of order', [2, 0, 4, 1, 3]]]) {
+    test(`NO_MAJORITY refusals of publishes 1..5 arriving ${arrival} are republished through the next address in the order first sent`,
+        { timeout: 10000 }, async () => {
+            const { client, sockets, published, first, again } = await refusedByFirstNode(5, order);
+            assert.deepEqual(again.map((m) => [m.type, m.corr, m.topic, m.value]),
+                first.map((m) => ['REPUBLISH', m.corr, m.topic, m.value]), 'each as REPUBLISH with its id, in the order first sent');
+            assert.ok(published.every((w) => w.outcome === 'pending'), 'none rejected while an address is left');
+            sockets[1].push(...again.map((m, i) => S.ack(m.corr, 10 + i)));
+            await until(() => published.every((w) => w.outcome !== 'pending'));
+            assert.deepEqual(published.map((w) => w.outcome), [10, 11, 12, 13, 14].map((seq) => ['resolved', seq]));
+            client.close();
+        });
+}
+
+test('a publish refused with REPLICATION_TIMEOUT goes again as REPUBLISH through the next address, and is rejected only once every address refused it',
+    { timeout: 10000 }, async () => {
+        // outcome unknown on the first node: the second applies it once, or acks it if it was applied
+        const { client, sockets, published, first, again } = await refusedByFirstNode(3, [1, 0, 2], 29);
+        assert.deepEqual(again.map((m) => [m.type, m.corr, m.topic]), first.map((m) => ['REPUBLISH', m.corr, m.topic]));
+        assert.ok(published.every((w) => w.outcome === 'pending'), 'not rejected while an address is left');
+        sockets[1].push(S.ack(again[0].corr, 7), S.error(29, again[1].corr, 'replication timed out'), S.ack(again[2].corr, 8));
+        await until(() => published.every((w) => w.outcome !== 'pending'));
+        assert.deepEqual(published[0].outcome, ['resolved', 7], 'the first node had applied it: acked with its sequence');
+        const [how, error] = published[1].outcome;
+        assert.equal(how, 'rejected', 'both addresses refused it');
+        assert.ok(error instanceof RingcastError);
+        assert.equal(error.code, 'REPLICATION_TIMEOUT');
+        assert.match(error.message, /REPLICATION_TIMEOUT: replication timed out/);
+        assert.deepEqual(published[2].outcome, ['resolved', 8]);
+        assert.equal(sockets.length, 2, 'no third attempt for it');
+        client.close();
+    });
+
+test('a publish refused with REPLICATION_TIMEOUT by the only address is rejected with that error', { timeout: 10000 }, async () => {
+    const { client, ws } = await connected();
+    const p = client.publish('t/a', 'one');
+    await until(() => publishesOn(ws()).length === 1);
+    ws().push(S.error(29, publishesOn(ws())[0].corr, 'replication timed out'));
+    await assert.rejects(p, (e) => e instanceof RingcastError && e.code === 'REPLICATION_TIMEOUT');
+    client.close();
+});
+
+test('publishes unacked when the connection drops and publishes refused (NO_MAJORITY, REPLICATION_TIMEOUT) are all sent again in the order first sent',
+    { timeout: 10000 }, async () => {
+        const { client, sockets } = await connectedToTwoNodes();
+        const published = Array.from({ length: 6 }, (_, i) => watch(client.publish(`t/${i + 1}`, `v${i + 1}`)));
+        await until(() => publishesOn(sockets[0]).length === 6);
+        const first = publishesOn(sockets[0]);
+        // refusals newest first, with unacked ones before, between and after them
+        sockets[0].push(S.error(28, first[4].corr, 'minority'), S.error(29, first[3].corr, 'timed out'),
+            S.error(28, first[1].corr, 'minority'));
+        const later = watch(client.publish('t/7', 'v7')); // held: this node is being left
+        await tick();
+        assert.equal(sockets[0].closedWith, null, 'the node still owes answers');
+        sockets[0].drop(); // before t/1, t/3 and t/6 are acked
+        await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+        sockets[1].push(S.welcome('s-2'));
+        await until(() => publishesOn(sockets[1]).length === 7);
+        const again = publishesOn(sockets[1]);
+        assert.deepEqual(again.map((m) => [m.type, m.topic]),
+            [...first.map((m) => ['REPUBLISH', m.topic]), ['PUBLISH', 't/7']], 'sent again in the order first sent, then the held one');
+        assert.deepEqual(again.slice(0, 6).map((m) => m.corr), first.map((m) => m.corr), 'each with the id it had');
+        assert.ok([...published, later].every((w) => w.outcome === 'pending'));
+        sockets[1].push(...again.map((m, i) => S.ack(m.corr, 20 + i)));
+        await until(() => [...published, later].every((w) => w.outcome !== 'pending'));
+        assert.deepEqual([...published, later].map((w) => w.outcome), [20, 21, 22, 23, 24, 25, 26].map((seq) => ['resolved', seq]));
+        client.close();
+    });
 
 test('the state event carries the fatal error and close code', async () => {
     const events = [];
