@@ -54,8 +54,9 @@ final class ClientSession {
     private int connection;
     private RingcastException closedError;
     /**
-     * How many server addresses the client has: a publish a cluster node refuses because it is on
-     * the minority side of a split is retried through the others, up to once each.
+     * How many server addresses the client has: a publish a cluster node refuses
+     * ({@code NO_MAJORITY}) or cannot tell ({@code REPLICATION_TIMEOUT}) is retried through the
+     * others, up to once each.
      */
     private final int addressCount;
     /** This session's node is on the minority side: new publishes wait, and the session ends once nothing is unacked. */

@@ -22,7 +22,7 @@ final class PublishRequest implements ClientCommand {
     int correlationId;
     /** Send order on the event loop, to fail lost publishes in the order they were made. */
     long sendOrder;
-    /** Cluster nodes that refused it as being on the minority side of a split. */
+    /** Cluster nodes that refused it ({@code NO_MAJORITY}) or could not tell its outcome ({@code REPLICATION_TIMEOUT}). */
     int minorityRefusals;
 
     PublishRequest(String topic, int topicBytes, byte[] value, AtomicInteger inFlight) {
