@@ -10,7 +10,9 @@
 # data/node-N (cluster.dataDir); delete them for a cluster that starts empty.
 # Environment: HEAP (each node's -Xmx, default 256m), NODES (how many to start, default 5),
 #              CONFIG_DIR (where node-N.yaml are, default config/cluster; the ports are read from the
-#              defaults 8081..8085, so keep them), LOG_DIR (default target/cluster).
+#              defaults 8081..8085, so keep them), LOG_DIR (default target/cluster), JAVA_OPTS (more
+#              JVM options for every node; {node} in them becomes node-N, e.g. for a flight
+#              recording each: JAVA_OPTS='-XX:StartFlightRecording=filename=/tmp/{node}.jfr').
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,7 +47,9 @@ start() {
       echo "node-$n is running already (pid $(cat "$dir/node-$n.pid"))"
       continue
     fi
-    java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError -jar "$jar" --config "$config_dir/node-$n.yaml" > "$dir/node-$n.log" 2>&1 &
+    read -r -a extra <<< "${JAVA_OPTS:+${JAVA_OPTS//\{node\}/node-$n}}"
+    java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError "${extra[@]}" -jar "$jar" --config "$config_dir/node-$n.yaml" \
+      > "$dir/node-$n.log" 2>&1 &
     echo $! > "$dir/node-$n.pid"
     if [ "$n" = 1 ]; then
       # the others join node-1's view at once instead of all waiting for a coordinator; it

@@ -87,7 +87,8 @@ public final class ClusterNode implements AutoCloseable {
         // each entry's ordinal, once applied here, lets the batcher answer the publishes of that entry
         TopicLog log = new TopicLog(sink, content, settings.maxTopics(), settings.maxPublishers(), batcher::applied);
         RaftGroup[] self = new RaftGroup[1];
-        this.group = new RaftGroup(settings, raft, name, new BarrierLog(log, () -> self[0].raft()));
+        this.group = new RaftGroup(settings, raft, name, new BarrierLog(log, () -> self[0].raft(),
+                raft.maxLogSizeBytes()));
         self[0] = group;
         this.watch = new LeaderWatch(group, raft.failureDetectionTimeoutMs());
     }

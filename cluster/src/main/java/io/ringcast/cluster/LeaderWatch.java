@@ -20,10 +20,12 @@ import java.util.concurrent.TimeUnit;
  * change of the leader this node knows, with the term and the view, for operators.
  *
  * <p>It also tells when the leader this node knows cannot be reached ({@link #leaderUnreachable}):
- * a submit forwarded to it unanswered for {@code silenceMs} while this node's commit index did not
- * move for as long (a leader that commits entries this node learns of reaches it and a majority:
- * on a machine short of CPU, answers can take over a second while the log goes on, and failing
- * them made every publisher on the node fail over for nothing). That happens when the network
+ * a submit forwarded to it unanswered for {@code silenceMs}, while this node's commit index did
+ * not move for as long, and nothing came from the leader for as long either (when this node is
+ * the leader: from a majority). Answers alone said too much: a leader writing a snapshot (its
+ * engine thread busy for a second) or a machine short of CPU delays them while the leader is
+ * there, its heartbeats coming, and failing them made every publisher of every node fail over
+ * for nothing, to nodes forwarding to the same leader. That happens when the network
  * connects this node to some members only (the fault suite's bridge: node 5 reaches node 3, which
  * reaches the leader, node 1; JGroups' view, and so the engine's leader, stay as they were). Its
  * forwarded submits are then failed at once, the node refuses publishes with {@code NO_MAJORITY}
@@ -148,12 +150,12 @@ final class LeaderWatch implements AutoCloseable {
             commitMovedNs = now;
         }
         if (!unreachable && group.oldestForwardedMs(leader) > silenceMs
-                && now - commitMovedNs > TimeUnit.MILLISECONDS.toNanos(silenceMs)) {
+                && now - commitMovedNs > TimeUnit.MILLISECONDS.toNanos(silenceMs) && !heard(leader)) {
             unreachable = true;
             int abandoned = group.abandonSubmitsTo(leader);
             log.warn("cluster: leader {} does not answer this node{} ({} entries unanswered for over {} ms, failed as "
-                    + "timed out; no entry committed meanwhile): publishes here are refused with NO_MAJORITY until it "
-                    + "does", leader,
+                    + "timed out; no entry committed, nothing heard from it meanwhile): publishes here are refused with "
+                    + "NO_MAJORITY until it does", leader,
                     leader.equals(group.nodeName()) ? " (it is this node: no majority acknowledges it)" : "", abandoned,
                     silenceMs);
         }
@@ -168,6 +170,12 @@ final class LeaderWatch implements AutoCloseable {
                 }
             });
         }
+    }
+
+    /** Whether the leader was heard from within {@code silenceMs}; when this node leads, whether a majority was. */
+    private boolean heard(String leader) {
+        return leader.equals(group.nodeName()) ? group.heardFromMajorityWithin(silenceMs)
+                : group.msSinceHeardFrom(leader) <= silenceMs;
     }
 
     /** Stops checking; a node not caught up by then never is. Idempotent. */

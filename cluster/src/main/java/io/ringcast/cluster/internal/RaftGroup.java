@@ -222,6 +222,40 @@ public final class RaftGroup implements AutoCloseable {
         return h == null ? 0 : h.lastApplied(); // RaftHandle's name for RAFT.lastAppended()
     }
 
+    /**
+     * Milliseconds since this node last received anything from {@code member} (a message or a
+     * heartbeat); {@link Long#MAX_VALUE} when it never did or is not in the view. This node itself
+     * is always heard. Any thread.
+     */
+    public long msSinceHeardFrom(String member) {
+        if (member.equals(cluster.nodeName())) {
+            return 0;
+        }
+        JChannel ch = channel;
+        View v = ch == null ? null : ch.getView();
+        RaftStack.HeardFrom fd = ch == null ? null : ch.getProtocolStack().findProtocol(RaftStack.HeardFrom.class);
+        if (v == null || fd == null) {
+            return Long.MAX_VALUE;
+        }
+        for (Address a : v.getMembersRaw()) {
+            if (member.equals(nameOf(a))) {
+                return fd.msSinceHeardFrom(a);
+            }
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /** Whether this node heard from a majority of the configured members, itself included, within {@code ms}. Any thread. */
+    public boolean heardFromMajorityWithin(long ms) {
+        int heard = 0;
+        for (ClusterSettings.Member m : cluster.members()) {
+            if (msSinceHeardFrom(m.name()) <= ms) {
+                heard++;
+            }
+        }
+        return heard >= cluster.majority();
+    }
+
     /** The names of the members this node is connected with now (its JGroups view), coordinator first. */
     public List<String> view() {
         JChannel ch = channel;

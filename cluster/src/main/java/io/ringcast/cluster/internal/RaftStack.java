@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -120,7 +121,7 @@ public final class RaftStack {
                 new TCPPING().setInitialHosts(initialHosts).setPortRange(0),
                 new MERGE3().setMinInterval(1000).setMaxInterval(3000),
                 new BoundFdSock().setBindAddress(bind).setOffset(FD_SOCK_PORT_OFFSET).setPortRange(10),
-                new FD_ALL3().setTimeout(raft.failureDetectionTimeoutMs()).setInterval(raft.heartbeatIntervalMs()),
+                new HeardFrom().setTimeout(raft.failureDetectionTimeoutMs()).setInterval(raft.heartbeatIntervalMs()),
                 new VERIFY_SUSPECT2().setTimeout(raft.verifySuspectMs()),
                 new NAKACK2(),
                 new UNICAST3(),
@@ -223,6 +224,34 @@ public final class RaftStack {
                 lastProbeNs.put(member, now);
                 sendAppendEntriesMessage(member, entry);
             }
+        }
+    }
+
+    /**
+     * {@code FD_ALL3} that also keeps when this node last received anything (a message, a batch or
+     * a heartbeat) from each member, for {@link RaftGroup#msSinceHeardFrom}: heartbeats are sent
+     * by JGroups' timer, so a member whose engine thread is busy (a snapshot) is still heard, while
+     * one behind a network cut is not.
+     */
+    static final class HeardFrom extends FD_ALL3 {
+        private final Map<Address, Long> lastHeardNs = new ConcurrentHashMap<>();
+
+        HeardFrom() {
+            setId(ClassConfigurator.getProtocolId(FD_ALL3.class)); // as BoundFdSock: FD_ALL3's header id
+        }
+
+        @Override
+        protected void update(Address sender, boolean heartbeat, boolean ignoreIfAbsent) {
+            super.update(sender, heartbeat, ignoreIfAbsent);
+            if (sender != null) {
+                lastHeardNs.put(sender, System.nanoTime());
+            }
+        }
+
+        /** Milliseconds since anything came from {@code member}; {@link Long#MAX_VALUE} if nothing ever did. */
+        long msSinceHeardFrom(Address member) {
+            Long at = lastHeardNs.get(member);
+            return at == null ? Long.MAX_VALUE : (System.nanoTime() - at) / 1_000_000;
         }
     }
 
