@@ -313,7 +313,8 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      *                             leader is replaced after about this plus half of it plus a vote round)
      * @param voteTimeoutMs        how long an election round waits for votes
      * @param snapshotLogBytes     log bytes after which a node snapshots its state (each topic's sequence,
-     *                             history and last value, the publishers' ledgers) and truncates its log
+     *                             history and last value, the publishers' ledgers) and truncates its log,
+     *                             at least (also twice the last snapshot's bytes)
      * @param members              every node of the cluster, this one included; a majority of them must
      *                             hold an entry for it to be committed
      */
