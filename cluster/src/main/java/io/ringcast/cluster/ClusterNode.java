@@ -185,11 +185,11 @@ public final class ClusterNode implements AutoCloseable {
      * engine threw at once) fails with {@link NotSubmitted}: its publishes were certainly not applied.
      * Batcher thread.
      */
-    private CompletableFuture<byte[]> submit(byte[] entry) {
+    private CompletableFuture<byte[]> submit(byte[] entry, boolean resendable) {
         if (group.leader() == null) {
             return CompletableFuture.failedFuture(new NotSubmitted("no leader known to " + settings.nodeName()));
         }
-        CompletableFuture<byte[]> f = group.submit(entry);
+        CompletableFuture<byte[]> f = group.submit(entry, resendable);
         if (f.isCompletedExceptionally()) { // the engine refused it in the call itself
             return f.handle((bytes, e) -> {
                 throw new NotSubmitted(String.valueOf(e));

@@ -109,9 +109,12 @@ final class LeaderWatch implements AutoCloseable {
     }
 
     /**
-     * Logs a change of the leader this node knows, and fails at once the submits forwarded to the
-     * former one ({@link RaftGroup#abandonSubmitsTo}): they would hold the batcher's entries in
-     * flight until their timeout, pausing every publish here for that long after an election.
+     * Logs a change of the leader this node knows, and sends the submits made through the former
+     * one to the new one, in order, or fails them at once when they may not be sent twice
+     * ({@link RaftGroup#redirectSubmits}): the engine never answers a submit forwarded to a leader
+     * that died, so they would hold the batcher's entries in flight until their timeout, pausing
+     * every publish here for that long after an election. (The batcher's next submit does the
+     * same, first, should it come before this check.)
      */
     private void logLeaderChange() {
         String leader = String.valueOf(group.leader());
@@ -119,12 +122,11 @@ final class LeaderWatch implements AutoCloseable {
             String former = loggedLeader;
             loggedLeader = leader;
             unreachable = false;
-            if (!former.isEmpty() && !former.equals("null")) {
-                int abandoned = group.abandonSubmitsTo(former);
-                if (abandoned > 0) {
-                    log.info("cluster: {} entries forwarded to {}, no longer the leader, answered as timed out",
-                            abandoned, former);
-                }
+            int[] redirected = group.redirectSubmits();
+            if (redirected[0] + redirected[1] > 0) {
+                log.info("cluster: of the entries submitted through {}, no longer the leader, {} sent again to {}, "
+                        + "{} answered as timed out (they may not be applied twice)", former, redirected[0], leader,
+                        redirected[1]);
             }
             if (leader.equals("null")) {
                 log.warn("cluster: no leader known (term {}, view {}): publishes here are refused with NO_MAJORITY",

@@ -26,7 +26,11 @@ public final class PublishBatcher implements AutoCloseable {
     /** Hands an encoded entry to the engine; the future completes with the state machine's response. */
     @FunctionalInterface
     public interface Submitter {
-        CompletableFuture<byte[]> submit(byte[] entry);
+        /**
+         * @param resendable whether the log recognises the entry's publishes if it applies the entry
+         *                   twice (each has a publisher id), so the engine may send it again
+         */
+        CompletableFuture<byte[]> submit(byte[] entry, boolean resendable);
     }
 
     /** How one publish ended; told on the {@link AnswerPoller}'s thread, which it may hold (later answers wait). */
@@ -127,12 +131,14 @@ public final class PublishBatcher implements AutoCloseable {
     /** Submits one entry; its permit is given back once its publishes are answered. Batcher thread. */
     private void submit(List<Pending> batch) {
         List<LoggedPublish> publishes = new ArrayList<>(batch.size());
+        boolean resendable = true;
         for (Pending p : batch) {
             publishes.add(p.publish());
+            resendable &= p.publish().hasPublisher();
         }
         CompletableFuture<byte[]> response;
         try {
-            response = submitter.submit(TopicLogCodec.encodeEntry(publishes));
+            response = submitter.submit(TopicLogCodec.encodeEntry(publishes), resendable);
         } catch (RuntimeException e) {
             response = CompletableFuture.failedFuture(e); // the engine may throw instead of failing the future
         }

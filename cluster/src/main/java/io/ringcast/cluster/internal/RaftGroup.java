@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -56,10 +56,35 @@ public final class RaftGroup implements AutoCloseable {
     private volatile JChannel channel;
     private volatile RaftHandle handle;
     private volatile int refusedJoins;
-    /** Submits not answered yet, with the leader they went to (maybe this node): see {@link #abandonSubmitsTo}. */
-    private final Map<CompletableFuture<byte[]>, Forwarded> forwarded = new ConcurrentHashMap<>();
+    /**
+     * Submits not answered yet, in the order they were made, with the leader they went to (maybe
+     * this node): see {@link #redirectSubmits} and {@link #abandonSubmitsTo}.
+     */
+    private final ConcurrentSkipListMap<Long, Forwarded> forwarded = new ConcurrentSkipListMap<>();
+    /** Numbers the submits, for {@link #forwarded}'s order; under this object's lock. */
+    private long submits;
 
-    private record Forwarded(String leader, long sinceNs) {
+    /**
+     * One submit not answered yet. {@code answer} is what the caller holds; the engine's future of
+     * the latest send completes it. Sent again ({@link #redirectSubmits}), the earlier send's
+     * failure is ignored, and its success taken (a result is a result: the entry was applied).
+     */
+    /** {@link Forwarded#leader} of a submit whose send failed, to be sent again. */
+    private static final String TO_SEND_AGAIN = "";
+
+    private static final class Forwarded {
+        final byte[] entry;
+        final CompletableFuture<byte[]> answer;
+        volatile String leader;
+        volatile long sinceNs;
+        volatile CompletableFuture<byte[]> send;
+
+        Forwarded(byte[] entry, CompletableFuture<byte[]> answer, String leader) {
+            this.entry = entry;
+            this.answer = answer;
+            this.leader = leader;
+            this.sinceNs = System.nanoTime();
+        }
     }
 
     public RaftGroup(ClusterSettings cluster, RaftSettings settings, String group, StateMachine stateMachine) {
@@ -130,6 +155,11 @@ public final class RaftGroup implements AutoCloseable {
         requireStarted().raft().addRoleListener(listener::onRole);
     }
 
+    /** {@link #submit(byte[], boolean)}, not sent again when the leader changes. */
+    public CompletableFuture<byte[]> submit(byte[] entry) {
+        return submit(entry, false);
+    }
+
     /**
      * Submits {@code entry} to the group's log. The future completes with the state machine's answer
      * once the entry is committed on a majority and applied here or on the leader; it fails at once
@@ -137,44 +167,113 @@ public final class RaftGroup implements AutoCloseable {
      * {@code submitTimeoutMs} (a submit forwarded to a leader that died meanwhile is never answered
      * by the engine), or with the engine's exception (this node lost the leadership, its queue is full).
      * A failed submit may still have been committed: only a retry the state machine recognises is safe.
+     *
+     * <p>With {@code resendable}, the state machine recognises the entry if it is applied twice
+     * (every publish in it has a publisher id): when the leader changes before it is answered, it
+     * is sent again to the new one ({@link #redirectSubmits}), before any later submit, instead of
+     * failing; its caller then waits for the election, not for another connection of its client.
+     * Any thread; submits are sent in the order of the calls.
      */
-    public CompletableFuture<byte[]> submit(byte[] entry) {
+    public synchronized CompletableFuture<byte[]> submit(byte[] entry, boolean resendable) {
         Objects.requireNonNull(entry, "entry");
         RaftHandle h = handle;
         if (h == null || closed.get()) {
             return CompletableFuture.failedFuture(new IllegalStateException("raft group " + group + " is not running"));
         }
         String leaderNow = leader();
-        CompletableFuture<byte[]> result;
+        redirectSubmits(); // those the former leader left go first, in their order
+        CompletableFuture<byte[]> send;
         try {
             // REDIRECT: applied here when this node leads, else sent to the leader
-            result = h.setAsync(entry, 0, entry.length);
+            send = h.setAsync(entry, 0, entry.length);
         } catch (Exception | Error e) { // no leader known, or the engine refused the call
             return CompletableFuture.failedFuture(e);
         }
-        result = result.orTimeout(settings.submitTimeoutMs(), TimeUnit.MILLISECONDS);
-        if (leaderNow != null && !result.isDone()) {
-            CompletableFuture<byte[]> f = result;
-            forwarded.put(f, new Forwarded(leaderNow, System.nanoTime()));
-            f.whenComplete((r, t) -> forwarded.remove(f));
+        CompletableFuture<byte[]> answer = new CompletableFuture<byte[]>()
+                .orTimeout(settings.submitTimeoutMs(), TimeUnit.MILLISECONDS);
+        Forwarded f = new Forwarded(resendable ? entry : null, answer, leaderNow);
+        long number = ++submits;
+        if (leaderNow != null) {
+            forwarded.put(number, f);
+            answer.whenComplete((r, t) -> forwarded.remove(number));
         }
-        return result;
+        sendVia(f, send);
+        return answer;
     }
 
     /**
-     * Fails, at once, the submits this node made through {@code formerLeader}, which is no longer
-     * the leader it knows or does not answer: the engine never answers a submit forwarded to a
-     * leader that died or was cut off, and each would otherwise hold its place until
-     * {@code submitTimeoutMs}. Like a
+     * Completes the submit's answer with {@code send}'s, unless the submit was sent again meanwhile
+     * and that send failed. A resendable submit whose latest send fails (a leader that leaves fails
+     * what it holds: "I'm not the leader"; the entry may yet be committed by the next) is marked to
+     * be sent again by the next {@link #redirectSubmits}, not here: this is an engine thread.
+     */
+    private static void sendVia(Forwarded f, CompletableFuture<byte[]> send) {
+        f.send = send;
+        send.whenComplete((r, t) -> {
+            if (t == null) {
+                f.answer.complete(r);
+            } else if (f.send == send) {
+                if (f.entry != null) {
+                    f.leader = TO_SEND_AGAIN;
+                } else {
+                    f.answer.completeExceptionally(t);
+                }
+            }
+        });
+    }
+
+    /**
+     * The leader changed: sends the submits made through the former one again (and those whose
+     * send failed, {@link #sendVia}), to the leader known now, in the order they were first made,
+     * those that may be ({@code resendable}); fails the others at once ({@link TimeoutException}: the engine never answers a submit forwarded to a
+     * leader that died, and each would hold its place until {@code submitTimeoutMs}). While no
+     * leader is known, they wait for one. Any thread.
+     *
+     * @return how many were sent again and how many failed, as {@code {sent, failed}}
+     */
+    public synchronized int[] redirectSubmits() {
+        int[] counts = new int[2];
+        String leaderNow = leader();
+        RaftHandle h = handle;
+        if (leaderNow == null || h == null) {
+            return counts;
+        }
+        for (Forwarded f : forwarded.values()) {
+            String former = f.leader;
+            if (former == null || former.equals(leaderNow) || f.answer.isDone()) {
+                continue;
+            }
+            if (f.entry == null) {
+                if (f.answer.completeExceptionally(new TimeoutException("the leader it was forwarded to, " + former
+                        + ", is no longer the leader"))) {
+                    counts[1]++;
+                }
+                continue;
+            }
+            f.leader = leaderNow;
+            f.sinceNs = System.nanoTime();
+            try {
+                sendVia(f, h.setAsync(f.entry, 0, f.entry.length));
+                counts[0]++;
+            } catch (Exception | Error e) { // the leader went again: the next change sends it once more
+                f.leader = former;
+            }
+        }
+        return counts;
+    }
+
+    /**
+     * Fails, at once, the submits this node made through {@code leader}, which does not answer it
+     * (see {@code LeaderWatch}): sending them again to the same leader would not help. Like a
      * timeout, the failure says nothing of whether the entry was committed. Any thread.
      *
      * @return how many were failed
      */
-    public int abandonSubmitsTo(String formerLeader) {
+    public int abandonSubmitsTo(String leader) {
         int n = 0;
-        for (Map.Entry<CompletableFuture<byte[]>, Forwarded> e : forwarded.entrySet()) {
-            if (e.getValue().leader().equals(formerLeader) && e.getKey().completeExceptionally(new TimeoutException(
-                    "the leader it was forwarded to, " + formerLeader + ", is no longer the leader, or not reachable"))) {
+        for (Forwarded f : forwarded.values()) {
+            if (leader.equals(f.leader) && f.answer.completeExceptionally(new TimeoutException(
+                    "the leader it was forwarded to, " + leader + ", does not answer this node"))) {
                 n++;
             }
         }
@@ -186,8 +285,8 @@ public final class RaftGroup implements AutoCloseable {
         long now = System.nanoTime();
         long oldest = 0;
         for (Forwarded f : forwarded.values()) {
-            if (f.leader().equals(leader)) {
-                oldest = Math.max(oldest, now - f.sinceNs());
+            if (leader.equals(f.leader)) {
+                oldest = Math.max(oldest, now - f.sinceNs);
             }
         }
         return oldest / 1_000_000;

@@ -5,6 +5,8 @@ import java.io.DataInput;
 import java.io.DataOutput;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The smallest state machine that shows order: how many entries were applied, a hash chained over
@@ -19,6 +21,8 @@ final class CountingStateMachine implements ReloadableStateMachine {
     private volatile long chain = 0xcbf29ce484222325L;
     private volatile byte[] last = new byte[0];
     private volatile int snapshotsRead;
+    /** The first long of each entry of at least 8 bytes, in apply order (since start or the last reset). */
+    private final List<Long> heads = new CopyOnWriteArrayList<>();
 
     @Override
     public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) {
@@ -29,6 +33,9 @@ final class CountingStateMachine implements ReloadableStateMachine {
         }
         chain = h;
         last = entry;
+        if (entry.length >= Long.BYTES) {
+            heads.add(ByteBuffer.wrap(entry).getLong());
+        }
         long n = applied + 1;
         applied = n;
         return serializeResponse ? ByteBuffer.allocate(Long.BYTES).putLong(n).array() : null;
@@ -39,6 +46,7 @@ final class CountingStateMachine implements ReloadableStateMachine {
         applied = 0;
         chain = 0xcbf29ce484222325L;
         last = new byte[0];
+        heads.clear();
     }
 
     @Override
@@ -57,6 +65,11 @@ final class CountingStateMachine implements ReloadableStateMachine {
         out.writeLong(chain);
         out.writeInt(last.length);
         out.write(last);
+    }
+
+    /** The first long of each entry of 8 bytes or more it applied, in order. */
+    List<Long> heads() {
+        return List.copyOf(heads);
     }
 
     long applied() {

@@ -52,7 +52,7 @@ class PublishBatcherTest {
         volatile boolean hold;
 
         @Override
-        public synchronized CompletableFuture<byte[]> submit(byte[] entry) {
+        public synchronized CompletableFuture<byte[]> submit(byte[] entry, boolean resendable) {
             try {
                 entrySizes.add(TopicLogCodec.decodeEntry(entry, 0, entry.length).size());
             } catch (MalformedEntryException e) {
@@ -97,7 +97,7 @@ class PublishBatcherTest {
         final List<byte[]> responses = new CopyOnWriteArrayList<>();
 
         @Override
-        public synchronized CompletableFuture<byte[]> submit(byte[] entry) {
+        public synchronized CompletableFuture<byte[]> submit(byte[] entry, boolean resendable) {
             responses.add(leader.apply(entry, 0, entry.length, true));
             CompletableFuture<byte[]> later = new CompletableFuture<>();
             held.add(later);
@@ -195,8 +195,8 @@ class PublishBatcherTest {
     @Test
     void aFailedEntryAnswersEachOfItsPublishesWithTheCause() {
         IllegalStateException noLeader = new IllegalStateException("no leader");
-        PublishBatcher.Submitter failing = entry -> CompletableFuture.failedFuture(noLeader);
-        PublishBatcher.Submitter throwing = entry -> {
+        PublishBatcher.Submitter failing = (entry, resendable) -> CompletableFuture.failedFuture(noLeader);
+        PublishBatcher.Submitter throwing = (entry, resendable) -> {
             throw noLeader; // the engine may throw instead of failing the future
         };
         for (PublishBatcher.Submitter engine : List.of(failing, throwing)) {

@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 
 import io.ringcast.cluster.ClusterSettings;
 
@@ -169,6 +171,71 @@ class RaftGroupTest {
             assertThat(pauseMs).isBetween(0L, 2000L);
             members.awaitApplied(2, Duration.ofSeconds(5));
         }
+    }
+
+    /**
+     * A submit forwarded to a leader that leaves is never answered by the engine: when it may be
+     * applied twice (the state machine recognises it), it is sent to the next leader, before any
+     * later submit, and acked; the caller waits for the election, not for its timeout.
+     */
+    @Test
+    @Timeout(60)
+    void submitsLeftWithALeaderThatLeavesAreSentToTheNextOneInTheirOrder() throws Exception {
+        try (RaftTestMembers members = new RaftTestMembers(5, shipped().withSubmitTimeoutMs(20_000)).startAll()) {
+            int leader = members.awaitLeader(Duration.ofSeconds(15));
+            int follower = (leader + 1) % 5;
+            List<CompletableFuture<byte[]>> acks = submitNumbered(members.group(follower), 400, true);
+            members.close(leader);
+            long closed = System.nanoTime();
+            awaitAllAnswered(members.group(follower), acks);
+            System.out.printf("leader left: %d submits in flight answered after %d ms%n", acks.size(),
+                    (System.nanoTime() - closed) / 1_000_000);
+            for (CompletableFuture<byte[]> ack : acks) {
+                assertThat(ack).isCompleted().isNotCompletedExceptionally(); // none failed: each was sent again
+            }
+            Await.until(() -> members.running().stream().allMatch(i -> members.machine(i).heads().stream().distinct()
+                    .count() == 400), Duration.ofSeconds(10), Duration.ofMillis(20), () -> "every member to apply all");
+            for (int i : members.running()) {
+                // a copy the leader committed before it left, and the copy sent again: applied twice, the first in order
+                assertThat(members.machine(i).heads().stream().distinct().toList()).as(members.member(i).name())
+                        .isEqualTo(LongStream.rangeClosed(1, 400).boxed().toList());
+            }
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void submitsThatMayNotBeAppliedTwiceFailAtOnceWhenTheirLeaderLeaves() throws Exception {
+        try (RaftTestMembers members = new RaftTestMembers(5, shipped().withSubmitTimeoutMs(20_000)).startAll()) {
+            int leader = members.awaitLeader(Duration.ofSeconds(15));
+            int follower = (leader + 1) % 5;
+            List<CompletableFuture<byte[]>> acks = submitNumbered(members.group(follower), 400, false);
+            members.close(leader);
+            long closed = System.nanoTime();
+            awaitAllAnswered(members.group(follower), acks);
+            assertThat((System.nanoTime() - closed) / 1_000_000).as("answered long before the 20-s submit timeout")
+                    .isLessThan(10_000);
+            // failed by the leader as it left ("I'm not the leader"), or by the follower once it knew another
+            assertThat(acks).anyMatch(CompletableFuture::isCompletedExceptionally);
+        }
+    }
+
+    /** Submits entries whose first long is 1 .. n, through {@code group}. */
+    private static List<CompletableFuture<byte[]>> submitNumbered(RaftGroup group, int n, boolean resendable) {
+        List<CompletableFuture<byte[]>> acks = new ArrayList<>();
+        for (long i = 1; i <= n; i++) {
+            acks.add(group.submit(ByteBuffer.allocate(200).putLong(i).array(), resendable));
+        }
+        return acks;
+    }
+
+    /** Waits until every submit is answered, telling the group of leader changes as ClusterNode's LeaderWatch does. */
+    private static void awaitAllAnswered(RaftGroup group, List<CompletableFuture<byte[]>> acks) {
+        Await.until(() -> {
+            group.redirectSubmits();
+            return acks.stream().allMatch(CompletableFuture::isDone);
+        }, Duration.ofSeconds(30), Duration.ofMillis(20), () -> acks.stream().filter(a -> !a.isDone()).count()
+                + " of " + acks.size() + " submits unanswered");
     }
 
     @Test
