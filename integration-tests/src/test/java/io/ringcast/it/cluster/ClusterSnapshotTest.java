@@ -30,8 +30,8 @@ import java.util.stream.Stream;
 
 /**
  * Topics' values and history travel in the cluster's Raft snapshots, proven with three real node
- * processes whose log is snapshotted every 64 KiB ({@code cluster.snapshotLogBytes}). Some topics
- * are published only at first, then others often enough for several snapshots, so that the first
+ * processes whose log is snapshotted from 64 KiB on ({@code cluster.snapshotLogBytes}; then once
+ * it holds twice the last snapshot). Some topics are published only at first, then others often enough for several snapshots, so that the first
  * ones' values are in no log any more, only in snapshots: a node whose data directory is gone gets
  * them from the leader's snapshot, and a node restarted with its own truncated log from its own.
  * A client resuming on the restored node is replayed what it missed, or told of the gap; never
@@ -88,7 +88,7 @@ class ClusterSnapshotTest {
         cluster.wipeDataDir(victim);
         publishRounds(WITHIN_HISTORY, HISTORY - 6);
         publishRounds(PAST_HISTORY, 4 * HISTORY);
-        assertThat(snapshotsTaken(leader)).as("snapshots the leader took").isGreaterThanOrEqualTo(3);
+        publishUntilSnapshots(leader, 3);
         Map<String, Long> newestBeforeRestart = newest();
 
         int takenOverBefore = cluster.logOccurrences(victim, TAKEN_OVER); // under load, a lagging follower takes them too
@@ -124,7 +124,7 @@ class ClusterSnapshotTest {
         publishRounds(ALL, 3);
         publishRounds(PAST_HISTORY, 4 * HISTORY);
         // a snapshot truncates the log: the cold topics' updates are in no log of that node any more
-        cluster.await(follower, h -> h.path("cluster").path("snapshots").asInt() >= 3, STEP, "has taken 3 snapshots");
+        publishUntilSnapshots(follower, 3);
 
         cluster.kill9(follower);
         int takenOverBefore = cluster.logOccurrences(follower, TAKEN_OVER); // under load, a lagging follower takes them too
@@ -179,6 +179,20 @@ class ClusterSnapshotTest {
                         acked.computeIfAbsent(topic, t -> new ConcurrentSkipListMap<>()).put(seq, value)));
             }
             CompletableFuture.allOf(acks.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Publishes rounds to the topics past the history until {@code node} has taken {@code snapshots}
+     * (a node snapshots once its log holds twice its last snapshot's bytes, and the snapshots grow
+     * with the history, so how many rounds that takes is not fixed).
+     */
+    private void publishUntilSnapshots(int node, int snapshots) throws Exception {
+        long deadline = System.nanoTime() + STEP.toNanos();
+        while (snapshotsTaken(node) < snapshots) {
+            assertThat(System.nanoTime() - deadline).as("node-%d to take %d snapshots (it has %d)", node, snapshots,
+                    snapshotsTaken(node)).isNegative();
+            publishRounds(PAST_HISTORY, HISTORY);
         }
     }
 
