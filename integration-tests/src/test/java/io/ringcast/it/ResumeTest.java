@@ -8,19 +8,25 @@ import io.ringcast.client.UpdateKind;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.RingcastServer;
+import io.ringcast.testkit.FreePorts;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.ringcast.server.ServerCounter.DELTAS_SENT;
+import static io.ringcast.server.ServerCounter.PUBLISHES;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -318,8 +324,100 @@ class ResumeTest {
     private static void publishToEach(RingcastClient publisher, String prefix, int topics, long sequence)
             throws Exception {
         for (int t = 0; t < topics; t++) {
-            assertThat(publisher.publish(prefix + t, ("v" + sequence).getBytes(StandardCharsets.UTF_8))
-                    .get(10, TimeUnit.SECONDS)).isEqualTo(sequence);
+            publishAcked(publisher, prefix + t, sequence);
+        }
+    }
+
+    /** Publishes update {@code sequence} ("v" + sequence) of {@code topic} and checks that it got that sequence. */
+    private static void publishAcked(RingcastClient publisher, String topic, long sequence) throws Exception {
+        assertThat(publisher.publish(topic, ("v" + sequence).getBytes(StandardCharsets.UTF_8))
+                .get(10, TimeUnit.SECONDS)).isEqualTo(sequence);
+    }
+
+    /**
+     * Three cluster nodes in this process. The subscriber is on a follower and can reach the
+     * other nodes only through a proxy, kept shut while its node stops and a topic is created
+     * (through the leader, so no election is in the way); it then resumes on another node, which
+     * has the same history under the same sequences and replays the topic from #1.
+     */
+    @Test
+    @Timeout(120)
+    void topicCreatedWhileAwayIsReplayedFromItsFirstUpdateByTheClusterNodeTheClientFailsOverTo(@TempDir Path data)
+            throws Exception {
+        StringBuilder members = new StringBuilder("  members:\n");
+        for (int node = 1; node <= 3; node++) {
+            members.append("    - {name: node-").append(node).append(", host: 127.0.0.1").append(node)
+                    .append(", membershipPort: ").append(FreePorts.pick()).append("}\n");
+        }
+        // each start returns once its node has caught up, which needs the others: all at once
+        List<CompletableFuture<RingcastServer>> starting = new ArrayList<>();
+        for (int node = 1; node <= 3; node++) {
+            String yaml = "cluster:\n  enabled: true\n  nodeName: node-" + node + "\n  commitFsync: false\n"
+                    + "  dataDir: \"" + data.resolve("node-" + node) + "\"\n" + members;
+            starting.add(CompletableFuture.supplyAsync(() -> startNode(yaml)));
+        }
+        List<RingcastServer> nodes = new ArrayList<>();
+        try {
+            for (CompletableFuture<RingcastServer> node : starting) {
+                nodes.add(node.get(60, TimeUnit.SECONDS));
+            }
+            int leader = Await.value(() -> leaderIndex(nodes.get(0)), () -> "a leader named in node-1's /health");
+            RingcastServer left = nodes.get((leader + 1) % 3);
+            RingcastServer resumedOn = nodes.get((leader + 2) % 3);
+            try (CuttableProxy toOther = new CuttableProxy(resumedOn.port());
+                 RingcastClient leaderPublisher = RingcastClient.builder()
+                         .addresses(nodes.get(leader).webSocketUrl()).build();
+                 RingcastClient subscriber = RingcastClient.builder()
+                         .addresses(left.webSocketUrl(), toOther.webSocketUrl())
+                         .reconnectDelay(Duration.ofMillis(20), Duration.ofMillis(200)).build()) {
+                leaderPublisher.connect().get(10, TimeUnit.SECONDS);
+                subscriber.connect().get(10, TimeUnit.SECONDS);
+                Recorded r = new Recorded();
+                subscriber.subscribe("failover/#", r).confirmed().get(10, TimeUnit.SECONDS);
+                publishAcked(leaderPublisher, "failover/known", 1);
+                Await.until(() -> r.lastSequence("failover/known") == 1, "the known topic's update");
+
+                toOther.refuse(true);
+                left.close();
+                Await.until(() -> subscriber.state() != ConnectionState.CONNECTED, "the client to lose its node");
+                for (long seq = 1; seq <= 3; seq++) {
+                    publishAcked(leaderPublisher, "failover/new", seq);
+                }
+                Await.until(() -> resumedOn.stats().get(PUBLISHES) >= 4, "the other node to apply the new topic");
+                toOther.refuse(false);
+
+                Await.until(() -> r.lastSequence("failover/new") == 3, "the resume on the other node");
+                assertThat(r.of("failover/new")).extracting(Recorded.Got::sequence, Recorded.Got::kind)
+                        .containsExactly(tuple(1L, UpdateKind.UPDATE), tuple(2L, UpdateKind.UPDATE),
+                                tuple(3L, UpdateKind.UPDATE));
+            }
+        } finally {
+            nodes.forEach(RingcastServer::close);
+        }
+    }
+
+    private static RingcastServer startNode(String clusterYaml) {
+        try {
+            return TestServers.start(clusterYaml);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Which of the three nodes (0-based) the {@code /health} of {@code node} names the Raft leader, or null. */
+    private static Integer leaderIndex(RingcastServer node) {
+        try {
+            String health = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + node.port() + "/health")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"leader\":\"node-(\\d)\"").matcher(health);
+            return m.find() ? Integer.parseInt(m.group(1)) - 1 : null;
+        } catch (java.io.IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
         }
     }
 }
