@@ -82,17 +82,25 @@ class SubscriptionsTest {
 
     // ------------------------------------------------------------------ topics a resume list does not name
 
+    /**
+     * What a subscription to {@code r/#} resumed with {@code r/known} at #1 receives when
+     * {@code r/new} was created with 3 updates while the client was away.
+     */
+    private static List<Received> resumedWithATopicCreatedWhileAway(EmbeddedNode node) {
+        node.publish(null, 0, "r/known", "k1");
+        for (int i = 1; i <= 3; i++) {
+            node.publish(null, 0, "r/new", "v" + i);
+        }
+        Session sub = node.session(0);
+        node.subscribe(sub, 1, "r/#", Map.of("r/known", 1L));
+        return node.received(sub);
+    }
+
     @Test
     void aResumingSubscriptionIsReplayedATopicItDoesNotListFromItsFirstUpdate() {
         try (EmbeddedNode node = new EmbeddedNode()) {
-            node.publish(null, 0, "r/known", "k1");
-            for (int i = 1; i <= 3; i++) {
-                node.publish(null, 0, "r/new", "v" + i); // created while the client was away
-            }
-            Session sub = node.session(0);
-            node.subscribe(sub, 1, "r/#", Map.of("r/known", 1L));
-
-            assertThat(node.received(sub)).extracting(Received::type, Received::sequence, Received::flags)
+            assertThat(resumedWithATopicCreatedWhileAway(node))
+                    .extracting(Received::type, Received::sequence, Received::flags)
                     .containsExactly(tuple(MessageType.TOPIC, 0L, 0), tuple(MessageType.TOPIC, 0L, 0),
                             tuple(MessageType.UPDATE, 1L, 0), tuple(MessageType.UPDATE, 2L, 0),
                             tuple(MessageType.UPDATE, 3L, 0), tuple(MessageType.SUBSCRIBED, 2L, 0)); // 2 matched
@@ -102,15 +110,8 @@ class SubscriptionsTest {
     @Test
     void aResumingSubscriptionGetsASnapshotAfterAGapForAnUnlistedTopicWhoseHistoryNoLongerReachesItsStart() {
         try (EmbeddedNode node = new EmbeddedNode("history: {length: 2}")) {
-            node.publish(null, 0, "r/known", "k1");
-            for (int i = 1; i <= 3; i++) {
-                node.publish(null, 0, "r/new", "v" + i);
-            }
-            Session sub = node.session(0);
-            node.subscribe(sub, 1, "r/#", Map.of("r/known", 1L));
-
-            List<Received> snapshots = node.received(sub).stream().filter(m -> m.is(MessageType.SNAPSHOT)).toList();
-            assertThat(snapshots).extracting(Received::id, Received::sequence, Received::flags, Received::text)
+            assertThat(resumedWithATopicCreatedWhileAway(node)).filteredOn(m -> m.is(MessageType.SNAPSHOT))
+                    .extracting(Received::id, Received::sequence, Received::flags, Received::text)
                     .containsExactly(tuple(0, 3L, UpdateFlags.GAP, "v3"));
         }
     }
