@@ -1346,7 +1346,8 @@ class RingcastClient {
             for (const t of this.#topics.values()) {
                 if (t.sequence > 0 && segmentsMatch(s._segments, t.segments)) {
                     const entryBytes = 2 + t.pathBytes.length + 8;
-                    // a message never spans frames: topics left out come back as plain snapshots
+                    // a message never spans frames: the server replays topics left out from #1
+                    // (#onUpdate drops what the client has), or sends a snapshot after a gap
                     if (bytes + entryBytes <= maxFrameBytes) {
                         resume.push([t.pathBytes, t.sequence]);
                         bytes += entryBytes;

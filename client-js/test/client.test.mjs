@@ -240,6 +240,41 @@ test('deltas are applied; a bad delta is never delivered, ends the connection an
     client.close();
 });
 
+test('a resume list cut to fit the frame: the server replays topics left out from #1, and what the client had is dropped, not delivered twice', async () => {
+    const { client, sockets } = await connected();
+    const got = [];
+    const s = client.subscribe('k/#', (u) => got.push([u.topic, u.sequence, u.kind]));
+    await tick();
+    const paths = ['k/a', 'k/b', 'k/c', 'k/d', 'k/e'];
+    sockets[0].push(...paths.flatMap((p, i) => [S.topic(i + 1, p), S.snapshot(s.id, i + 1, 2, 0, 'v2')]),
+        S.subscribed(s.id, paths.length));
+    sockets[0].drop();
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    // 64 bytes: the SUBSCRIBE (18) and 3 entries of 13 fit, 2 topics are left out
+    sockets[1].push(S.welcome('s-2', 64));
+    await until(() => sockets[1].received().some((m) => m.type === 'SUBSCRIBE'));
+    const [resub] = sockets[1].received().filter((m) => m.type === 'SUBSCRIBE');
+    assert.equal(resub.resume.length, 3);
+    const listed = new Map(resub.resume);
+    const leftOut = paths.filter((p) => !listed.has(p));
+    // the server's answer: #3 after each listed #2; the ones left out and one created meanwhile from #1
+    const replies = [];
+    paths.forEach((p, i) => {
+        replies.push(S.topic(10 + i, p));
+        for (let seq = listed.has(p) ? 3 : 1; seq <= 3; seq++) replies.push(S.update(10 + i, seq, 0, `v${seq}`));
+    });
+    replies.push(S.topic(20, 'k/new'), S.update(20, 1, 0, 'n1'), S.update(20, 2, 0, 'n2'));
+    sockets[1].push(...replies, S.subscribed(resub.id, paths.length + 1));
+
+    const afterResume = got.slice(paths.length);
+    for (const p of paths) {
+        assert.deepEqual(afterResume.filter(([t]) => t === p), [[p, 3, UpdateKind.UPDATE]], p);
+    }
+    assert.deepEqual(afterResume.filter(([t]) => t === 'k/new'), [['k/new', 1, UpdateKind.UPDATE], ['k/new', 2, UpdateKind.UPDATE]]);
+    assert.equal(client.stats.duplicatesDropped, leftOut.length * 2, 'the replayed #1 and #2 of each topic left out');
+    client.close();
+});
+
 /** Settles into `outcome` ('pending', ['resolved', value] or ['rejected', error]) for checks that must not wait. */
 function watch(promise) {
     const w = { outcome: 'pending' };

@@ -275,6 +275,39 @@ class BrowserClientTest {
         }
     }
 
+    /**
+     * Topics created while the page was cut off: the one whose history still reaches back to #1
+     * arrives as updates from #1, the one past history (4 updates kept) as a snapshot after a gap.
+     */
+    @Test
+    void pageGetsTopicsCreatedWhileAwayFromTheirFirstUpdateOrAsASnapshotAfterGap() throws Exception {
+        try (RingcastServer server = TestServers.start("history:\n  length: 4\n");
+             CuttableProxy proxy = new CuttableProxy(server.port());
+             RingcastClient publisher = javaClient(server.webSocketUrl())) {
+            chromium.open(page(server));
+            chromium.run(SUBSCRIBE_IN_PAGE, proxy.webSocketUrl(), "fresh/#");
+            publishFromJava(publisher, "fresh/known", 1, 3);
+            chromium.waitFor("window.got.length === 3", "the known topic's updates");
+            proxy.refuse(true);
+            proxy.cut();
+            chromium.waitFor("window.client.state === 'reconnecting'", "the page to notice");
+            publishFromJava(publisher, "fresh/replayed", 1, 3);
+            publishFromJava(publisher, "fresh/past", 1, 6);
+            proxy.refuse(false);
+            chromium.waitFor("window.got.some(u => u[0] === 'fresh/replayed' && u[1] === 3)"
+                    + " && window.got.some(u => u[0] === 'fresh/past' && u[1] === 6)", "the resume");
+
+            List<List<Object>> got = got();
+            assertThat(got).filteredOn(u -> u.get(0).equals("fresh/replayed")).extracting(u -> u.subList(1, 4))
+                    .containsExactly(List.of(1L, "update", "v1"), List.of(2L, "update", "v2"),
+                            List.of(3L, "update", "v3"));
+            assertThat(got).filteredOn(u -> u.get(0).equals("fresh/past")).extracting(u -> u.subList(1, 4))
+                    .containsExactly(List.of(6L, "snapshot-after-gap", "v6"));
+            assertThat(sequencesByTopic(got).get("fresh/known")).as("known topics as before").isEqualTo(range(1, 3));
+            chromium.run("window.client.close();");
+        }
+    }
+
     @Test
     void restartedServerWithoutStateStartsNumberingAgainAndThePageIsToldOfTheGap() throws Exception {
         RingcastServer server = TestServers.start();

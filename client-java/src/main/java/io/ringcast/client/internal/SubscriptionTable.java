@@ -111,8 +111,10 @@ final class SubscriptionTable {
 
     /**
      * Fills {@code into} with the last sequence of every topic the subscription matches that has
-     * one, as many as fit in {@code roomBytes}; the rest (logged) come back as plain snapshots,
-     * since a message never spans frames.
+     * one, as many as fit in {@code roomBytes}, since a message never spans frames. The server
+     * takes a topic the list leaves out as one the client never saw: it replays it from #1, and
+     * {@link UpdateDelivery} drops what was delivered already, or sends a snapshot after a gap
+     * when its history no longer reaches back that far.
      *
      * @return the bytes the entries take
      */
@@ -132,7 +134,8 @@ final class SubscriptionTable {
         }
         if (left > 0) {
             LOG.warn("resume list of subscription '{}' cut to {} topics to fit the server's frame limit of {} "
-                    + "bytes; {} topics resume from a snapshot", s.selector.text(), into.size(), maxFrameBytes, left);
+                    + "bytes; {} topics are replayed from their first update (what was delivered is dropped), "
+                    + "or come as a snapshot after a gap", s.selector.text(), into.size(), maxFrameBytes, left);
         }
         return used;
     }

@@ -14,6 +14,9 @@ import java.util.Map;
  * through the {@link DirectedReplies}. Sequencer thread only.
  */
 final class Subscriptions {
+    /** The resume position of a topic the client never received an update of: it gets them from #1. */
+    private static final Long NOTHING_SEEN = 0L;
+
     private final TopicTree tree;
     private final SelectorIndex index = new SelectorIndex();
     private final DirectedReplies replies;
@@ -36,7 +39,13 @@ final class Subscriptions {
         this.clusterMode = clusterMode;
     }
 
-    /** Opens subscription {@code subscriptionId} and replies with what it matches, then {@code SUBSCRIBED}. */
+    /**
+     * Opens subscription {@code subscriptionId} and replies with what it matches, then {@code SUBSCRIBED}.
+     * A non-empty {@code resume} list makes it a resume of a subscription the client had before: a
+     * matching topic the list leaves out is resumed from {@link #NOTHING_SEEN}, since it came while
+     * the client was away (or the client cut its list to fit a frame): a plain snapshot would hide
+     * the updates before it.
+     */
     void subscribe(Session session, int subscriptionId, Selector selector, Map<String, Long> resume) {
         session.subscriptions.put(subscriptionId, selector);
         index.add(selector, session, subscriptionId);
@@ -45,20 +54,27 @@ final class Subscriptions {
                 session.resumeForMissingTopics.put(r.getKey(), r.getValue());
             }
         }
+        Long unlisted = resume.isEmpty() ? null : NOTHING_SEEN;
         int[] matched = {0};
         tree.forEachMatch(selector, topic -> {
             if (session.permissions.mayRead(topic.segments)) { // a subscription to # sees only what the session may read
                 matched[0]++;
-                join(session, subscriptionId, topic, resume.get(topic.path));
+                join(session, subscriptionId, topic, resume.getOrDefault(topic.path, unlisted));
             }
         });
         replies.subscribed(session, subscriptionId, matched[0]);
         replies.flush();
     }
 
+    /**
+     * Adds the session to the topic's subscribers and sends what the subscription starts from:
+     * {@code resumeFrom} null for a first subscribe (the value), else the last sequence the client
+     * has (the updates after it, or a gap).
+     */
     private void join(Session session, int subscriptionId, Topic topic, Long resumeFrom) {
         if (topic.subscribers.contains(session)) {
-            // live already through another subscription; only a new listener needs the value
+            // live already through another subscription, whose reply brought the session up to
+            // date; a resumed listener took it too, only a new one needs the value
             if (resumeFrom == null && topic.hasValue()) {
                 replies.snapshot(session, subscriptionId, topic, 0);
             }

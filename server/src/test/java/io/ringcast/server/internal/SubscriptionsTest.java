@@ -14,8 +14,8 @@ import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * Who receives what, at the edges {@link TopicSequencerTest} leaves: resume positions ahead of
- * the node or for topics it lacks, single node against cluster node, and unsubscribes of what is
- * not open.
+ * the node or for topics it lacks, topics a resuming subscription does not list, single node
+ * against cluster node, and unsubscribes of what is not open.
  */
 @Timeout(10)
 class SubscriptionsTest {
@@ -77,6 +77,106 @@ class SubscriptionsTest {
                     .containsExactly(MessageType.TOPIC, MessageType.SNAPSHOT, MessageType.SUBSCRIBED);
             assertThat(got.get(1)).extracting(Received::flags, Received::sequence, Received::text)
                     .containsExactly(UpdateFlags.GAP, 2L, "v2");
+        }
+    }
+
+    // ------------------------------------------------------------------ topics a resume list does not name
+
+    /**
+     * What a subscription to {@code r/#} resumed with {@code r/known} at #1 receives when
+     * {@code r/new} was created with 3 updates while the client was away.
+     */
+    private static List<Received> resumedWithATopicCreatedWhileAway(EmbeddedNode node) {
+        node.publish(null, 0, "r/known", "k1");
+        for (int i = 1; i <= 3; i++) {
+            node.publish(null, 0, "r/new", "v" + i);
+        }
+        Session sub = node.session(0);
+        node.subscribe(sub, 1, "r/#", Map.of("r/known", 1L));
+        return node.received(sub);
+    }
+
+    @Test
+    void aResumingSubscriptionIsReplayedATopicItDoesNotListFromItsFirstUpdate() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            assertThat(resumedWithATopicCreatedWhileAway(node))
+                    .extracting(Received::type, Received::sequence, Received::flags)
+                    .containsExactly(tuple(MessageType.TOPIC, 0L, 0), tuple(MessageType.TOPIC, 0L, 0),
+                            tuple(MessageType.UPDATE, 1L, 0), tuple(MessageType.UPDATE, 2L, 0),
+                            tuple(MessageType.UPDATE, 3L, 0), tuple(MessageType.SUBSCRIBED, 2L, 0)); // 2 matched
+        }
+    }
+
+    @Test
+    void aResumingSubscriptionGetsASnapshotAfterAGapForAnUnlistedTopicWhoseHistoryNoLongerReachesItsStart() {
+        try (EmbeddedNode node = new EmbeddedNode("history: {length: 2}")) {
+            assertThat(resumedWithATopicCreatedWhileAway(node)).filteredOn(m -> m.is(MessageType.SNAPSHOT))
+                    .extracting(Received::id, Received::sequence, Received::flags, Received::text)
+                    .containsExactly(tuple(0, 3L, UpdateFlags.GAP, "v3"));
+        }
+    }
+
+    @Test
+    void aResumingSubscriptionIsToldOfAnUnlistedTopicThatKeepsNoValueAsAGapWithoutValue() {
+        try (EmbeddedNode node = new EmbeddedNode("features: {overrides: [{selector: \"r/events/#\", lastValueCache: false}]}")) {
+            node.publish(null, 0, "r/known", "k1");
+            node.publish(null, 0, "r/events/a", "e1");
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "r/#", Map.of("r/known", 1L));
+
+            assertThat(node.received(sub)).filteredOn(m -> m.is(MessageType.SNAPSHOT))
+                    .extracting(Received::id, Received::sequence, Received::flags, Received::text)
+                    .containsExactly(tuple(0, 1L, UpdateFlags.GAP | UpdateFlags.NO_VALUE, ""));
+        }
+    }
+
+    @Test
+    void aFirstSubscribeStillGetsPlainSnapshotsOfEveryTopic() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "r/a", "a1");
+            node.publish(null, 0, "r/a", "a2");
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "r/#");
+
+            assertThat(node.received(sub)).filteredOn(m -> !m.is(MessageType.TOPIC))
+                    .extracting(Received::type, Received::id, Received::sequence, Received::flags)
+                    .containsExactly(tuple(MessageType.SNAPSHOT, 1, 2L, 0), tuple(MessageType.SUBSCRIBED, 1, 1L, 0));
+        }
+    }
+
+    @Test
+    void aResumingSubscriptionAddsNothingForAnUnlistedTopicTheSessionAlreadyReceivesThroughAnother() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "r/known", "k1");
+            node.publish(null, 0, "r/new", "v1");
+            node.publish(null, 0, "r/new", "v2");
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "r/new", Map.of("r/known", 1L)); // lists nothing it matches: resumed all the same
+            assertThat(node.received(sub)).extracting(Received::type, Received::sequence).containsExactly(
+                    tuple(MessageType.TOPIC, 0L), tuple(MessageType.UPDATE, 1L), tuple(MessageType.UPDATE, 2L),
+                    tuple(MessageType.SUBSCRIBED, 1L));
+
+            node.subscribe(sub, 2, "r/#", Map.of("r/known", 1L));
+            assertThat(node.received(sub)).as("the replay reached the session already; r/known is up to date")
+                    .extracting(Received::type).containsExactly(MessageType.TOPIC, MessageType.SUBSCRIBED);
+        }
+    }
+
+    /** Every node holds the same history under the same sequences, so a client failing over is treated alike. */
+    @Test
+    void aClusterNodeReplaysAnUnlistedTopicFromItsFirstUpdateLikeTheNodeTheClientLeft() {
+        try (EmbeddedNode node = new EmbeddedNode("{}", true)) {
+            node.apply("r/known", 1, "k1");
+            for (int i = 1; i <= 3; i++) {
+                node.apply("r/new", i, "v" + i);
+            }
+            Session sub = node.session(1);
+            node.subscribe(sub, 1, "r/#", Map.of("r/known", 1L));
+
+            assertThat(node.received(sub)).filteredOn(m -> m.is(MessageType.UPDATE) || m.is(MessageType.SNAPSHOT))
+                    .extracting(Received::type, Received::sequence, Received::text)
+                    .containsExactly(tuple(MessageType.UPDATE, 1L, "v1"), tuple(MessageType.UPDATE, 2L, "v2"),
+                            tuple(MessageType.UPDATE, 3L, "v3"));
         }
     }
 
