@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.ringcast.server.config.ServerConfig.Cluster.Member;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -202,5 +205,24 @@ class EnvOverridesTest {
 
         assertThat(e).hasMessage(file + " with environment overrides RINGCAST_CLUSTER_MEMBERS: key 'cluster.nodeName' "
                 + "must name one of cluster.members [node-1], got \"node-9\"");
+    }
+
+    /** Each refusal docs/configuration.md shows, with the variable that gives it; the doc may show no other. */
+    @Test
+    void everyExampleRefusalInTheDocIsWhatTheLoaderSays() throws IOException {
+        String doc = Files.readString(Path.of("..", "docs", "configuration.md"), StandardCharsets.UTF_8);
+        Matcher block = Pattern.compile("Examples of refused variables:\\s*```\\n(.*?)```", Pattern.DOTALL).matcher(doc);
+        assertThat(block.find()).as("the examples block of docs/configuration.md").isTrue();
+        List<Map<String, String>> variables = List.of(
+                Map.of("RINGCAST_SERVER_PROT", "8080"),
+                Map.of("RINGCAST_SERVER_PORT", "eighty"),
+                Map.of("RINGCAST_STATE_FILE", ""));
+
+        List<String> said = new ArrayList<>();
+        for (Map<String, String> env : variables) {
+            said.add(refusal(env, "").getMessage());
+        }
+
+        assertThat(block.group(1).lines().toList()).containsExactlyElementsOf(said);
     }
 }
