@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -224,5 +225,24 @@ class EnvOverridesTest {
         }
 
         assertThat(block.group(1).lines().toList()).containsExactlyElementsOf(said);
+    }
+
+    /** The docs and deployment files name real variables, but for the examples of what is not one. */
+    @Test
+    void everyVariableTheDocsAndDeploymentFilesNameIsAKeyOrAnExampleOfWhatIsNot() throws IOException {
+        Set<String> notKeys = Set.of("RINGCAST_SERVER_PROT", "RINGCAST_SERVER", "RINGCAST_SERVICE_HOST", "RINGCAST_PORT");
+        List<String> files = List.of("README.md", "docs/configuration.md", "docs/operations.md", "Dockerfile",
+                "compose.yaml", "packaging/systemd/ringcast.service");
+        Pattern variable = Pattern.compile("RINGCAST_[A-Z0-9_]+");
+
+        for (String file : files) {
+            Matcher m = variable.matcher(Files.readString(Path.of("..").resolve(file), StandardCharsets.UTF_8));
+            while (m.find()) {
+                assertThat(m.group()).as("a variable named in " + file)
+                        .satisfiesAnyOf(v -> assertThat(EnvOverrides.KEYS_BY_VARIABLE).containsKey(v),
+                                v -> assertThat(EnvOverrides.NOT_CONFIG).contains(v),
+                                v -> assertThat(notKeys).contains(v));
+            }
+        }
     }
 }
