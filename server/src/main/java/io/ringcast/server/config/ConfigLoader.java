@@ -14,6 +14,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +60,22 @@ public final class ConfigLoader {
     /** The embedded defaults as read, before binding; not to be modified. */
     static ObjectNode defaultsTree() {
         return Embedded.TREE;
+    }
+
+    /** The dotted keys of {@code tree} that are not sections (mappings), in its order: {@code server.host}, ... */
+    static List<String> keysOf(JsonNode tree) {
+        List<String> keys = new ArrayList<>();
+        collectKeys(tree, "", keys);
+        return keys;
+    }
+
+    private static void collectKeys(JsonNode node, String prefix, List<String> keys) {
+        if (!node.isObject()) {
+            keys.add(prefix);
+            return;
+        }
+        node.properties().forEach(e -> collectKeys(e.getValue(),
+                prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey(), keys));
     }
 
     /**

@@ -200,9 +200,7 @@ public final class EnvOverrides {
      */
     private static Map<String, String> variablesOf(ObjectNode defaults) {
         Map<String, String> byVariable = new LinkedHashMap<>();
-        List<String> keys = new ArrayList<>();
-        collectKeys(defaults, "", keys);
-        for (String key : keys) {
+        for (String key : ConfigLoader.keysOf(defaults)) {
             for (String segment : key.split("\\.")) {
                 if (!KEY_SEGMENT.matcher(segment).matches()) {
                     throw new IllegalStateException("key '" + key + "' cannot be named by an environment variable:"
@@ -220,14 +218,5 @@ public final class EnvOverrides {
             }
         }
         return Collections.unmodifiableMap(byVariable);
-    }
-
-    private static void collectKeys(JsonNode node, String prefix, List<String> keys) {
-        if (!node.isObject()) {
-            keys.add(prefix);
-            return;
-        }
-        node.properties().forEach(e -> collectKeys(e.getValue(),
-                prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey(), keys));
     }
 }
