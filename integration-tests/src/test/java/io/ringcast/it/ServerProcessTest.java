@@ -4,67 +4,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
+import static io.ringcast.it.ServerProcesses.awaitPort;
+import static io.ringcast.it.ServerProcesses.collect;
+import static io.ringcast.it.ServerProcesses.launch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The runnable jar as an operator runs it: a real process, its output, its exit code.
- * Needs {@code server/target/ringcast-server.jar}, which the reactor builds before this module.
+ * The runnable jar as an operator runs it: a real process, its output, its exit code
+ * ({@link ServerProcesses}).
  */
 @Timeout(120)
 class ServerProcessTest {
-    static final Path JAR = Path.of("..", "server", "target", "ringcast-server.jar");
-    static final Pattern LISTENING = Pattern.compile("Ringcast listening on ws://[^/]+:(\\d+)/ws");
-
-    private static Process launch(Path workDir, String... args) throws Exception {
-        return launch(workDir, List.of(), args);
-    }
-
-    /** The jar with {@code jvmArgs} in front of {@code -jar}, as the README's command gives them. */
-    private static Process launch(Path workDir, List<String> jvmArgs, String... args) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new java.util.ArrayList<>(List.of(java));
-        cmd.addAll(jvmArgs);
-        cmd.addAll(List.of("-jar", JAR.toAbsolutePath().toString()));
-        cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true).start();
-    }
-
-    private static String awaitPort(List<String> out) {
-        return Await.value(() -> out.stream().map(LISTENING::matcher).filter(Matcher::find)
-                .map(m -> m.group(1)).findFirst().orElse(null), () -> "the listening line: " + out);
-    }
-
-    private static List<String> collect(Process p) {
-        List<String> lines = new CopyOnWriteArrayList<>();
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    lines.add(line);
-                }
-            } catch (Exception ignored) {
-                // the process ended
-            }
-        }, "process-output");
-        t.setDaemon(true);
-        t.start();
-        return lines;
-    }
-
     @Test
     void unknownConfigKeyStopsStartupNamingTheKey(@TempDir Path dir) throws Exception {
         Path cfg = dir.resolve("bad.yaml");
@@ -96,8 +55,7 @@ class ServerProcessTest {
         Files.writeString(cfg, "server:\n  host: 127.0.0.1\n  port: 0\n");
         Process p = launch(dir, "--config", cfg.toString());
         List<String> out = collect(p);
-        String port = Await.value(() -> out.stream().map(LISTENING::matcher).filter(Matcher::find)
-                .map(m -> m.group(1)).findFirst().orElse(null), () -> "the listening line: " + out);
+        String port = awaitPort(out);
 
         HttpResponse<String> health = HttpClient.newHttpClient().send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).GET().build(),

@@ -2,6 +2,7 @@ package io.ringcast.server;
 
 import io.ringcast.server.config.ConfigException;
 import io.ringcast.server.config.ConfigLoader;
+import io.ringcast.server.config.EnvOverrides;
 import io.ringcast.server.config.ServerConfig;
 import io.netty.util.ResourceLeakDetector;
 import io.ringcast.server.internal.FatalErrors;
@@ -21,7 +22,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * {@code java -jar ringcast-server.jar [--config PATH]}: starts a node and runs until SIGTERM or
  * Ctrl-C. Config: {@code --config PATH}, else {@code config/server.yaml} when present in the
- * working directory, else the embedded defaults. Exit codes: 0 after a clean stop (SIGTERM, Ctrl-C),
+ * working directory, else the embedded defaults; then {@code RINGCAST_*} environment variables set
+ * keys over it ({@link EnvOverrides}). Exit codes: 0 after a clean stop (SIGTERM, Ctrl-C),
  * 2 for a bad command line or config, 1 when the node could not start (for example the port is
  * taken), {@value FatalErrors#EXIT_STATUS} after a fatal error such as an {@code OutOfMemoryError}
  * (see {@link FatalErrors}; run it with {@code -XX:+ExitOnOutOfMemoryError} too).
@@ -82,9 +84,11 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ServerConfig cfg;
+        EnvOverrides env;
         Path file = ConfigLoader.resolveFile(config);
         try {
-            cfg = ConfigLoader.resolve(config);
+            env = EnvOverrides.from(System.getenv());
+            cfg = ConfigLoader.resolve(config, env);
         } catch (ConfigException e) {
             err.println("ringcast: bad config: " + e.getMessage());
             return 2;
@@ -103,7 +107,7 @@ public final class Main implements Callable<Integer> {
         }
         if (file != null) {
             try {
-                server.watchConfig(file);
+                server.watchConfig(file, env);
             } catch (IOException e) {
                 err.println("ringcast: cannot watch " + file + " for changes (features will not reload): " + e);
             }

@@ -1,5 +1,6 @@
 package io.ringcast.server;
 
+import io.ringcast.server.config.EnvOverrides;
 import io.ringcast.server.config.ServerConfig;
 import io.ringcast.server.internal.NodeRuntime;
 
@@ -37,7 +38,15 @@ public final class RingcastServer implements AutoCloseable {
      * {@code features} section while running; a bad edit is logged and refused. Stops on {@link #close()}.
      */
     public void watchConfig(Path configFile) throws IOException {
-        runtime.watchConfig(configFile);
+        watchConfig(configFile, EnvOverrides.none());
+    }
+
+    /**
+     * As {@link #watchConfig(Path)} for a node whose config had {@code overrides} set over the file:
+     * each reload sets them again, so a key they set keeps their value whatever the file says.
+     */
+    public void watchConfig(Path configFile, EnvOverrides overrides) throws IOException {
+        runtime.watchConfig(configFile, overrides);
     }
 
     /** Applies the {@code features} section of {@code config} now, as a hot reload would. */

@@ -3,9 +3,10 @@ package io.ringcast.server.config;
 import java.util.Optional;
 
 /**
- * A config file that cannot be used: unreadable, not YAML, an unknown key, a wrong type or a value
- * out of range. The message names the file (when there is one), the full dotted key and what was
- * expected, e.g. {@code config/server.yaml: key 'server.port' expects an integer, got "eighty"};
+ * A config file or environment override that cannot be used: unreadable, not YAML, an unknown key, a
+ * wrong type or a value out of range. The message names the file (when there is one) or the
+ * variable, the full dotted key and what was expected, e.g.
+ * {@code config/server.yaml: key 'server.port' expects an integer, got "eighty"};
  * it is meant to be shown to the operator as is. The server stops at start-up on this exception.
  */
 public final class ConfigException extends RuntimeException {

@@ -14,6 +14,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +25,8 @@ import org.slf4j.LoggerFactory;
  * ({@code defaults.yaml} in this package), binds the result strictly to the records (unknown keys,
  * nulls, strings for numbers and numbers for enums all fail) and validates every range. Every
  * failure is a {@link ConfigException} naming the file, the full dotted key and what was expected.
+ * {@link EnvOverrides} (environment variables) are set over the merged tree before binding, and a
+ * failure at a key one of them set names the variable instead of the file.
  *
  * <p>Merge rules: a mapping merges key by key into the default mapping; any other value replaces
  * the default. A section left empty (every key commented out) keeps its defaults; a key left empty
@@ -42,7 +46,7 @@ public final class ConfigLoader {
     /** The defaults, read once on first use. */
     private static final class Embedded {
         static final ObjectNode TREE = readDefaultsTree();
-        static final ServerConfig CONFIG = bindAndValidate(TREE, DEFAULTS_SOURCE);
+        static final ServerConfig CONFIG = bindDefaults();
     }
 
     private ConfigLoader() {
@@ -53,6 +57,27 @@ public final class ConfigLoader {
         return Embedded.CONFIG;
     }
 
+    /** The embedded defaults as read, before binding; not to be modified. */
+    static ObjectNode defaultsTree() {
+        return Embedded.TREE;
+    }
+
+    /** The dotted keys of {@code tree} that are not sections (mappings), in its order: {@code server.host}, ... */
+    static List<String> keysOf(JsonNode tree) {
+        List<String> keys = new ArrayList<>();
+        collectKeys(tree, "", keys);
+        return keys;
+    }
+
+    private static void collectKeys(JsonNode node, String prefix, List<String> keys) {
+        if (!node.isObject()) {
+            keys.add(prefix);
+            return;
+        }
+        node.properties().forEach(e -> collectKeys(e.getValue(),
+                prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey(), keys));
+    }
+
     /**
      * Reads {@code file} and merges it over the defaults; an empty file means all defaults.
      *
@@ -60,6 +85,17 @@ public final class ConfigLoader {
      *                         starts with {@code file} as given
      */
     public static ServerConfig load(Path file) {
+        return load(file, EnvOverrides.none());
+    }
+
+    /**
+     * Reads {@code file}, merges it over the defaults and sets {@code overrides} over both.
+     *
+     * @throws ConfigException if the file cannot be read or the result holds anything invalid; the
+     *                         message starts with {@code file} as given, or with the variable that
+     *                         set the key at fault
+     */
+    public static ServerConfig load(Path file, EnvOverrides overrides) {
         String source = file.toString();
         byte[] bytes;
         try {
@@ -69,7 +105,7 @@ public final class ConfigLoader {
         } catch (IOException e) {
             throw new ConfigException(source, null, "cannot read file: " + e, e);
         }
-        return parse(() -> MAPPER.createParser(bytes), source);
+        return parse(() -> MAPPER.createParser(bytes), source, overrides);
     }
 
     /**
@@ -78,7 +114,7 @@ public final class ConfigLoader {
      * @throws ConfigException if the text holds anything invalid
      */
     public static ServerConfig fromYaml(String yaml) {
-        return parse(() -> MAPPER.createParser(yaml), null);
+        return parse(() -> MAPPER.createParser(yaml), null, EnvOverrides.none());
     }
 
     /**
@@ -89,7 +125,15 @@ public final class ConfigLoader {
      * @param configOption the file named on the command line, or {@code null}
      */
     public static ServerConfig resolve(Path configOption) {
-        return resolve(configOption, Path.of(""));
+        return resolve(configOption, EnvOverrides.none());
+    }
+
+    /**
+     * As {@link #resolve(Path)}, with {@code overrides} set over the file or the embedded defaults;
+     * logs the names of the variables applied, never their values.
+     */
+    public static ServerConfig resolve(Path configOption, EnvOverrides overrides) {
+        return resolve(configOption, Path.of(""), overrides);
     }
 
     /**
@@ -108,37 +152,65 @@ public final class ConfigLoader {
         return Files.isRegularFile(file) ? file : null;
     }
 
-    static ServerConfig resolve(Path configOption, Path workingDir) {
-        if (configOption != null) {
-            LOG.info("Configuration: {}", configOption);
-            return load(configOption);
+    static ServerConfig resolve(Path configOption, Path workingDir, EnvOverrides overrides) {
+        if (!overrides.ignoredNames().isEmpty()) {
+            LOG.warn("Environment variables starting {} that name no config section, not applied: {}",
+                    EnvOverrides.PREFIX, String.join(", ", overrides.ignoredNames()));
         }
-        Path file = workingDir.resolve(DEFAULT_FILE);
-        if (Files.isRegularFile(file)) {
-            LOG.info("Configuration: {}", file);
-            return load(file);
+        Path file = resolveFile(configOption, workingDir);
+        String applied = overrides.isEmpty() ? "" : ", with environment overrides " + String.join(", ", overrides.names());
+        if (file != null) {
+            LOG.info("Configuration: {}{}", file, applied);
+            return load(file, overrides);
         }
-        LOG.info("Configuration: embedded defaults (no --config and no {} in the working directory)", DEFAULT_FILE);
-        return defaults();
+        LOG.info("Configuration: embedded defaults (no --config and no {} in the working directory){}",
+                DEFAULT_FILE, applied);
+        if (overrides.isEmpty()) {
+            return defaults();
+        }
+        ObjectNode tree = Embedded.TREE.deepCopy();
+        overrides.applyTo(tree);
+        return bindAndValidate(tree, DEFAULTS_SOURCE, overrides);
     }
 
     // ---------------------------------------------------------------------------------------------
 
-    private static ServerConfig parse(ParserOpener opener, String source) {
+    private static ServerConfig parse(ParserOpener opener, String source, EnvOverrides overrides) {
+        ObjectNode tree;
         try {
-            return bindAndValidate(mergeOverDefaults(readTree(opener)), source);
+            tree = mergeOverDefaults(readTree(opener));
         } catch (ConfigException e) {
             throw e.withSource(source);
         }
+        overrides.applyTo(tree);
+        return bindAndValidate(tree, source, overrides);
     }
 
-    private static ServerConfig bindAndValidate(ObjectNode tree, String source) {
+    /**
+     * Binds and validates {@code tree}; a failure names the variable that set the key at fault, else
+     * {@code source}, followed by the variables that took part when there are some.
+     */
+    private static ServerConfig bindAndValidate(ObjectNode tree, String source, EnvOverrides overrides) {
         try {
-            ServerConfig config = ConfigBinding.bind(tree, Embedded.TREE);
-            config.validate();
-            return config;
+            return bindAndValidate(tree);
         } catch (ConfigException e) {
-            throw e.withSource(source);
+            String rest = overrides.isEmpty() ? source
+                    : (source == null ? "" : source + " ") + "with " + overrides;
+            throw e.withSource(overrides.sourceOf(e.key().orElse(null)).orElse(rest));
+        }
+    }
+
+    private static ServerConfig bindAndValidate(ObjectNode tree) {
+        ServerConfig config = ConfigBinding.bind(tree, Embedded.TREE);
+        config.validate();
+        return config;
+    }
+
+    private static ServerConfig bindDefaults() {
+        try {
+            return bindAndValidate(Embedded.TREE);
+        } catch (ConfigException e) {
+            throw e.withSource(DEFAULTS_SOURCE);
         }
     }
 

@@ -2,6 +2,7 @@ package io.ringcast.server.internal;
 
 import io.ringcast.server.config.ConfigException;
 import io.ringcast.server.config.ConfigLoader;
+import io.ringcast.server.config.EnvOverrides;
 import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +25,8 @@ import java.util.function.Consumer;
  * Hot reload: watches the config file and applies a changed {@code features} section while the
  * node runs. The whole file is loaded and validated as at start-up; a bad edit is refused with the
  * loader's message (naming the key) and the settings in force stay. Changes to other sections are
- * logged as needing a restart and not applied. Runs on its own daemon thread,
+ * logged as needing a restart and not applied. The environment overrides the node started with are
+ * set over each reload as over the file at start, so a key they set keeps their value. Runs on its own daemon thread,
  * {@code ringcast-config-watch}; applying goes through the node's inbound ring, never around it.
  */
 final class ConfigFileWatcher implements AutoCloseable {
@@ -33,6 +35,7 @@ final class ConfigFileWatcher implements AutoCloseable {
     private static final long SETTLE_MS = 50;
 
     private final Path file;
+    private final EnvOverrides overrides;
     private final WatchService watcher;
     private final Consumer<ServerConfig> applyFeatures;
     private final ServerCounters counters;
@@ -42,12 +45,14 @@ final class ConfigFileWatcher implements AutoCloseable {
 
     /**
      * @param file          the file the node was started from
+     * @param overrides     the environment overrides it was started with
      * @param running       the config the node runs
      * @param applyFeatures applies the {@code features} of a validated config; called on the watch thread
      */
-    ConfigFileWatcher(Path file, ServerConfig running, Consumer<ServerConfig> applyFeatures, ServerCounters counters)
-            throws IOException {
+    ConfigFileWatcher(Path file, EnvOverrides overrides, ServerConfig running, Consumer<ServerConfig> applyFeatures,
+                      ServerCounters counters) throws IOException {
         this.file = file.toAbsolutePath();
+        this.overrides = overrides;
         this.current = running;
         this.applyFeatures = applyFeatures;
         this.counters = counters;
@@ -95,7 +100,7 @@ final class ConfigFileWatcher implements AutoCloseable {
     private void reload() {
         ServerConfig loaded;
         try {
-            loaded = ConfigLoader.load(file);
+            loaded = ConfigLoader.load(file, overrides);
         } catch (ConfigException e) {
             counters.configReloadsRefused.increment();
             log.error("config reload refused, the settings in force stay: {}", e.getMessage());

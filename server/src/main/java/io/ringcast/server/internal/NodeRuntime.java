@@ -23,6 +23,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.ringcast.cluster.ClusterNode;
+import io.ringcast.server.config.EnvOverrides;
 import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -317,10 +318,13 @@ public final class NodeRuntime implements AutoCloseable {
         inbound.reloadFeatures(resolver);
     }
 
-    /** Watches {@code configFile} and applies changes to its {@code features} section while running. */
-    public void watchConfig(Path configFile) throws IOException {
+    /**
+     * Watches {@code configFile} and applies changes to its {@code features} section while running,
+     * with {@code overrides} set over each reload as over the file at start.
+     */
+    public void watchConfig(Path configFile, EnvOverrides overrides) throws IOException {
         if (watcher == null) {
-            watcher = new ConfigFileWatcher(configFile, config, this::applyFeatures, counters);
+            watcher = new ConfigFileWatcher(configFile, overrides, config, this::applyFeatures, counters);
         }
     }
 

@@ -2,7 +2,6 @@ package io.ringcast.server.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,19 +70,9 @@ class ConfigDocsTest {
     private static List<String> defaultLeafKeys() throws IOException {
         try (InputStream in = ConfigLoader.class.getResourceAsStream("defaults.yaml")) {
             assertThat(in).as("defaults.yaml resource").isNotNull();
-            List<String> keys = new ArrayList<>();
-            collectLeaves(new YAMLMapper().readTree(in), "", keys);
+            List<String> keys = ConfigLoader.keysOf(new YAMLMapper().readTree(in));
             assertThat(keys).isNotEmpty();
             return keys;
         }
-    }
-
-    private static void collectLeaves(JsonNode node, String prefix, List<String> keys) {
-        if (!node.isObject()) {
-            keys.add(prefix);
-            return;
-        }
-        node.properties().forEach(e -> collectLeaves(e.getValue(),
-                prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey(), keys));
     }
 }

@@ -105,20 +105,20 @@ class ConfigLoaderTest {
 
     @Test
     void resolvePrefersTheOptionThenTheWorkingDirectoryFileThenTheDefaults() throws IOException {
-        assertThat(ConfigLoader.resolve(null, dir)).isEqualTo(SPEC_DEFAULTS);
+        assertThat(ConfigLoader.resolve(null, dir, EnvOverrides.none())).isEqualTo(SPEC_DEFAULTS);
 
         Files.createDirectories(dir.resolve("config"));
         Files.writeString(dir.resolve("config/server.yaml"), "server:\n  port: 9001\n");
-        assertThat(ConfigLoader.resolve(null, dir).server().port()).isEqualTo(9001);
+        assertThat(ConfigLoader.resolve(null, dir, EnvOverrides.none()).server().port()).isEqualTo(9001);
 
         Path option = Files.writeString(dir.resolve("other.yaml"), "server:\n  port: 9002\n");
-        assertThat(ConfigLoader.resolve(option, dir).server().port()).isEqualTo(9002);
+        assertThat(ConfigLoader.resolve(option, dir, EnvOverrides.none()).server().port()).isEqualTo(9002);
     }
 
     @Test
     void missingFileIsAnError() {
         Path missing = dir.resolve("nope.yaml");
-        assertThatThrownBy(() -> ConfigLoader.resolve(missing, dir))
+        assertThatThrownBy(() -> ConfigLoader.resolve(missing, dir, EnvOverrides.none()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(missing + ": file not found");
     }

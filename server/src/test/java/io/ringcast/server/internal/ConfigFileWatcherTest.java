@@ -2,6 +2,7 @@ package io.ringcast.server.internal;
 
 import io.ringcast.server.config.Conflation;
 import io.ringcast.server.config.ConfigLoader;
+import io.ringcast.server.config.EnvOverrides;
 import io.ringcast.server.config.ServerConfig;
 import io.ringcast.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -35,10 +37,14 @@ class ConfigFileWatcherTest {
     private Path file;
 
     private ServerConfig start(String yaml) throws IOException {
+        return start(yaml, EnvOverrides.none());
+    }
+
+    private ServerConfig start(String yaml, EnvOverrides overrides) throws IOException {
         file = dir.resolve("server.yaml");
         Files.writeString(file, yaml);
-        ServerConfig running = ConfigLoader.load(file);
-        watcher = new ConfigFileWatcher(file, running, applied::add, counters);
+        ServerConfig running = ConfigLoader.load(file, overrides);
+        watcher = new ConfigFileWatcher(file, overrides, running, applied::add, counters);
         return running;
     }
 
@@ -113,5 +119,20 @@ class ConfigFileWatcherTest {
         assertThat(reloaded.features().deltas()).isTrue();
         awaitReloadsCounted(1);
         assertThat(applied).as("the limits-only edit, if seen apart, applied nothing").isEmpty();
+    }
+
+    @Test
+    void environmentOverridesAreSetOverEachReloadAsAtStart() throws Exception {
+        EnvOverrides env = EnvOverrides.from(Map.of("RINGCAST_FEATURES_DELTAS", "true", "RINGCAST_SERVER_PORT", "9100"));
+        ServerConfig running = start("server: {port: 9000}\nfeatures: {deltas: false, compression: false}\n", env);
+        assertThat(running.features().deltas()).isTrue();
+
+        Files.writeString(file, "server: {port: 9000}\nfeatures: {deltas: false, compression: true}\n");
+
+        ServerConfig reloaded = nextApplied();
+        assertThat(reloaded.features().compression()).as("from the edited file").isTrue();
+        assertThat(reloaded.features().deltas()).as("the variable still wins over the file").isTrue();
+        assertThat(reloaded.server().port()).isEqualTo(9100);
+        awaitReloadsCounted(1);
     }
 }

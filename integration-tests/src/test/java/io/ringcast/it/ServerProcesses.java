@@ -1,0 +1,76 @@
+package io.ringcast.it;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The runnable jar started as a real process, as an operator starts it, and its output read as it
+ * comes. Needs {@code server/target/ringcast-server.jar}, which the reactor builds before this module.
+ */
+final class ServerProcesses {
+    static final Path JAR = Path.of("..", "server", "target", "ringcast-server.jar");
+    static final Pattern LISTENING = Pattern.compile("Ringcast listening on ws://[^/]+:(\\d+)/ws");
+
+    private ServerProcesses() {
+    }
+
+    /** The {@code java} of the JVM running the tests. */
+    static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    static Process launch(Path workDir, String... args) throws IOException {
+        return launch(workDir, List.of(), args);
+    }
+
+    /** The jar with {@code jvmArgs} in front of {@code -jar}, as the README's command gives them. */
+    static Process launch(Path workDir, List<String> jvmArgs, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(java()));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-jar", JAR.toAbsolutePath().toString()));
+        cmd.addAll(List.of(args));
+        return start(cmd, workDir, Map.of());
+    }
+
+    /**
+     * {@code command} in {@code workDir}, with {@code environment} added to this process's own and
+     * its standard error merged into its output.
+     */
+    static Process start(List<String> command, Path workDir, Map<String, String> environment) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
+        pb.environment().putAll(environment);
+        return pb.start();
+    }
+
+    /** The port of the node's "listening" line, once it has printed it. */
+    static String awaitPort(List<String> out) {
+        return Await.value(() -> out.stream().map(LISTENING::matcher).filter(Matcher::find)
+                .map(m -> m.group(1)).findFirst().orElse(null), () -> "the listening line: " + out);
+    }
+
+    /** The lines {@code p} prints, gathered as they come by a daemon thread. */
+    static List<String> collect(Process p) {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    lines.add(line);
+                }
+            } catch (Exception ignored) {
+                // the process ended
+            }
+        }, "process-output");
+        t.setDaemon(true);
+        t.start();
+        return lines;
+    }
+}
