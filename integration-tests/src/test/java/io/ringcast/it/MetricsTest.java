@@ -5,13 +5,8 @@ import io.ringcast.server.RingcastServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -19,26 +14,26 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code /metrics} scraped and parsed as Prometheus would: the series move as traffic flows. */
+/**
+ * {@code /metrics} scraped and parsed as Prometheus would: the series move as traffic flows, and
+ * every node reports the JVM's and the process's metrics, registered once however many nodes the
+ * JVM runs.
+ */
 @Timeout(60)
 class MetricsTest {
+    /** A family of each kind the JVM instrumentation and the allocator gauges give, as sample names. */
+    private static final List<String> JVM_AND_PROCESS = List.of(
+            "jvm_memory_used_bytes", "jvm_memory_committed_bytes", "jvm_memory_max_bytes",
+            "jvm_memory_pool_used_bytes", "jvm_buffer_pool_used_bytes", "jvm_buffer_pool_capacity_bytes",
+            "jvm_gc_collection_seconds_count", "jvm_gc_collection_seconds_sum",
+            "jvm_threads_current", "jvm_threads_daemon", "jvm_threads_state",
+            "jvm_classes_currently_loaded", "jvm_classes_loaded_total", "jvm_runtime_info",
+            "process_cpu_seconds_total", "process_start_time_seconds", "process_open_fds", "process_max_fds",
+            "process_resident_memory_bytes", "process_virtual_memory_bytes",
+            "ringcast_netty_direct_memory_used_bytes", "ringcast_netty_direct_memory_pinned_bytes");
 
-    /** Every sample of a text-format scrape: {@code name{labels}} to value. */
     private static Map<String, Double> scrape(RingcastServer server) throws Exception {
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + server.port() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).isEqualTo(200);
-        assertThat(r.headers().firstValue("content-type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
-        Map<String, Double> samples = new HashMap<>();
-        for (String line : r.body().split("\n")) {
-            if (line.isBlank() || line.startsWith("#")) {
-                continue;
-            }
-            int space = line.lastIndexOf(' ');
-            samples.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
-        }
-        return samples;
+        return MetricsScrape.of(server).samples();
     }
 
     @Test
@@ -87,6 +82,28 @@ class MetricsTest {
                 }
             }, () -> "the sessions to end");
             assertThat(after).containsEntry("ringcast_subscriptions", 0.0);
+        }
+    }
+
+    @Test
+    void everyNodeInTheJvmReportsTheJvmAndProcessMetricsOnce() throws Exception {
+        try (RingcastServer first = TestServers.start(); RingcastServer second = TestServers.start()) {
+            MetricsScrape a = MetricsScrape.of(first);
+            MetricsScrape b = MetricsScrape.of(second);
+            for (MetricsScrape scrape : List.of(a, b)) {
+                assertThat(scrape.sampleNames()).containsAll(JVM_AND_PROCESS).contains("ringcast_sessions");
+                List<String> families = scrape.text().lines().filter(l -> l.startsWith("# TYPE ")).toList();
+                assertThat(families).as("each family once").doesNotHaveDuplicates();
+                assertThat(scrape.value("jvm_memory_used_bytes{area=\"heap\"}")).isPositive();
+                assertThat(scrape.value("process_resident_memory_bytes")).isPositive();
+                assertThat(scrape.value("process_open_fds")).isPositive().isLessThan(scrape.value("process_max_fds"));
+                assertThat(scrape.value("process_cpu_seconds_total")).isPositive();
+                assertThat(scrape.value("jvm_threads_current")).isPositive();
+                assertThat(scrape.value("ringcast_netty_direct_memory_used_bytes")).as("the scrape's request was read")
+                        .isPositive().isGreaterThanOrEqualTo(scrape.value("ringcast_netty_direct_memory_pinned_bytes"));
+            }
+            assertThat(a.value("process_start_time_seconds")).as("one process")
+                    .isEqualTo(b.value("process_start_time_seconds"));
         }
     }
 }

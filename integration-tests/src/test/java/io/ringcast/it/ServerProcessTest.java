@@ -19,7 +19,7 @@ import static io.ringcast.it.ServerProcesses.launch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The runnable jar as an operator runs it: a real process, its output, its exit code
+ * The runnable jar as an operator runs it: a real process, its output, its exit code, its log file
  * ({@link ServerProcesses}).
  */
 @Timeout(120)
@@ -149,5 +149,50 @@ class ServerProcessTest {
         } else {
             assertThat(p.exitValue()).as("exit status of the node that ended: " + out).isNotZero();
         }
+    }
+
+    /**
+     * The example {@code config/logback.xml} given with {@code -Dlogback.configurationFile}, as
+     * docs/operations.md tells an operator, with {@code jvmArgs} for its variables: the node is
+     * started, a session opens and closes, and the node is stopped with SIGTERM.
+     * @return the lines of its rolling file, {@code dir/logs/ringcast.log}
+     */
+    private static List<String> runWithTheExampleLogbackConfig(Path dir, String... jvmArgs) throws Exception {
+        Path cfg = dir.resolve("node.yaml");
+        Files.writeString(cfg, "server:\n  host: 127.0.0.1\n  port: 0\nsecurity:\n" + TestServers.OPEN_TO_ANONYMOUS);
+        List<String> jvm = new java.util.ArrayList<>(List.of("-Dlogback.configurationFile="
+                + Path.of("..", "config", "logback.xml").toAbsolutePath(), "-DRINGCAST_LOG_DIR=" + dir.resolve("logs")));
+        jvm.addAll(List.of(jvmArgs));
+        Process p = launch(dir, jvm, "--config", cfg.toString());
+        List<String> out = collect(p);
+        String port = awaitPort(out);
+        try (RawWebSocket session = RawWebSocket.connectAndHello("ws://127.0.0.1:" + port + "/ws")) {
+            assertThat(session.messages).anyMatch(m -> m.type().equals("WELCOME"));
+        }
+        Path file = dir.resolve("logs").resolve("ringcast.log");
+        p.toHandle().destroy();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(out).as("the console too").anyMatch(l -> l.contains("NodeRuntime - Ringcast node stopped"));
+        assertThat(file).exists();
+        return Files.readAllLines(file);
+    }
+
+    @Test
+    void theExampleLogbackConfigWritesTheNodeAndItsSessionsToARollingFile(@TempDir Path dir) throws Exception {
+        List<String> log = runWithTheExampleLogbackConfig(dir);
+
+        assertThat(log).anyMatch(l -> l.matches("\\d{4}-\\d\\d-\\d\\dT\\S+ INFO .*NodeRuntime - Ringcast node listening on .*"))
+                .anyMatch(l -> l.matches(".* INFO .*SessionHandler - session \\S+ opened from .*"))
+                .anyMatch(l -> l.matches(".* INFO .*SessionHandler - session \\S+ \\(client 'raw-test'\\) closed: .*"))
+                .anyMatch(l -> l.contains("Ringcast node stopped"));
+    }
+
+    @Test
+    void sessionLinesAreQuietAtTheSessionLogLevelWarnAndTheNodesAreNot(@TempDir Path dir) throws Exception {
+        List<String> log = runWithTheExampleLogbackConfig(dir, "-DRINGCAST_SESSION_LOG_LEVEL=WARN");
+
+        assertThat(log).anyMatch(l -> l.contains("Ringcast node listening on"))
+                .anyMatch(l -> l.contains("Ringcast node stopped"))
+                .noneMatch(l -> l.contains("SessionHandler"));
     }
 }

@@ -22,8 +22,10 @@ import java.util.function.DoubleSupplier;
  * The node's metrics in the Prometheus text format, served at {@code /metrics}. Every metric is a
  * callback that reads {@link ServerCounters} when scraped: nothing is counted twice and the hot
  * path pays nothing for metrics. The figures are those {@link ServerCounter} declares, plus the
- * latency histogram, {@code ERROR}s by code and, in a cluster, the cluster's. One registry per
- * node (not the global one), so several nodes in one JVM (tests) do not collide. Thread-safe.
+ * latency histogram, {@code ERROR}s by code and, in a cluster, the cluster's; then those of the JVM
+ * and the process ({@link JvmWideMetrics}). One registry per node (not the global one), so several
+ * nodes in one JVM (tests) do not collide; the JVM's metrics are registered once per JVM and read
+ * by every node's registry. Thread-safe.
  */
 final class ServerMetrics {
     private final PrometheusRegistry registry = new PrometheusRegistry();
@@ -50,6 +52,7 @@ final class ServerMetrics {
         if (cluster != null) {
             registerCluster(cluster);
         }
+        registry.register(JvmWideMetrics.COLLECTOR);
     }
 
     /** One metric for the lines of {@code family}: one line, or one per label value. */
