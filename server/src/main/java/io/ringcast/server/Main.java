@@ -5,6 +5,7 @@ import io.ringcast.server.config.ConfigLoader;
 import io.ringcast.server.config.ServerConfig;
 import io.netty.util.ResourceLeakDetector;
 import io.ringcast.server.internal.FatalErrors;
+import io.ringcast.server.internal.SignalExit;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,7 +14,6 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -120,35 +120,9 @@ public final class Main implements Callable<Integer> {
         }, "ringcast-shutdown"));
         // SIGTERM and Ctrl-C are the normal way to stop: exit 0 after the clean stop (the shutdown hook), not the
         // JVM's 143/130, which a plain systemd unit would count as a failure
-        exitZeroOn("TERM");
-        exitZeroOn("INT");
+        SignalExit.exitZeroOn("TERM");
+        SignalExit.exitZeroOn("INT");
         stopped.await();
         return 0;
-    }
-
-    /**
-     * {@code System.exit(0)} on the signal, through {@code sun.misc.Signal} (module jdk.unsupported,
-     * kept for this use) reached reflectively: javac warns of every mention of it with a warning no
-     * {@code @SuppressWarnings} silences, and the build fails on warnings.
-     */
-    private static void exitZeroOn(String signalName) {
-        try {
-            Class<?> signal = Class.forName("sun.misc.Signal");
-            Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
-            Object handler = Proxy.newProxyInstance(Main.class.getClassLoader(), new Class<?>[] {handlerType},
-                    (proxy, method, args) -> switch (method.getName()) {
-                        case "handle" -> {
-                            System.exit(0);
-                            yield null;
-                        }
-                        case "hashCode" -> System.identityHashCode(proxy);
-                        case "equals" -> proxy == args[0];
-                        default -> "exit 0 on SIG" + signalName;
-                    });
-            signal.getMethod("handle", signal, handlerType)
-                    .invoke(null, signal.getConstructor(String.class).newInstance(signalName), handler);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot handle SIG" + signalName, e);
-        }
     }
 }
