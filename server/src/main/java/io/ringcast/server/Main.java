@@ -6,6 +6,8 @@ import io.ringcast.server.config.ServerConfig;
 import io.netty.util.ResourceLeakDetector;
 import io.ringcast.server.internal.FatalErrors;
 import io.ringcast.server.internal.SignalExit;
+import io.ringcast.server.cli.PubCommand;
+import io.ringcast.server.cli.SubCommand;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,14 +22,16 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code java -jar ringcast-server.jar [--config PATH]}: starts a node and runs until SIGTERM or
- * Ctrl-C. Config: {@code --config PATH}, else {@code config/server.yaml} when present in the
+ * Ctrl-C. The same jar is the command-line client: {@code sub} and {@code pub} (package
+ * {@code io.ringcast.server.cli}, docs/cli.md), and it hashes passwords: {@code hash-password}. Config: {@code --config PATH}, else {@code config/server.yaml} when present in the
  * working directory, else the embedded defaults. Exit codes: 0 after a clean stop (SIGTERM, Ctrl-C),
  * 2 for a bad command line or config, 1 when the node could not start (for example the port is
  * taken), {@value FatalErrors#EXIT_STATUS} after a fatal error such as an {@code OutOfMemoryError}
  * (see {@link FatalErrors}; run it with {@code -XX:+ExitOnOutOfMemoryError} too).
  */
 @Command(name = "ringcast-server", mixinStandardHelpOptions = true, version = "Ringcast 0.1.0",
-        description = "Runs one Ringcast pub/sub node.")
+        description = "Runs one Ringcast pub/sub node; with a command, a client of one (sub, pub).",
+        subcommands = {SubCommand.class, PubCommand.class})
 public final class Main implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "PATH",
             description = "YAML config file (default: config/server.yaml when present, else the embedded defaults)")
@@ -75,6 +79,9 @@ public final class Main implements Callable<Integer> {
     /** Runs the command line and returns its exit code: what {@link #main} does, minus the exit. */
     static int run(String[] args, PrintWriter err) {
         CommandLine cl = new CommandLine(new Main(err));
+        // scripts/ringcast runs the jar as "ringcast": the usage then names the command as typed
+        cl.setCommandName(System.getProperty("ringcast.command", "ringcast-server"));
+        cl.setCaseInsensitiveEnumValuesAllowed(true); // --format json, --value-encoding base64
         cl.setErr(err);
         return cl.execute(args);
     }
