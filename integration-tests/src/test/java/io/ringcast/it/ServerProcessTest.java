@@ -4,17 +4,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,7 +26,7 @@ class ServerProcessTest {
     static final Path JAR = Path.of("..", "server", "target", "ringcast-server.jar");
     static final Pattern LISTENING = Pattern.compile("Ringcast listening on ws://[^/]+:(\\d+)/ws");
 
-    private static Process launch(Path workDir, String... args) throws Exception {
+    static Process launch(Path workDir, String... args) throws Exception {
         return launch(workDir, List.of(), args);
     }
 
@@ -44,25 +40,13 @@ class ServerProcessTest {
         return new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true).start();
     }
 
-    private static String awaitPort(List<String> out) {
+    static String awaitPort(List<String> out) {
         return Await.value(() -> out.stream().map(LISTENING::matcher).filter(Matcher::find)
                 .map(m -> m.group(1)).findFirst().orElse(null), () -> "the listening line: " + out);
     }
 
-    private static List<String> collect(Process p) {
-        List<String> lines = new CopyOnWriteArrayList<>();
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    lines.add(line);
-                }
-            } catch (Exception ignored) {
-                // the process ended
-            }
-        }, "process-output");
-        t.setDaemon(true);
-        t.start();
-        return lines;
+    static List<String> collect(Process p) {
+        return OutputLines.read(p.getInputStream()).lines;
     }
 
     @Test
