@@ -42,7 +42,8 @@ class PublicInternalTypesTest {
             Map.entry("io.ringcast.server.internal.FanOutHarness", "benchmark: FanOutBenchmark drives the fan-out without sockets"),
             Map.entry("io.ringcast.server.internal.FatalErrors", "server: Main names its exit status"),
             Map.entry("io.ringcast.server.internal.NodeRuntime", "server: RingcastServer starts and stops it"),
-            Map.entry("io.ringcast.server.internal.ServerCounters", "server: RingcastServer.stats() reads them"));
+            Map.entry("io.ringcast.server.internal.ServerCounters", "server: RingcastServer.stats() reads them"),
+            Map.entry("io.ringcast.server.internal.SignalExit", "server: Main and the sub command exit 0 on SIGTERM and Ctrl-C"));
 
     @Test
     void onlyTheTypesAnotherPackageNeedsArePublicInInternalPackages() throws Exception {

@@ -6,6 +6,9 @@ import io.ringcast.server.config.EnvOverrides;
 import io.ringcast.server.config.ServerConfig;
 import io.netty.util.ResourceLeakDetector;
 import io.ringcast.server.internal.FatalErrors;
+import io.ringcast.server.internal.SignalExit;
+import io.ringcast.server.cli.PubCommand;
+import io.ringcast.server.cli.SubCommand;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -14,22 +17,24 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code java -jar ringcast-server.jar [--config PATH]}: starts a node and runs until SIGTERM or
- * Ctrl-C. Config: {@code --config PATH}, else {@code config/server.yaml} when present in the
- * working directory, else the embedded defaults; then {@code RINGCAST_*} environment variables set
- * keys over it ({@link EnvOverrides}). Exit codes: 0 after a clean stop (SIGTERM, Ctrl-C),
+ * Ctrl-C. The same jar is the command-line client: {@code sub} and {@code pub} (package
+ * {@code io.ringcast.server.cli}, docs/cli.md), and it hashes passwords: {@code hash-password}.
+ * Config: {@code --config PATH}, else {@code config/server.yaml} when present in the working
+ * directory, else the embedded defaults; then {@code RINGCAST_*} environment variables set keys
+ * over it ({@link EnvOverrides}). Exit codes: 0 after a clean stop (SIGTERM, Ctrl-C),
  * 2 for a bad command line or config, 1 when the node could not start (for example the port is
  * taken), {@value FatalErrors#EXIT_STATUS} after a fatal error such as an {@code OutOfMemoryError}
  * (see {@link FatalErrors}; run it with {@code -XX:+ExitOnOutOfMemoryError} too).
  */
 @Command(name = "ringcast-server", mixinStandardHelpOptions = true, version = "Ringcast 0.1.0",
-        description = "Runs one Ringcast pub/sub node.")
+        description = "Runs one Ringcast pub/sub node; with a command, a client of one (sub, pub).",
+        subcommands = {SubCommand.class, PubCommand.class})
 public final class Main implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "PATH",
             description = "YAML config file (default: config/server.yaml when present, else the embedded defaults)")
@@ -77,6 +82,9 @@ public final class Main implements Callable<Integer> {
     /** Runs the command line and returns its exit code: what {@link #main} does, minus the exit. */
     static int run(String[] args, PrintWriter err) {
         CommandLine cl = new CommandLine(new Main(err));
+        // scripts/ringcast runs the jar as "ringcast": the usage then names the command as typed
+        cl.setCommandName(System.getProperty("ringcast.command", "ringcast-server"));
+        cl.setCaseInsensitiveEnumValuesAllowed(true); // --format json, --value-encoding base64
         cl.setErr(err);
         return cl.execute(args);
     }
@@ -124,35 +132,9 @@ public final class Main implements Callable<Integer> {
         }, "ringcast-shutdown"));
         // SIGTERM and Ctrl-C are the normal way to stop: exit 0 after the clean stop (the shutdown hook), not the
         // JVM's 143/130, which a plain systemd unit would count as a failure
-        exitZeroOn("TERM");
-        exitZeroOn("INT");
+        SignalExit.exitZeroOn("TERM");
+        SignalExit.exitZeroOn("INT");
         stopped.await();
         return 0;
-    }
-
-    /**
-     * {@code System.exit(0)} on the signal, through {@code sun.misc.Signal} (module jdk.unsupported,
-     * kept for this use) reached reflectively: javac warns of every mention of it with a warning no
-     * {@code @SuppressWarnings} silences, and the build fails on warnings.
-     */
-    private static void exitZeroOn(String signalName) {
-        try {
-            Class<?> signal = Class.forName("sun.misc.Signal");
-            Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
-            Object handler = Proxy.newProxyInstance(Main.class.getClassLoader(), new Class<?>[] {handlerType},
-                    (proxy, method, args) -> switch (method.getName()) {
-                        case "handle" -> {
-                            System.exit(0);
-                            yield null;
-                        }
-                        case "hashCode" -> System.identityHashCode(proxy);
-                        case "equals" -> proxy == args[0];
-                        default -> "exit 0 on SIG" + signalName;
-                    });
-            signal.getMethod("handle", signal, handlerType)
-                    .invoke(null, signal.getConstructor(String.class).newInstance(signalName), handler);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot handle SIG" + signalName, e);
-        }
     }
 }

@@ -41,7 +41,7 @@ class MainTest {
         Outcome o = run("", option);
 
         assertThat(o.status).isZero();
-        assertThat(o.out).startsWith("Usage: ringcast-server").contains("--config=PATH", "hash-password");
+        assertThat(o.out).startsWith("Usage: ringcast-server").contains("--config=PATH", "hash-password", "sub", "pub");
         assertThat(o.err).isEmpty();
     }
 
@@ -159,6 +159,119 @@ class MainTest {
         assertThat(o.status).isEqualTo(2);
         assertThat(o.err.strip()).isEqualTo("ringcast: no password on standard input");
         assertThat(o.out).isEmpty();
+    }
+
+    // --- sub and pub, up to the point where they would connect (CliProcessTest runs them for real) ---
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sub", "pub"})
+    void subAndPubHelpShowTheLoginOptionsAndTheExitStatuses(String command) {
+        Outcome o = run("", command, "--help");
+
+        assertThat(o.status).isZero();
+        assertThat(o.out).contains("Usage: ringcast-server " + command + " ", "URL[,URL...]", "--user=NAME",
+                "--password-file=PATH", "--token-file=PATH", "--trust=PEM", "--value-encoding=ENCODING",
+                "Exit status:", "  4   the server refused");
+    }
+
+    @Test
+    void theCommandNameInTheUsageIsTheOneTheLauncherGives() {
+        System.setProperty("ringcast.command", "ringcast");
+        try {
+            assertThat(run("", "sub", "--help").out).contains("Usage: ringcast sub ");
+        } finally {
+            System.clearProperty("ringcast.command");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"http://localhost:8080/ws", "localhost:8080"})
+    void aUrlThatIsNotWebSocketExitsTwoNamingIt(String url) {
+        Outcome o = run("", "pub", url, "demo/t", "v");
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err.strip()).isEqualTo("ringcast: addresses: '" + url + "' must start with ws:// or wss://");
+    }
+
+    @Test
+    void everyUrlOfAClusterListIsChecked() {
+        Outcome o = run("", "sub", "ws://a:8080/ws,wss://b:8443/ws,ws://", "demo/#");
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err).startsWith("ringcast: addresses: 'ws://' is not a URL");
+    }
+
+    @Test
+    void aSelectorThatBreaksARuleExitsTwoNamingTheRule() {
+        Outcome o = run("", "sub", "ws://localhost:8080/ws", "demo/#/bids");
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err.strip()).isEqualTo("ringcast: invalid selector 'demo/#/bids': '#' must be the last segment");
+    }
+
+    @Test
+    void aTopicWithAWildcardExitsTwo() {
+        Outcome o = run("", "pub", "ws://localhost:8080/ws", "demo/+", "v");
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err).startsWith("ringcast: invalid path 'demo/+': '+' is a wildcard");
+    }
+
+    @Test
+    void aValueThatIsNotInTheEncodingExitsTwoNamingIt() {
+        Outcome o = run("", "pub", "ws://localhost:8080/ws", "demo/t", "--value-encoding", "HEX", "00ff", "0g");
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err).startsWith("ringcast: VALUE 2 is not hex: ");
+    }
+
+    @Test
+    void aCountBelowOneExitsTwo() {
+        Outcome o = run("", "sub", "ws://localhost:8080/ws", "demo/#", "--count", "0");
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err.strip()).isEqualTo("ringcast: --count must be at least 1, got 0");
+    }
+
+    @Test
+    void anUnknownFormatExitsTwoListingTheKnownOnes() {
+        Outcome o = run("", "sub", "ws://localhost:8080/ws", "demo/#", "--format", "xml");
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err).contains("--format", "xml", "text", "json");
+    }
+
+    @Test
+    void aUserAndATokenTogetherExitTwo() throws IOException {
+        Path token = Files.writeString(dir.resolve("token"), "eyJ.x.y\n");
+
+        Outcome o = run("", "pub", "ws://localhost:8080/ws", "demo/t", "v", "--user", "alice",
+                "--token-file", token.toString());
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err.strip()).isEqualTo("ringcast: --user and --token-file are two ways to log in: give one");
+    }
+
+    @Test
+    void aMissingPasswordFileExitsTwoNamingIt() {
+        Path missing = dir.resolve("nowhere.pw");
+
+        Outcome o = run("", "sub", "ws://localhost:8080/ws", "demo/#", "--user", "alice", "--password-file",
+                missing.toString());
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err.strip()).isEqualTo("ringcast: --password-file: " + missing
+                + " does not exist or is not readable");
+    }
+
+    @Test
+    void aPasswordFileWithoutAUserExitsTwo() throws IOException {
+        Path pw = Files.writeString(dir.resolve("pw"), "secret\n");
+
+        Outcome o = run("", "sub", "ws://localhost:8080/ws", "demo/#", "--password-file", pw.toString());
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err.strip()).isEqualTo("ringcast: --password-file needs --user");
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,201 @@
+package io.ringcast.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import at.favre.lib.crypto.bcrypt.BCrypt;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The jar's {@code sub} and {@code pub} commands as a user runs them: real processes of the jar
+ * against a real node process (the jar too), their output, their exit status. The node runs the
+ * embedded defaults (anonymous sessions hold the {@code demo} role: {@code demo/#} only) plus one
+ * principal. Needs {@code server/target/ringcast-server.jar}, which the reactor builds before this module.
+ */
+@Timeout(120)
+class CliProcessTest {
+    private static final String ALICE_PASSWORD = "alice's long password";
+    private static final long EXIT_WAIT_S = 60;
+
+    @TempDir
+    static Path dir;
+    private static Process node;
+    private static String url;
+
+    /** A run of a command: the process, its standard output and standard error. */
+    record Run(Process process, OutputLines out, OutputLines err) {
+        /** Waits for the end and returns the exit status. */
+        int exitStatus() throws InterruptedException {
+            assertThat(process.waitFor(EXIT_WAIT_S, TimeUnit.SECONDS)).as("ended; stderr so far: " + err.lines).isTrue();
+            return process.exitValue();
+        }
+
+        /** Every line of standard output, once the process closed it. */
+        List<String> outLines() throws InterruptedException {
+            return out.all(EXIT_WAIT_S);
+        }
+
+        /** Standard error, once the process closed it. */
+        String errText() throws InterruptedException {
+            return String.join("\n", err.all(EXIT_WAIT_S));
+        }
+
+        /** Waits until standard error has a line containing {@code text}. */
+        void awaitErr(String text) {
+            Await.until(() -> err.lines.stream().anyMatch(l -> l.contains(text)),
+                    "'" + text + "' on standard error; so far: " + err.lines + ", alive " + process.isAlive());
+        }
+    }
+
+    @BeforeAll
+    static void startNode() throws Exception {
+        String hash = BCrypt.withDefaults().hashToString(10, ALICE_PASSWORD.toCharArray());
+        Path cfg = dir.resolve("node.yaml");
+        Files.writeString(cfg, "server:\n  host: 127.0.0.1\n  port: 0\n"
+                + "security:\n  principals:\n    - name: alice\n      passwordHash: \"" + hash + "\"\n"
+                + "      roles: [demo]\n");
+        node = ServerProcesses.launch(dir, "--config", cfg.toString());
+        url = "ws://127.0.0.1:" + ServerProcesses.awaitPort(ServerProcesses.collect(node)) + "/ws";
+    }
+
+    @AfterAll
+    static void stopNode() throws Exception {
+        if (node != null) {
+            node.toHandle().destroy();
+            assertThat(node.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void subWithCountPrintsTheThreeValuesPubSentAsArgumentsInOrderWithTheirSequences() throws Exception {
+        Run sub = cli(null, "sub", url, "demo/args/#", "--count", "3");
+        sub.awaitErr("subscribed to 'demo/args/#'");
+
+        Run pub = cli(null, "pub", url, "demo/args/t", "one", "two", "three and four");
+
+        assertThat(pub.exitStatus()).as("pub's status; stderr: " + pub.err.lines).isZero();
+        assertThat(sub.exitStatus()).as("sub's status after --count 3; stderr: " + sub.err.lines).isZero();
+        assertThat(sub.outLines()).containsExactly("demo/args/t 1 one", "demo/args/t 2 two", "demo/args/t 3 three and four");
+        assertThat(pub.outLines()).isEmpty();
+    }
+
+    @Test
+    void pubWithoutValuesPublishesEachLineOfStandardInputUntilItsEnd() throws Exception {
+        Run sub = cli(null, "sub", url, "demo/stdin/t", "-n", "3", "--format", "json");
+        sub.awaitErr("subscribed");
+
+        Run pub = cli("first\n\"quoted\" second\nthird\ttabbed\n", "pub", url, "demo/stdin/t");
+
+        assertThat(pub.exitStatus()).as("pub's status; stderr: " + pub.err.lines).isZero();
+        assertThat(sub.exitStatus()).isZero();
+        assertThat(sub.outLines()).containsExactly(
+                "{\"topic\":\"demo/stdin/t\",\"sequence\":1,\"kind\":\"UPDATE\",\"value\":\"first\"}",
+                "{\"topic\":\"demo/stdin/t\",\"sequence\":2,\"kind\":\"UPDATE\",\"value\":\"\\\"quoted\\\" second\"}",
+                "{\"topic\":\"demo/stdin/t\",\"sequence\":3,\"kind\":\"UPDATE\",\"value\":\"third\\ttabbed\"}");
+    }
+
+    @Test
+    void binaryValuesGoInAndComeOutInTheEncodingAsked() throws Exception {
+        Run pub = cli(null, "pub", url, "demo/binary/t", "--value-encoding", "hex", "00ff0a", "7f");
+        assertThat(pub.exitStatus()).as("stderr: " + pub.err.lines).isZero();
+
+        Run sub = cli(null, "sub", url, "demo/binary/t", "-n", "1", "--value-encoding", "base64");
+
+        assertThat(sub.exitStatus()).isZero();
+        assertThat(sub.outLines()).containsExactly("demo/binary/t 2 fw=="); // the snapshot: the last value, 0x7f
+    }
+
+    @Test
+    void aPublishTheAnonymousRoleMayNotMakeExitsFourWithTheErrorCode() throws Exception {
+        Run pub = cli(null, "pub", url, "private/t", "v1", "v2");
+
+        assertThat(pub.exitStatus()).isEqualTo(4);
+        assertThat(pub.errText()).contains("value 1: PERMISSION_DENIED", "'private/t'", "0 acked; none sent after it");
+        assertThat(pub.outLines()).isEmpty();
+    }
+
+    @Test
+    void aSubscriptionTheAnonymousRoleMayNotMakeExitsFourWithTheErrorCode() throws Exception {
+        Run sub = cli(null, "sub", url, "private/#");
+
+        assertThat(sub.exitStatus()).isEqualTo(4);
+        assertThat(sub.errText()).contains("PERMISSION_DENIED: subscription to 'private/#' refused");
+    }
+
+    @Test
+    void aUrlThatIsNotWebSocketExitsTwoNamingIt() throws Exception {
+        String http = url.replace("ws://", "http://");
+
+        Run pub = cli(null, "pub", http, "demo/t", "v");
+
+        assertThat(pub.exitStatus()).isEqualTo(2);
+        assertThat(pub.errText()).isEqualTo("ringcast: addresses: '" + http + "' must start with ws:// or wss://");
+    }
+
+    @Test
+    void aServerThatIsNotThereExitsOneNamingTheAddress() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        String nowhere = "ws://127.0.0.1:" + closedPort + "/ws";
+
+        Run sub = cli(null, "sub", nowhere, "demo/#", "--connect-timeout-ms", "1500");
+
+        assertThat(sub.exitStatus()).isEqualTo(1);
+        assertThat(sub.errText()).startsWith("ringcast: could not connect to [" + nowhere + "] within 1500 ms")
+                .contains("Connection refused");
+    }
+
+    @Test
+    void aPasswordFromAFileLogsInAndAWrongOneExitsFour() throws Exception {
+        Path good = Files.writeString(dir.resolve("alice.pw"), ALICE_PASSWORD + "\n");
+        Path wrong = Files.writeString(dir.resolve("wrong.pw"), "not it\n");
+
+        Run refused = cli(null, "pub", url, "demo/login/t", "v", "--user", "alice", "--password-file", wrong.toString());
+        Run accepted = cli(null, "pub", url, "demo/login/t", "v", "--user", "alice", "--password-file", good.toString());
+
+        assertThat(refused.exitStatus()).isEqualTo(4);
+        assertThat(refused.errText()).startsWith("ringcast: login refused: ").contains("AUTHENTICATION_FAILED");
+        assertThat(accepted.exitStatus()).as("stderr: " + accepted.err.lines).isZero();
+    }
+
+    @Test
+    void subStopsCleanlyOnSigtermWithWhatItReceivedPrinted() throws Exception {
+        Run sub = cli(null, "sub", url, "demo/sigterm/#");
+        sub.awaitErr("subscribed");
+        assertThat(cli(null, "pub", url, "demo/sigterm/t", "last words").exitStatus()).isZero();
+        Await.until(() -> sub.out.lines.contains("demo/sigterm/t 1 last words"), "the update printed: " + sub.out.lines);
+
+        sub.process.toHandle().destroy(); // SIGTERM
+
+        assertThat(sub.exitStatus()).as("exit status after SIGTERM; stderr: " + sub.err.lines).isZero();
+        assertThat(sub.errText()).doesNotContain("Exception");
+    }
+
+    /** Runs the jar with {@code args}, {@code stdin} (or nothing) as its standard input. */
+    private static Run cli(String stdin, String... args) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "-jar", ServerProcesses.JAR.toAbsolutePath().toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).start();
+        try (OutputStream in = p.getOutputStream()) {
+            if (stdin != null) {
+                in.write(stdin.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        return new Run(p, OutputLines.read(p.getInputStream()), OutputLines.read(p.getErrorStream()));
+    }
+}
