@@ -1,14 +1,10 @@
 package io.ringcast.it;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,20 +53,8 @@ final class ServerProcesses {
                 .map(m -> m.group(1)).findFirst().orElse(null), () -> "the listening line: " + out);
     }
 
-    /** The lines {@code p} prints, gathered as they come by a daemon thread. */
+    /** The lines {@code p} prints, gathered as they come by a daemon thread ({@link OutputLines}). */
     static List<String> collect(Process p) {
-        List<String> lines = new CopyOnWriteArrayList<>();
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    lines.add(line);
-                }
-            } catch (Exception ignored) {
-                // the process ended
-            }
-        }, "process-output");
-        t.setDaemon(true);
-        t.start();
-        return lines;
+        return OutputLines.read(p.getInputStream()).lines;
     }
 }
