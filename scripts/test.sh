@@ -36,7 +36,7 @@ fi
 # of its own under target/, seeded with the third-party artifacts of ~/.m2 but none of Ringcast's, so
 # that nothing here passes on an artifact this run did not build.
 pkg_repo=target/m2-packaging
-echo "== packaging 1/3: mvn install -DskipTests into $pkg_repo: every published module (protocol, cluster, server, client) installs, with its -sources and -javadoc jars"
+echo "== packaging 1/3: mvn install -DskipTests into $pkg_repo: every published module (protocol, cluster, server, client) installs, with its -sources and -javadoc jars; the server jar has the project's LICENSE and NOTICE"
 step_start=$SECONDS
 rm -rf "$pkg_repo" && mkdir -p "$pkg_repo"
 if [ -d "$HOME/.m2/repository" ]; then
@@ -54,7 +54,14 @@ for module in protocol cluster server client; do
     [ -s "$f" ] || { echo "packaging: $f was not installed" >&2; exit 1; }
   done
 done
-echo "   installed: ringcast-{protocol,cluster,server,client}-$version .jar, -sources.jar, -javadoc.jar, .pom ($((SECONDS - step_start)) s)"
+# the shaded server jar carries the project's LICENSE and NOTICE, not the first bundled library's
+jar_meta=target/server-jar-meta
+rm -rf "$jar_meta" && mkdir -p "$jar_meta"
+(cd "$jar_meta" && jar xf ../../server/target/ringcast-server.jar META-INF/LICENSE META-INF/NOTICE)
+cmp -s LICENSE "$jar_meta/META-INF/LICENSE" && cmp -s NOTICE "$jar_meta/META-INF/NOTICE" \
+  || { echo "packaging: server/target/ringcast-server.jar's META-INF/LICENSE or NOTICE is not the project's" >&2; exit 1; }
+echo "   installed: ringcast-{protocol,cluster,server,client}-$version .jar, -sources.jar, -javadoc.jar, .pom;" \
+  "ringcast-server.jar carries LICENSE and NOTICE ($((SECONDS - step_start)) s)"
 
 echo "== packaging 2/3: mvn -pl client-java javadoc:javadoc against $pkg_repo: the Java client's javadoc builds from the installed modules, with no warning"
 step_start=$SECONDS
