@@ -11,7 +11,11 @@ import io.ringcast.protocol.ErrorCode;
 public class PublishOutcomeUnknownException extends RingcastException {
     private static final long serialVersionUID = 1L;
 
-    /** {@code message}: the error's code and the server's reason. */
+    /**
+     * The server's answer to a publish sent again.
+     *
+     * @param message the error's code and the server's reason
+     */
     public PublishOutcomeUnknownException(String message) {
         super(message, ErrorCode.PUBLISH_OUTCOME_UNKNOWN, 0);
     }

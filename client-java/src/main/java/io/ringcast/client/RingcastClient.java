@@ -35,7 +35,7 @@ import javax.net.ssl.SSLException;
  */
 public interface RingcastClient extends AutoCloseable {
 
-    /** A builder; {@link Builder#addresses} is required. */
+    /** {@return a new builder; {@link Builder#addresses} is required} */
     static Builder builder() {
         return new Builder();
     }
@@ -45,6 +45,8 @@ public interface RingcastClient extends AutoCloseable {
      * with a {@link RingcastException} naming the last failure when no address could be reached
      * within {@link Builder#connectTimeout}, and the client is then closed. Calling it again
      * returns the same future.
+     *
+     * @return completes once the first session is welcomed
      */
     CompletableFuture<Void> connect();
 
@@ -55,6 +57,8 @@ public interface RingcastClient extends AutoCloseable {
      *
      * @param selector a topic path whose segments may be {@code +} (one segment) or, last,
      *                 {@code #} (the parent and everything below)
+     * @param listener gets the subscription's updates, on the client's event-loop thread
+     * @return the subscription, open until closed
      * @throws IllegalArgumentException when the selector is not valid, naming the rule it breaks
      *                                  (the server may still refuse it for its own, tighter limits:
      *                                  see {@link Subscription#confirmed()})
@@ -68,6 +72,8 @@ public interface RingcastClient extends AutoCloseable {
      * applied at most once), the rest wait in memory. The array is not copied: do not change it
      * until the returned future completes.
      *
+     * @param topic the topic's path, e.g. {@code fx/EURUSD/bid}
+     * @param value the value's bytes, not copied
      * @return completes with the sequence the topic gave the value; fails with a
      *         {@link RingcastException}: with an {@link io.ringcast.protocol.ErrorCode} when the
      *         server refused it (e.g. {@code INVALID_PATH}), or at once when the path is not valid,
@@ -78,7 +84,7 @@ public interface RingcastClient extends AutoCloseable {
      */
     CompletableFuture<Long> publish(String topic, byte[] value);
 
-    /** Where the client stands now. */
+    /** {@return where the client stands now} */
     ConnectionState state();
 
     /**
@@ -130,6 +136,9 @@ public interface RingcastClient extends AutoCloseable {
          * Required. The servers' WebSocket URLs, e.g. {@code ws://127.0.0.1:8080/ws}; tried in this
          * order, round robin, one per attempt. A URL without a port uses 80 ({@code wss://}: 443).
          * Replaces earlier calls.
+         *
+         * @param wsUrls one or more {@code ws://} or {@code wss://} URLs
+         * @return this builder
          */
         public Builder addresses(String... wsUrls) {
             Objects.requireNonNull(wsUrls, "addresses");
@@ -145,7 +154,12 @@ public interface RingcastClient extends AutoCloseable {
             return this;
         }
 
-        /** Free text the server logs for this client's sessions. Default {@code ringcast-java}. */
+        /**
+         * Free text the server logs for this client's sessions. Default {@code ringcast-java}.
+         *
+         * @param clientName at most 65,535 UTF-8 bytes
+         * @return this builder
+         */
         public Builder clientName(String clientName) {
             Objects.requireNonNull(clientName, "clientName");
             int bytes = clientName.getBytes(StandardCharsets.UTF_8).length;
@@ -161,6 +175,9 @@ public interface RingcastClient extends AutoCloseable {
          * A Netty group to run on (the client takes one of its event loops, which must accept an NIO
          * socket channel, e.g. a {@code NioEventLoopGroup}). The client does not shut it down.
          * Default: the client owns a one-thread {@code NioEventLoopGroup} of daemon threads.
+         *
+         * @param group the group the client takes an event loop from
+         * @return this builder
          */
         public Builder eventLoopGroup(EventLoopGroup group) {
             this.eventLoopGroup = Objects.requireNonNull(group, "eventLoopGroup");
@@ -171,6 +188,10 @@ public interface RingcastClient extends AutoCloseable {
          * The delay before a reconnect attempt: {@code initial} after a drop, doubling per failed
          * attempt up to {@code max}, each delay drawn at random from its upper half (jitter).
          * Default 100 ms .. 5 s.
+         *
+         * @param initial the first delay, at least 1 ms
+         * @param max     the ceiling, at least {@code initial} and at most 1 day
+         * @return this builder
          */
         public Builder reconnectDelay(Duration initial, Duration max) {
             Objects.requireNonNull(initial, "reconnectDelay initial");
@@ -193,6 +214,9 @@ public interface RingcastClient extends AutoCloseable {
         /**
          * How long {@link RingcastClient#connect()} keeps trying before it fails, and how long any
          * one attempt (TCP connect, WebSocket handshake, {@code WELCOME}) may take. Default 10 s.
+         *
+         * @param timeout 1 ms .. 2^31-1 ms
+         * @return this builder
          */
         public Builder connectTimeout(Duration timeout) {
             Objects.requireNonNull(timeout, "connectTimeout");
@@ -208,6 +232,9 @@ public interface RingcastClient extends AutoCloseable {
          * The largest WebSocket message the client accepts from the server; a larger one ends the
          * connection. Outbound frames follow the limit the server states in {@code WELCOME}.
          * Default 16 MiB.
+         *
+         * @param maxFrameBytes at least {@link #MIN_MAX_FRAME_BYTES}
+         * @return this builder
          */
         public Builder maxFrameBytes(int maxFrameBytes) {
             if (maxFrameBytes < MIN_MAX_FRAME_BYTES) {
@@ -222,6 +249,9 @@ public interface RingcastClient extends AutoCloseable {
          * The most publishes queued or awaiting their ack at once; beyond it
          * {@link RingcastClient#publish} fails the future at once. Default 65536. Of these, at
          * most 1,024 are sent and unacked at a time; the others wait in memory.
+         *
+         * @param maxInFlightPublishes 1 .. {@link #MAX_MAX_IN_FLIGHT_PUBLISHES}
+         * @return this builder
          */
         public Builder maxInFlightPublishes(int maxInFlightPublishes) {
             if (maxInFlightPublishes < 1 || maxInFlightPublishes > MAX_MAX_IN_FLIGHT_PUBLISHES) {
@@ -235,6 +265,9 @@ public interface RingcastClient extends AutoCloseable {
         /**
          * Whether to offer WebSocket permessage-deflate; the server accepts it when compression is on
          * for some topics, and then compresses what is worth it. Default on.
+         *
+         * @param offer whether to offer it
+         * @return this builder
          */
         public Builder compression(boolean offer) {
             this.compression = offer;
@@ -245,6 +278,9 @@ public interface RingcastClient extends AutoCloseable {
          * For {@code wss://} addresses: trust the CA or server certificates in this PEM file instead
          * of the JDK's default trust store (a private CA, a self-signed test server). The server's
          * host name is checked against its certificate either way.
+         *
+         * @param pemFile one or more PEM certificates
+         * @return this builder
          */
         public Builder trustedCertificates(Path pemFile) {
             this.trustedCertificates = Objects.requireNonNull(pemFile, "trustedCertificates");
@@ -254,6 +290,10 @@ public interface RingcastClient extends AutoCloseable {
         /**
          * Log in as a principal of the server's {@code security.principals}. The password travels in
          * {@code HELLO}: use {@code wss://} beyond a trusted network. Default: anonymous.
+         *
+         * @param principal the principal's name
+         * @param password  its password
+         * @return this builder
          */
         public Builder password(String principal, String password) {
             this.credentials = Credentials.password(Objects.requireNonNull(principal, "principal"),
@@ -261,13 +301,23 @@ public interface RingcastClient extends AutoCloseable {
             return this;
         }
 
-        /** Log in with a signed token (JWT, HS256 or RS256) the server is configured to verify. Default: anonymous. */
+        /**
+         * Log in with a signed token (JWT, HS256 or RS256) the server is configured to verify. Default: anonymous.
+         *
+         * @param jwt the encoded token
+         * @return this builder
+         */
         public Builder token(String jwt) {
             this.credentials = Credentials.token(Objects.requireNonNull(jwt, "token"));
             return this;
         }
 
-        /** Told of every session start and end. Default: none. */
+        /**
+         * Told of every session start and end. Default: none.
+         *
+         * @param listener called on the client's event-loop thread
+         * @return this builder
+         */
         public Builder connectionListener(ConnectionListener listener) {
             this.connectionListener = Objects.requireNonNull(listener, "connectionListener");
             return this;
@@ -276,6 +326,7 @@ public interface RingcastClient extends AutoCloseable {
         /**
          * A new client, not connected yet: call {@link RingcastClient#connect()}.
          *
+         * @return the client
          * @throws IllegalStateException when {@link #addresses} was not given
          */
         public RingcastClient build() {

@@ -9,11 +9,13 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface Subscription extends AutoCloseable {
 
-    /** The selector as given to {@link RingcastClient#subscribe}. */
+    /** {@return the selector as given to {@link RingcastClient#subscribe}} */
     String selector();
 
     /**
-     * Completes when the server first confirms the subscription ({@code SUBSCRIBED}), after the
+     * {@return a future that completes when the server first confirms the subscription}
+     *
+     * <p>Completes when the server first confirms the subscription ({@code SUBSCRIBED}), after the
      * snapshots of the topics it matched were delivered. Fails with a {@link RingcastException}
      * carrying the {@link io.ringcast.protocol.ErrorCode} when the server refuses it, and without
      * one when the subscription or the client is closed first. Completes on the client's event-loop thread: do not block in

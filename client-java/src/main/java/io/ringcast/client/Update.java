@@ -9,19 +9,19 @@ import java.nio.charset.StandardCharsets;
  */
 public interface Update {
 
-    /** The topic path, e.g. {@code fx/EURUSD/bid}. */
+    /** {@return the topic path, e.g. {@code fx/EURUSD/bid}} */
     String topic();
 
-    /** The topic's sequence of this value: 1 for the first publish, then strictly increasing. */
+    /** {@return the topic's sequence of this value: 1 for the first publish, then strictly increasing} */
     long sequence();
 
-    /** The value's bytes, copied out of the network frame; shared, do not modify. */
+    /** {@return the value's bytes, copied out of the network frame; shared, do not modify} */
     byte[] value();
 
-    /** Whether this is a snapshot, an update or a snapshot after a gap. */
+    /** {@return whether this is a snapshot, an update or a snapshot after a gap} */
     UpdateKind kind();
 
-    /** The value decoded as UTF-8. */
+    /** {@return the value decoded as UTF-8} */
     default String text() {
         return new String(value(), StandardCharsets.UTF_8);
     }

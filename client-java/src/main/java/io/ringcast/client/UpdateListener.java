@@ -13,13 +13,19 @@ package io.ringcast.client;
 @FunctionalInterface
 public interface UpdateListener {
 
-    /** A snapshot or an update of a topic the subscription's selector matches. */
+    /**
+     * A snapshot or an update of a topic the subscription's selector matches.
+     *
+     * @param update the value, its topic and sequence; valid after the call returns
+     */
     void onUpdate(Update update);
 
     /**
      * The server refused the subscription (its {@link RingcastException#code()} says why; the
      * subscription is dropped and gets nothing more), or the connection ended with a fatal server
      * error (the client reconnects and the subscription goes on).
+     *
+     * @param error the refusal or the fatal error; does nothing by default
      */
     default void onError(RingcastException error) {
     }
