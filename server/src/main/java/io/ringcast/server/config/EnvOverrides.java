@@ -41,8 +41,12 @@ public final class EnvOverrides {
     /** Every variable this class reads starts with this. */
     public static final String PREFIX = "RINGCAST_";
 
-    /** {@code RINGCAST_} variables of the server that are not config keys: read by {@code logback.xml}. */
-    static final Set<String> NOT_CONFIG = Set.of("RINGCAST_LOG_LEVEL", "RINGCAST_RAFT_LOG_LEVEL");
+    /**
+     * {@code RINGCAST_} variables of the server that are not config keys: read by the jar's
+     * {@code logback.xml} and the example {@code config/logback.xml}.
+     */
+    static final Set<String> NOT_CONFIG = Set.of("RINGCAST_LOG_LEVEL", "RINGCAST_RAFT_LOG_LEVEL", "RINGCAST_LOG_DIR",
+            "RINGCAST_SESSION_LOG_LEVEL");
 
     private static final EnvOverrides NONE = new EnvOverrides(Map.of(), List.of());
     private static final Pattern KEY_SEGMENT = Pattern.compile("[A-Za-z][A-Za-z0-9]*");

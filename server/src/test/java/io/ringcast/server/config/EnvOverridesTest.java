@@ -227,6 +227,19 @@ class EnvOverridesTest {
         assertThat(block.group(1).lines().toList()).containsExactlyElementsOf(said);
     }
 
+    @Test
+    void theVariablesTheLogbackConfigsReadAreTheOnesThatAreNotConfigKeys() throws IOException {
+        Pattern variable = Pattern.compile("RINGCAST_[A-Z0-9_]+");
+        Set<String> read = new java.util.TreeSet<>();
+        for (String file : List.of("server/src/main/resources/logback.xml", "config/logback.xml")) {
+            Matcher m = variable.matcher(Files.readString(Path.of("..").resolve(file), StandardCharsets.UTF_8));
+            while (m.find()) {
+                read.add(m.group());
+            }
+        }
+        assertThat(EnvOverrides.NOT_CONFIG).containsExactlyInAnyOrderElementsOf(read);
+    }
+
     /** The docs and deployment files name real variables, but for the examples of what is not one. */
     @Test
     void everyVariableTheDocsAndDeploymentFilesNameIsAKeyOrAnExampleOfWhatIsNot() throws IOException {
