@@ -4,6 +4,7 @@ import at.favre.lib.crypto.bcrypt.BCrypt;
 import io.netty.buffer.ByteBuf;
 import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
+import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.RingcastServer;
 import org.junit.jupiter.api.AfterAll;
@@ -162,8 +163,10 @@ class ProtocolDocRulesTest {
     void matchedTopicsCountsEveryMatchingTopicWhetherOrNotTheReplyCarriedIt() throws Exception {
         try (RawWebSocket pub = RawWebSocket.connectAndHello(server.webSocketUrl());
              RawWebSocket sub = RawWebSocket.connectAndHello(server.webSocketUrl())) {
-            pub.publish(1, "count/valued", "a");          // a snapshot for the new subscription
-            pub.publish(2, "count/nocache/event", "b");   // keeps no value: nothing but its TOPIC
+            // the SUBSCRIBE below resumes (its list is not empty), so a topic its list leaves out is
+            // resumed from 0: replayed from #1, or told as a gap
+            pub.publish(1, "count/valued", "a");          // left out, history holds #1: UPDATE #1
+            pub.publish(2, "count/nocache/event", "b");   // left out, keeps nothing: SNAPSHOT GAP NO_VALUE
             pub.publish(3, "count/seen", "c");            // resumed at its current sequence: nothing
             Await.until(() -> pub.all("PUBLISH_ACK").size() == 3, "three acks");
 
@@ -171,8 +174,10 @@ class ProtocolDocRulesTest {
                     Map.of("count/seen", 1L, "count/not/yet", 7L))); // the second names no topic the server has
             RawWebSocket.Msg subscribed = sub.await("SUBSCRIBED");
             assertThat(subscribed.b()).as("matchedTopics").isEqualTo(3);
-            assertThat(sub.all("SNAPSHOT")).extracting(RawWebSocket.Msg::text).as("snapshots' subscription ids")
-                    .containsExactly("4");
+            assertThat(sub.all("UPDATE")).extracting(RawWebSocket.Msg::b).as("count/valued replayed").containsExactly(1L);
+            assertThat(sub.all("SNAPSHOT")).extracting(RawWebSocket.Msg::text, RawWebSocket.Msg::flags)
+                    .as("count/nocache/event's gap: subscription id 0, GAP and NO_VALUE")
+                    .containsExactly(tuple("0", UpdateFlags.GAP | UpdateFlags.NO_VALUE));
             assertThat(sub.all("TOPIC")).extracting(RawWebSocket.Msg::text)
                     .containsExactlyInAnyOrder("count/valued", "count/nocache/event", "count/seen");
         }

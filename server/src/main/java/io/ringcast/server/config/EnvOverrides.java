@@ -113,6 +113,7 @@ public final class EnvOverrides {
         return ignored;
     }
 
+    /** Whether no variable sets a key: the config is the file's (or the defaults') alone. */
     public boolean isEmpty() {
         return settings.isEmpty();
     }
