@@ -33,8 +33,11 @@ public enum ServerCounter {
     INBOUND_RING_REMAINING(Kind.GAUGE, "ringcast_inbound_ring_remaining", "Free slots of the inbound (sequencer) ring.",
             ServerCounters::inboundRingRemaining),
     PUBLISHES(Kind.COUNTER, "ringcast_publishes", "Updates sequenced.", ServerCounters::publishes),
-    DELIVERIES(Kind.COUNTER, "ringcast_deliveries", "Update and snapshot frames written to sessions.",
+    DELIVERIES(Kind.COUNTER, "ringcast_deliveries", "Updates and directed replies written to sessions.",
             ServerCounters::deliveries),
+    DELIVERED_FRAMES(Kind.COUNTER, "ringcast_delivered_frames", "WebSocket frames those deliveries took: fewer than "
+            + "the deliveries where updates for one session were gathered into one frame.",
+            ServerCounters::deliveredFrames),
     DELIVERED_BYTES(Kind.COUNTER, "ringcast_delivered_bytes", "Bytes of those frames as written to the sockets, "
             + "WebSocket headers included.", ServerCounters::deliveredBytes),
     SLOW_CONSUMER_DISCONNECTS(Kind.COUNTER, "ringcast_slow_consumer_disconnects", "Sessions closed with SLOW_CONSUMER.",

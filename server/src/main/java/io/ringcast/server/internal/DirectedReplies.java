@@ -11,11 +11,10 @@ import io.ringcast.protocol.WireCodec;
  * Frames the sequencer's replies to one session (a subscribe's topics, snapshots and replay, a
  * republish's ack, a refusal) and puts them on the fan-out ring, so they reach the session in
  * order with the updates around them. Consecutive replies to one session share a frame of about
- * {@value #FRAME_TARGET_BYTES} bytes; {@link #flush} ends the current one. Sequencer thread only.
+ * {@link OutboundFrame#GATHERED_PAYLOAD_BYTES} bytes; {@link #flush} ends the current one. Sequencer thread only.
  */
 final class DirectedReplies implements AutoCloseable {
-    /** Replies to one command are cut into frames of about this size. */
-    static final int FRAME_TARGET_BYTES = 64 * 1024;
+    /** The smallest buffer a reply frame starts with. */
     private static final int MIN_FRAME_BYTES = 256;
 
     private final ByteBufAllocator alloc;
@@ -83,7 +82,7 @@ final class DirectedReplies implements AutoCloseable {
     /** The frame for {@code session}, with room for a message of {@code bytes}. */
     private ByteBuf room(Session session, int bytes) {
         assert target == null || target == session : "replies to " + target + " not flushed before " + session;
-        if (frame != null && OutboundFrame.payloadBytes(frame) + bytes > FRAME_TARGET_BYTES) {
+        if (frame != null && OutboundFrame.payloadBytes(frame) + bytes > OutboundFrame.GATHERED_PAYLOAD_BYTES) {
             flush();
         }
         if (frame == null) {

@@ -3,6 +3,7 @@ package io.ringcast.server.internal;
 import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.config.Conflation;
@@ -23,6 +24,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * in a cluster, from an ack of its own after the update). No lock, no copy, no
  * allocation per subscriber beyond Netty's pooled duplicate.
  *
+ * <p><b>Smart batching.</b> Consecutive updates of one drained batch that go to the same sessions
+ * (the same {@link SubscriberSet} instance: {@link SubscriberSets} keeps one per distinct set) form
+ * a <em>run</em>: their messages are copied once into one gathered frame, of at most
+ * {@link OutboundFrame#GATHERED_PAYLOAD_BYTES}, which every session of the run gets as one write and
+ * one WebSocket frame. At low load a batch holds one update and its own frame goes out as it is, so
+ * latency does not rise; as load rises, batches grow and the cost per update falls. A session that
+ * needs each update apart (a compressed frame of its own, or updates held by conflation) gets them
+ * one by one, in the same order. Anything else on the ring (a directed frame, an ack, a conflated
+ * topic's update) ends the run first, so every session's order is the ring's.
+ *
  * <p>When it flushes is the {@link FlushPolicy}: after every write, once per session at the end of
  * each drained batch (the default), or once per session at most {@code flushMaxDelayNs} after its
  * first unflushed write, gathering several batches into one system call.
@@ -34,6 +45,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
 
     final int loopIndex;
     private final EventLoop loop;
+    private final RingBuffer<FanOutEvent> ring;
     private final EventPoller<FanOutEvent> poller;
     private final OutboundLimit outboundLimit;
     private final ServerCounters counters;
@@ -50,11 +62,25 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private int budget;
     private long deliveriesInRun;
     private long bytesInRun;
+    private long framesInRun;
+    /**
+     * The open run's subscribers, or null. Its updates are the events between ring sequences
+     * {@link #runFirst} and {@link #runLast} (all still in this poll) that carry this set: the
+     * others between them had nothing for this loop.
+     */
+    private SubscriberSet runSubscribers;
+    private long runFirst;
+    private long runLast;
+    private int runUpdates;
+    private int runPayloadBytes;
+    /** Whether an update of the open run has a compressed frame: compressed sessions then take them one by one. */
+    private boolean runCompressed;
 
     FanOutPoller(int loopIndex, EventLoop loop, RingBuffer<FanOutEvent> ring, OutboundLimit outboundLimit,
                  FlushPolicy flushPolicy, long flushMaxDelayNs, ServerCounters counters) {
         this.loopIndex = loopIndex;
         this.loop = loop;
+        this.ring = ring;
         this.poller = ring.newPoller();
         ring.addGatingSequences(poller.getSequence());
         this.outboundLimit = outboundLimit;
@@ -79,6 +105,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         try {
             poller.poll(this);
         } catch (Throwable e) {
+            runSubscribers = null; // its slots are no longer ours once poll returned
             FatalErrors.haltIfFatal(e, "fan-out poller " + loopIndex);
             log.error("fan-out poller {} failed", loopIndex, e);
         }
@@ -97,8 +124,10 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             if (deliveriesInRun != 0) {
                 counters.deliveries.add(deliveriesInRun);
                 counters.deliveredBytes.add(bytesInRun);
+                counters.deliveredFrames.add(framesInRun);
                 deliveriesInRun = 0;
                 bytesInRun = 0;
+                framesInRun = 0;
             }
             if (budget <= 0) {
                 wake(); // more may be waiting; continue after the loop's pending I/O
@@ -124,30 +153,120 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
 
     @Override
     public boolean onEvent(FanOutEvent ev, long sequence, boolean endOfBatch) {
-        if (ev.kind == FanOutEvent.UPDATE) {
-            Session[] sessions = ev.subscribers.forLoop(loopIndex);
-            for (Session s : sessions) {
-                if (ev.conflation == Conflation.OFF && s.conflation == null) {
-                    deliver(s, s.compressed && ev.compressedFrame != null ? ev.compressedFrame : ev.frame);
-                } else {
-                    deliverOrHold(s, ev);
-                }
+        if (ev.kind == FanOutEvent.UPDATE && ev.subscribers.forLoop(loopIndex).length == 0
+                && (ev.publisher == null || ev.publisher.loopIndex != loopIndex)) {
+            return endOfBatchOrBudget(endOfBatch); // nothing for this loop: the open run goes on
+        }
+        boolean batchable = ev.kind == FanOutEvent.UPDATE && ev.conflation == Conflation.OFF
+                && ev.subscribers.forLoop(loopIndex).length > 0;
+        int payloadBytes = batchable ? OutboundFrame.payloadBytes(ev.frame) : 0;
+        if (runSubscribers != null && !(batchable && ev.subscribers == runSubscribers
+                && runPayloadBytes + payloadBytes <= OutboundFrame.GATHERED_PAYLOAD_BYTES)) {
+            closeRun();
+        }
+        if (batchable) {
+            if (runSubscribers == null) {
+                runSubscribers = ev.subscribers;
+                runFirst = sequence;
+                runUpdates = 0;
+                runPayloadBytes = 0;
+                runCompressed = false;
             }
-            if (sessions.length > 0 && ev.receivedNanos != 0) {
-                counters.publishToWrite.observe((System.nanoTime() - ev.receivedNanos) / 1e9);
+            runLast = sequence;
+            runUpdates++;
+            runPayloadBytes += payloadBytes;
+            runCompressed |= ev.compressedFrame != null;
+        } else if (ev.kind == FanOutEvent.UPDATE) {
+            for (Session s : ev.subscribers.forLoop(loopIndex)) {
+                deliverOrHold(s, ev);
             }
-            ackIfOfThisLoop(ev);
+            observeAndAck(ev);
         } else if (ev.kind == FanOutEvent.ACK) {
             ackIfOfThisLoop(ev);
         } else if (ev.target.loopIndex == loopIndex) {
-            deliver(ev.target, ev.frame);
+            deliver(ev.target, ev.frame, 1);
         }
-        return --budget > 0;
+        return endOfBatchOrBudget(endOfBatch);
     }
 
-    /** The conflation path: holds the update back when the session must conflate it, else delivers it. */
+    /** Counts the event against the budget; at the end of the drain, writes the open run. Whether to go on. */
+    private boolean endOfBatchOrBudget(boolean endOfBatch) {
+        boolean more = --budget > 0;
+        if (endOfBatch || !more) {
+            closeRun(); // the slots are the ring's again once poll returns
+        }
+        return more;
+    }
+
+    /**
+     * Writes the open run: one frame to each session, gathered when the run holds several updates,
+     * or each update on its own to a session that needs them apart; then the run's acks, after their updates.
+     */
+    private void closeRun() {
+        SubscriberSet set = runSubscribers;
+        if (set == null) {
+            return;
+        }
+        runSubscribers = null;
+        Session[] sessions = set.forLoop(loopIndex);
+        ByteBuf gathered = runUpdates == 1 ? null : gatheredFrame(set, sessions[0].ctx.alloc());
+        ByteBuf frame = gathered != null ? gathered : ring.get(runFirst).frame;
+        try {
+            for (Session s : sessions) {
+                if (s.compressed && runCompressed || s.conflation != null && !s.conflation.isEmpty()) {
+                    for (long q = runFirst; q <= runLast; q++) {
+                        FanOutEvent ev = ring.get(q);
+                        if (ev.subscribers == set) {
+                            deliverOrHold(s, ev);
+                        }
+                    }
+                } else {
+                    deliver(s, frame, runUpdates);
+                }
+            }
+        } finally {
+            if (gathered != null) {
+                gathered.release();
+            }
+        }
+        for (long q = runFirst; q <= runLast; q++) {
+            FanOutEvent ev = ring.get(q);
+            if (ev.subscribers == set) {
+                observeAndAck(ev);
+            }
+        }
+    }
+
+    /** One frame holding the messages of every update of the open run, in order; one reference. */
+    private ByteBuf gatheredFrame(SubscriberSet set, ByteBufAllocator alloc) {
+        ByteBuf gathered = OutboundFrame.allocate(alloc, runPayloadBytes);
+        for (long q = runFirst; q <= runLast; q++) {
+            FanOutEvent ev = ring.get(q);
+            if (ev.subscribers == set) {
+                OutboundFrame.appendPayload(gathered, ev.frame);
+            }
+        }
+        return OutboundFrame.finish(gathered);
+    }
+
+    /** After an update's writes: the latency from its publish (when it went to anyone here) and its ack. */
+    private void observeAndAck(FanOutEvent ev) {
+        if (ev.receivedNanos != 0 && ev.subscribers.forLoop(loopIndex).length > 0) {
+            counters.publishToWrite.observe((System.nanoTime() - ev.receivedNanos) / 1e9);
+        }
+        ackIfOfThisLoop(ev);
+    }
+
+    /**
+     * One update to one session: held back when the session must conflate it, else its own frame
+     * (the compressed one for a session that negotiated compression, where there is one).
+     */
     private void deliverOrHold(Session s, FanOutEvent ev) {
         if (!s.acceptsWrites()) {
+            return;
+        }
+        if (s.conflation == null && ev.conflation == Conflation.OFF) {
+            deliver(s, s.compressed && ev.compressedFrame != null ? ev.compressedFrame : ev.frame, 1);
             return;
         }
         if (s.mustConflate(ev.conflation, ev.topic)) {
@@ -168,7 +287,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             // carries no separate value only when its frame holds the full value, which supersedes the held one
             s.conflation.discard(ev.topic);
         }
-        deliver(s, s.compressed && ev.compressedFrame != null ? ev.compressedFrame : ev.frame);
+        deliver(s, s.compressed && ev.compressedFrame != null ? ev.compressedFrame : ev.frame, 1);
     }
 
     /** Writes held updates of every session of this loop that can take them now. */
@@ -211,17 +330,20 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         int written = s.conflation.drainTo(s);
         if (written > 0) {
             deliveriesInRun += written;
+            framesInRun += written;
             bytesInRun += s.conflation.drainedBytes();
             markDirty(s);
         }
     }
 
-    private void deliver(Session s, ByteBuf frame) {
+    /** Writes {@code frame}, holding {@code updates} updates (or one directed reply), to {@code s}. */
+    private void deliver(Session s, ByteBuf frame, int updates) {
         if (!s.acceptsWrites()) {
             return;
         }
         s.writeShared(frame);
-        deliveriesInRun++;
+        deliveriesInRun += updates;
+        framesInRun++;
         bytesInRun += frame.readableBytes();
         markDirty(s);
         outboundLimit.closeIfOver(s);

@@ -17,6 +17,12 @@ import io.netty.buffer.ByteBufAllocator;
 final class OutboundFrame {
     /** Room reserved for the longest header: 2 bytes plus a 64-bit length. */
     static final int HEADER_RESERVE_BYTES = 10;
+    /**
+     * The largest payload of a frame that gathers several messages (a run of updates, a subscribe's
+     * replies, the replies to one read): small enough for any client, large enough to batch a flood.
+     * A single larger message still travels, in a frame of its own.
+     */
+    static final int GATHERED_PAYLOAD_BYTES = 64 * 1024;
     private static final int FIN_BINARY = 0x82;
     /** FIN, RSV1 (the permessage-deflate "compressed" bit), binary. */
     private static final int FIN_RSV1_BINARY = 0xC2;
@@ -34,6 +40,11 @@ final class OutboundFrame {
     /** Bytes of payload written so far into a buffer from {@link #allocate}. */
     static int payloadBytes(ByteBuf frame) {
         return frame.writerIndex() - HEADER_RESERVE_BYTES;
+    }
+
+    /** Appends the payload (the messages) of {@code frame}, made by {@link #allocate}, to {@code gathered}. */
+    static void appendPayload(ByteBuf gathered, ByteBuf frame) {
+        gathered.writeBytes(frame, HEADER_RESERVE_BYTES, payloadBytes(frame));
     }
 
     /** Writes the WebSocket header in front of the payload; the buffer then holds exactly one frame. */

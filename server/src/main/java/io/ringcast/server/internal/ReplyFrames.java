@@ -14,8 +14,6 @@ import io.netty.channel.ChannelHandlerContext;
  * <p>Thread contract: the session's event loop only (asserted).
  */
 final class ReplyFrames {
-    /** A gathered frame's largest payload: small enough for any client, large enough to batch a flood. */
-    static final int MAX_PAYLOAD_BYTES = 64 * 1024;
     private static final int INITIAL_PAYLOAD_BYTES = 256;
 
     private final ChannelHandlerContext ctx;
@@ -25,7 +23,7 @@ final class ReplyFrames {
     /** @param maxFrameBytes {@code limits.maxFrameBytes}: no reply frame is larger */
     ReplyFrames(ChannelHandlerContext ctx, int maxFrameBytes) {
         this.ctx = ctx;
-        this.maxPayloadBytes = Math.min(MAX_PAYLOAD_BYTES, maxFrameBytes - OutboundFrame.HEADER_RESERVE_BYTES);
+        this.maxPayloadBytes = Math.min(OutboundFrame.GATHERED_PAYLOAD_BYTES, maxFrameBytes - OutboundFrame.HEADER_RESERVE_BYTES);
     }
 
     /** Where to write one more reply of about {@code bytes}: the open frame, or a new one. */

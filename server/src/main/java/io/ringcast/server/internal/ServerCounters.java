@@ -23,6 +23,8 @@ public final class ServerCounters {
     private volatile int topics;
     final AtomicInteger sessions = new AtomicInteger();
     final LongAdder deliveries = new LongAdder();
+    /** The WebSocket frames that carried {@link #deliveries}: fewer where a run of updates shared one. */
+    final LongAdder deliveredFrames = new LongAdder();
     /** Bytes of the frames counted in {@link #deliveries}, as written to the sockets (headers included). */
     final LongAdder deliveredBytes = new LongAdder();
     final LongAdder slowConsumerDisconnects = new LongAdder();
@@ -156,6 +158,10 @@ public final class ServerCounters {
 
     public long deliveries() {
         return deliveries.sum();
+    }
+
+    public long deliveredFrames() {
+        return deliveredFrames.sum();
     }
 
     public long deliveredBytes() {

@@ -20,6 +20,7 @@ final class Subscriptions {
     private final TopicTree tree;
     private final SelectorIndex index = new SelectorIndex();
     private final DirectedReplies replies;
+    private final SubscriberSets sets;
     private final int loops;
     /**
      * In a cluster a client may resume on a node that has not applied yet what another node showed
@@ -36,6 +37,7 @@ final class Subscriptions {
         this.tree = tree;
         this.replies = replies;
         this.loops = loops;
+        this.sets = new SubscriberSets(loops);
         this.clusterMode = clusterMode;
     }
 
@@ -80,7 +82,7 @@ final class Subscriptions {
             }
             return;
         }
-        topic.subscribers = topic.subscribers.with(session);
+        sets.add(topic, session);
         session.topics.add(topic);
         replies.topic(session, topic);
         if (resumeFrom == null) {
@@ -151,7 +153,7 @@ final class Subscriptions {
                     return;
                 }
             }
-            topic.subscribers = topic.subscribers.without(session);
+            sets.remove(topic, session);
             session.topics.remove(topic);
         });
     }
@@ -159,7 +161,7 @@ final class Subscriptions {
     /** The session is gone: it leaves every topic and the index. */
     void sessionClosed(Session session) {
         for (Topic topic : session.topics) {
-            topic.subscribers = topic.subscribers.without(session);
+            sets.remove(topic, session);
         }
         session.topics.clear();
         for (Map.Entry<Integer, Selector> s : session.subscriptions.entrySet()) {
@@ -169,11 +171,11 @@ final class Subscriptions {
     }
 
     /**
-     * The subscribers of a topic being created: every session with a matching subscription that
+     * Gives a topic being created its subscribers: every session with a matching subscription that
      * may read it, each once. Sessions that had resumed its path from an earlier server are kept
      * apart for {@link #resetResumed}.
      */
-    SubscriberSet subscribersOfNew(Topic topic) {
+    void subscribeNew(Topic topic) {
         long mark = ++visitCounter;
         index.forEachMatch(topic.segments, (session, subscriptionId) -> {
             if (session.visitMark == mark || !session.permissions.mayRead(topic.segments)) {
@@ -188,9 +190,8 @@ final class Subscriptions {
             }
         });
         // one pass: adding sessions one by one would copy the set once per session, O(n^2)
-        SubscriberSet set = SubscriberSet.of(matchedSessions, loops);
+        sets.assign(topic, matchedSessions);
         matchedSessions.clear();
-        return set;
     }
 
     /**
@@ -203,7 +204,7 @@ final class Subscriptions {
             replies.topic(s, topic);
             replies.snapshot(s, 0, topic, UpdateFlags.GAP, value, valueIndex, valueLength);
             replies.flush();
-            topic.subscribers = topic.subscribers.with(s);
+            sets.add(topic, s);
         }
         resettingSessions.clear();
     }

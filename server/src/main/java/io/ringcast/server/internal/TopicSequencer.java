@@ -174,7 +174,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private Topic createTopic(String path, String[] segments) {
         Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(fanOut.loops()), historyLength,
                 features.resolve(segments));
-        topic.subscribers = subscriptions.subscribersOfNew(topic);
+        subscriptions.subscribeNew(topic);
         tree.add(topic);
         counters.topics(tree.size());
         return topic;

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import static io.ringcast.server.internal.DirectedReplies.FRAME_TARGET_BYTES;
+import static io.ringcast.server.internal.OutboundFrame.GATHERED_PAYLOAD_BYTES;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -63,7 +63,7 @@ class DirectedRepliesTest {
 
             Map<Integer, Integer> frames = frameSizes(got);
             assertThat(frames).as("about 150 kB of replies").hasSizeGreaterThanOrEqualTo(3);
-            assertThat(frames.values()).allSatisfy(bytes -> assertThat(bytes).isLessThanOrEqualTo(FRAME_TARGET_BYTES));
+            assertThat(frames.values()).allSatisfy(bytes -> assertThat(bytes).isLessThanOrEqualTo(GATHERED_PAYLOAD_BYTES));
             assertThat(frames.values().stream().mapToInt(Integer::intValue).sum())
                     .as("the frames hold these messages and nothing else")
                     .isEqualTo(got.stream().mapToInt(Received::wireBytes).sum());
@@ -72,7 +72,7 @@ class DirectedRepliesTest {
                 Received m = got.get(i);
                 if (m.frame() != previous.frame()) {
                     assertThat(previous.frameBytes() + m.wireBytes()).as("frame %d was cut only when full", previous.frame())
-                            .isGreaterThan(FRAME_TARGET_BYTES);
+                            .isGreaterThan(GATHERED_PAYLOAD_BYTES);
                 }
             }
         }
@@ -81,7 +81,7 @@ class DirectedRepliesTest {
     @Test
     void aReplyMessageLargerThanTheTargetGoesInAFrameOfItsOwn() {
         try (EmbeddedNode node = new EmbeddedNode()) {
-            String large = "x".repeat(FRAME_TARGET_BYTES + 1000);
+            String large = "x".repeat(GATHERED_PAYLOAD_BYTES + 1000);
             node.publish(null, 0, "large", large);
             Session sub = node.session(0);
             node.subscribe(sub, 1, "large");

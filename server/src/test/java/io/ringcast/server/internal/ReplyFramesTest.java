@@ -57,7 +57,7 @@ class ReplyFramesTest {
             s.channel.flush();
 
             List<Frame> frames = s.frames();
-            int perFrame = ReplyFrames.MAX_PAYLOAD_BYTES / PONG_BYTES;
+            int perFrame = OutboundFrame.GATHERED_PAYLOAD_BYTES / PONG_BYTES;
             assertThat(frames).extracting(f -> f.messages().size()).containsExactly(perFrame, 10_000 - perFrame);
             assertThat(frames.get(0).wireBytes()).isEqualTo(4 + perFrame * PONG_BYTES);
             List<String> all = new ArrayList<>();

@@ -57,6 +57,38 @@ class TopicSequencerTest {
     }
 
     @Test
+    void updatesOfManyTopicsForTheSameSubscribersLeaveInOneFramePerSession() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            Session a = node.session(0);
+            Session b = node.session(1);
+            Session other = node.session(1);
+            node.subscribe(a, 1, "x/#");
+            node.publish(null, 0, "x/1", "v0");
+            node.subscribe(b, 1, "x/#"); // joins x/1, then x/2 is created for both: one set
+            node.subscribe(other, 1, "y");
+            node.publish(null, 0, "x/2", "v0");
+            node.publish(null, 0, "y", "v0");
+            node.received(a);
+            node.received(b);
+            node.received(other);
+
+            for (int i = 1; i <= 2; i++) {
+                node.publish(null, 0, "x/1", "one" + i);
+                node.publish(null, 0, "y", "y" + i); // for a session of loop 1 only
+                node.publish(null, 0, "x/2", "two" + i);
+            }
+
+            List<Received> toA = node.received(a);
+            assertThat(toA).extracting(Received::text).containsExactly("one1", "two1", "one2", "two2");
+            assertThat(toA).extracting(Received::frame).as("loop 0 has nothing of y: one frame").containsOnly(0);
+            assertThat(node.received(b)).extracting(Received::text, Received::frame).as("y's updates end b's runs")
+                    .containsExactly(tuple("one1", 0), tuple("two1", 1), tuple("one2", 1), tuple("two2", 2));
+            assertThat(node.received(other)).extracting(Received::text, Received::frame)
+                    .containsExactly(tuple("y1", 0), tuple("y2", 1));
+        }
+    }
+
+    @Test
     void aNewTopicIsDefinedInTheFrameOfItsFirstUpdate() {
         try (EmbeddedNode node = new EmbeddedNode()) {
             Session sub = node.session(1);

@@ -1,0 +1,92 @@
+package io.ringcast.server.internal;
+
+import java.util.HashMap;
+import java.util.List;
+
+/**
+ * One instance of each distinct {@link SubscriberSet} the topics have, and the only code that
+ * changes a topic's set. Topics with the same subscribers share one set: a {@link FanOutPoller}
+ * then sees by identity that consecutive updates of different topics go to the same sessions and
+ * writes them to each session in one frame, and a thousand topics under one {@code #} hold one
+ * array of their subscribers, not a thousand.
+ *
+ * <p>A set leaves the table when no topic has it any more. A session subscribing to {@code #}
+ * changes every topic's set the same way, so each set remembers its last addition and removal
+ * ({@link SubscriberSet#memoAdded}): the first topic builds the new set, the others reuse it.
+ *
+ * <p>Thread contract: the sequencer thread only.
+ */
+final class SubscriberSets {
+    private final HashMap<SubscriberSet, SubscriberSet> canonical = new HashMap<>();
+    private final SubscriberSet empty;
+
+    SubscriberSets(int loops) {
+        this.empty = SubscriberSet.empty(loops);
+    }
+
+    /** The empty set, a new topic's until {@link #assign}. */
+    SubscriberSet empty() {
+        return empty;
+    }
+
+    /** The number of distinct non-empty sets the topics have. */
+    int distinct() {
+        return canonical.size();
+    }
+
+    /** Adds {@code session} to {@code topic}'s subscribers. */
+    void add(Topic topic, Session session) {
+        SubscriberSet from = topic.subscribers;
+        SubscriberSet to;
+        if (from.memoAdded == session && from.memoAddedResult.uses > 0) {
+            to = from.memoAddedResult;
+        } else {
+            to = intern(from.with(session));
+            from.memoAdded = session;
+            from.memoAddedResult = to;
+        }
+        move(topic, to);
+    }
+
+    /** Removes {@code session} from {@code topic}'s subscribers. */
+    void remove(Topic topic, Session session) {
+        SubscriberSet from = topic.subscribers;
+        SubscriberSet to;
+        if (from.memoRemoved == session && (from.memoRemovedResult.uses > 0 || from.memoRemovedResult == empty)) {
+            to = from.memoRemovedResult;
+        } else {
+            to = intern(from.without(session));
+            from.memoRemoved = session;
+            from.memoRemovedResult = to;
+        }
+        move(topic, to);
+    }
+
+    /** Gives {@code topic} exactly these (distinct) sessions. */
+    void assign(Topic topic, List<Session> sessions) {
+        move(topic, sessions.isEmpty() ? empty : intern(SubscriberSet.of(sessions, empty.loops())));
+    }
+
+    private SubscriberSet intern(SubscriberSet set) {
+        if (set.size() == 0) {
+            return empty;
+        }
+        SubscriberSet existing = canonical.putIfAbsent(set, set);
+        return existing == null ? set : existing;
+    }
+
+    private void move(Topic topic, SubscriberSet to) {
+        SubscriberSet from = topic.subscribers;
+        if (from == to) {
+            return;
+        }
+        if (to != empty) {
+            to.uses++;
+        }
+        // a topic made outside this table (tests) starts with a set of its own, counted nowhere
+        if (from != empty && from.size() > 0 && --from.uses == 0) {
+            canonical.remove(from);
+        }
+        topic.subscribers = to;
+    }
+}
