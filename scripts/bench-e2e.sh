@@ -6,16 +6,23 @@
 # older than the sources. Every run checks loss, duplicates and order; the script fails (exit 1) when
 # any run was not clean, never because of a speed. See docs/benchmarks-load.md.
 #
-# Usage: scripts/bench-e2e.sh [--toggles] [--quick]
+# Usage: scripts/bench-e2e.sh [--toggles | --fanout] [--quick]
 #   (none)     the flush-policy set, about 15 minutes on 2 cores: 1,000 topics of 200 B, selector '#';
 #              end-of-batch: 10 subscribers at 10,000/s, 100 at 1,000/s, 1,000 at 10/s and at 1/s;
 #              every policy: 100 subscribers at 1,000/s and the sweep at 100 subscribers
 #   --toggles  the features set, about 10 minutes: 100 subscribers, JSON-like 200 B values (only
 #              the 28-byte header changes between two values of a topic) against a server with
 #              every toggle off, each one on alone, and all on; a run at 500/s and a sweep each
+#   --fanout   the peers' workload of the fan-out issue: 1,000 topics of 200 B, ONE paced publisher,
+#              every subscriber on '#', the server's defaults: 10 subscribers at 10,000/s, 100 at
+#              5,000/s and 10,000/s, 1,000 at 1,000/s, then sweeps at 100 and at 1,000 subscribers;
+#              with BASE_JAR, every point runs against that server jar too (a build of an earlier
+#              commit), alternating with this one, so before and after come from one run (about 25
+#              minutes with BASE_JAR on 2 cores, half without)
 #   --quick    the same shape with 2 s runs and a short sweep, to check the script (about 2 minutes)
-# Environment: PORT (default 18080), OUT (default load-results/e2e or load-results/toggles),
-#              MAX_DELAY_US (default 200).
+# Environment: PORT (default 18080), OUT (default load-results/e2e, load-results/toggles or
+#              load-results/fanout), MAX_DELAY_US (default 200), BASE_JAR (--fanout: the server jar
+#              to compare with), SERVER_JAVA_OPTS (JVM options of every server started).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/machine.sh
@@ -27,11 +34,18 @@ for arg in "$@"; do
   case $arg in
     --quick) quick=true ;;
     --toggles) set_name=toggles ;;
+    --fanout) set_name=fanout ;;
     *) echo "unknown option: $arg (see the usage at the top of $0)"; exit 2 ;;
   esac
 done
 port=${PORT:-18080}
-if [ "$set_name" = toggles ]; then out=${OUT:-load-results/toggles}; else out=${OUT:-load-results/e2e}; fi
+case $set_name in
+  toggles) out=${OUT:-load-results/toggles} ;;
+  fanout) out=${OUT:-load-results/fanout} ;;
+  *) out=${OUT:-load-results/e2e} ;;
+esac
+base_jar=${BASE_JAR:-}
+if [ -n "$base_jar" ] && [ ! -f "$base_jar" ]; then echo "BASE_JAR: no such file: $base_jar"; exit 2; fi
 max_delay_us=${MAX_DELAY_US:-200}
 
 server_jar=server/target/ringcast-server.jar
@@ -52,6 +66,13 @@ fi
 if [ "$set_name" = toggles ] && ! $quick; then
   sweep=(--sweep --sweep-start 250 --sweep-step 250 --sweep-max 8000 --duration 8s --warmup 3s)
 fi
+if [ "$set_name" = fanout ] && ! $quick; then
+  run_time=(--duration 15s --warmup 10s) # the issue's harness warmed the JIT up for 10 s
+  sweep=(--sweep --sweep-start 2500 --sweep-step 2500 --sweep-max 50000 --duration 8s --warmup 4s)
+  sweep_1000=(--sweep --sweep-start 250 --sweep-step 250 --sweep-max 5000 --duration 8s --warmup 4s)
+else
+  sweep_1000=("${sweep[@]}")
+fi
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -63,12 +84,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start_server NAME YAML: a fresh server with that config (host and port added); waits until it listens
+# start_server NAME YAML [JAR]: a fresh server with that config (host and port added), of this
+# build's jar or JAR; waits until it listens
 start_server() {
   local policy=$1
+  local jar=${3:-$server_jar}
   # the generator's clients are anonymous: let them use every topic
   printf 'server:\n  host: 127.0.0.1\n  port: %s\nsecurity:\n  anonymousRoles: ["everything"]\n  roles:\n    - name: "everything"\n      subscribe: ["#"]\n      publish: ["#"]\n%s' "$port" "$2" > "$work/$policy.yaml"
-  java -jar "$server_jar" --config "$work/$policy.yaml" > "$out/$policy/server.log" 2>&1 &
+  # shellcheck disable=SC2086 # SERVER_JAVA_OPTS is a list of options
+  java ${SERVER_JAVA_OPTS:-} -jar "$jar" --config "$work/$policy.yaml" > "$out/$policy/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 300); do
     if grep -q 'Ringcast listening on' "$out/$policy/server.log"; then return 0; fi
@@ -96,7 +120,27 @@ bench() {
 
 machine_info "$($quick && echo quick || echo full)" > "$out/machine.txt"
 
-if [ "$set_name" = flush ]; then
+if [ "$set_name" = fanout ]; then
+  variants=(current)
+  [ -n "$base_jar" ] && variants=(base current)
+  # point ARGS...: one generator run per variant, each against a fresh server of its jar
+  point() {
+    for variant in "${variants[@]}"; do
+      mkdir -p "$out/$variant"
+      local jar=$server_jar
+      [ "$variant" = base ] && jar=$base_jar
+      start_server "$variant" "" "$jar"
+      bench "$variant" --publishers 1 --server-pids "$server_pid" "$@"
+      stop_server
+    done
+  }
+  point --subscribers 10 --rate 10000 "${run_time[@]}"
+  point --subscribers 100 --rate 5000 "${run_time[@]}"
+  point --subscribers 100 --rate 10000 "${run_time[@]}"
+  point --subscribers 1000 --rate 1000 "${run_time[@]}"
+  point --subscribers 100 "${sweep[@]}"
+  point --subscribers 1000 "${sweep_1000[@]}"
+elif [ "$set_name" = flush ]; then
   for policy in end-of-batch immediate max-delay; do
     mkdir -p "$out/$policy"
     start_server "$policy" "$(printf 'pipeline:\n  flushPolicy: %s\n  flushMaxDelayUs: %s\n' "$policy" "$max_delay_us")"

@@ -59,8 +59,9 @@ public final class LoadReport {
         if (!runs.isEmpty()) {
             md.append("| set | subscribers | offered/s | achieved/s | deliveries/s | p50 ms | p90 ms | p99 ms"
                             + " | p99.9 ms | max ms | lost / dup / out of order | conflated | wire B/delivery"
-                            + " | generator CPU (of 1 core) |\n")
-                    .append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: | ---: |\n");
+                            + " | frames/delivery | server CPU ns/delivery | server peak RSS MB | generator CPU (of 1 core) |\n")
+                    .append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: "
+                            + "| ---: | ---: | ---: | ---: |\n");
             runs.forEach(md::append);
             md.append('\n');
         }
@@ -77,16 +78,24 @@ public final class LoadReport {
         JsonNode latency = r.get("latencyMs");
         JsonNode correctness = r.get("correctness");
         JsonNode wire = r.get("wire");
-        String wireBytes = wire != null && wire.path("known").asBoolean()
-                ? String.format(Locale.ROOT, "%.1f", wire.get("bytesPerDelivery").asDouble()) : "n/a";
+        boolean wireKnown = wire != null && wire.path("known").asBoolean();
+        String wireBytes = wireKnown ? String.format(Locale.ROOT, "%.1f", wire.get("bytesPerDelivery").asDouble()) : "n/a";
+        String frames = wireKnown && wire.has("framesPerDelivery")
+                ? String.format(Locale.ROOT, "%.3f", wire.get("framesPerDelivery").asDouble()) : "n/a";
+        JsonNode server = r.path("serverCpu");
+        String cpuPerDelivery = server.path("cpuNsPerDelivery").asDouble(-1) > 0
+                ? String.format(Locale.ROOT, "%.0f", server.get("cpuNsPerDelivery").asDouble()) : "n/a";
+        String rss = server.path("peakRssBytes").asLong(-1) > 0
+                ? String.format(Locale.ROOT, "%.0f", server.get("peakRssBytes").asLong() / 1048576.0) : "n/a";
         return String.format(Locale.ROOT, "| %s | %,d | %,d | %,.0f | %,.0f | %.2f | %.2f | %.2f | %.2f | %.2f"
-                        + " | %d / %d / %d | %,d | %s | %.0f%% |%n", set, r.at("/spec/subscribers").asInt(),
+                        + " | %d / %d / %d | %,d | %s | %s | %s | %s | %.0f%% |%n", set, r.at("/spec/subscribers").asInt(),
                 r.at("/publishes/offeredPerSecond").asInt(), r.at("/publishes/achievedPerSecond").asDouble(),
                 r.at("/deliveries/perSecond").asDouble(), latency.get("p50").asDouble(),
                 latency.get("p90").asDouble(), latency.get("p99").asDouble(), latency.get("p999").asDouble(),
                 latency.get("max").asDouble(), correctness.get("lost").asLong(),
                 correctness.get("duplicated").asLong(), correctness.get("outOfOrder").asLong(),
-                correctness.path("conflated").asLong(), wireBytes, r.at("/cpu/percentOfOneCore").asDouble());
+                correctness.path("conflated").asLong(), wireBytes, frames, cpuPerDelivery, rss,
+                r.at("/cpu/percentOfOneCore").asDouble());
     }
 
     private static String sweepRow(String set, JsonNode s) {

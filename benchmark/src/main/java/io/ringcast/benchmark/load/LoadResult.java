@@ -58,9 +58,12 @@ record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec s
      * @param deliveriesPerCoreSecond  deliveries over the same time (the servers' own count when
      *                                 {@code wire} is known, else the measured deliveries) per CPU second
      *                                 of the servers: the figure to set beside deliveries per vCPU
+     * @param cpuNsPerDelivery         the same the other way round: the servers' CPU nanoseconds per delivery
+     * @param peakRssBytes             the servers' peak resident memory ({@code VmHWM}, summed), at the
+     *                                 end of the run; -1 when unknown
      */
     record ServerCpu(List<Long> pids, boolean known, long cpuMs, long wallMs, double coresUsed,
-                     double deliveriesPerCoreSecond) {
+                     double deliveriesPerCoreSecond, double cpuNsPerDelivery, long peakRssBytes) {
     }
 
     /**
@@ -68,18 +71,22 @@ record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec s
      * deltas and compression), between the start of the measured window and the end of the drain.
      *
      * @param known              false when a server's {@code /health} did not answer (then the rest is 0)
-     * @param deliveries         frames the servers wrote to sessions
+     * @param deliveries         updates (and replies) the servers wrote to sessions
+     * @param frames             the WebSocket frames they took: fewer where updates shared a frame
      * @param bytes              their bytes
      * @param bytesPerDelivery   {@code bytes / deliveries}
+     * @param framesPerDelivery  {@code frames / deliveries}: 1 for a frame per update, falling as they are batched
      */
-    record Wire(boolean known, long deliveries, long bytes, double bytesPerDelivery) {
+    record Wire(boolean known, long deliveries, long frames, long bytes, double bytesPerDelivery,
+                double framesPerDelivery) {
         static Wire between(ServerProbe.Totals before, ServerProbe.Totals after) {
             if (!before.known() || !after.known() || after.deliveries() <= before.deliveries()) {
-                return new Wire(false, 0, 0, 0);
+                return new Wire(false, 0, 0, 0, 0, 0);
             }
             long n = after.deliveries() - before.deliveries();
+            long f = after.frames() - before.frames();
             long b = after.deliveredBytes() - before.deliveredBytes();
-            return new Wire(true, n, b, LoadRun.round((double) b / n, 1));
+            return new Wire(true, n, f, b, LoadRun.round((double) b / n, 1), LoadRun.round((double) f / n, 3));
         }
     }
 

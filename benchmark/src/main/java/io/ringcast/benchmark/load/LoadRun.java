@@ -355,7 +355,9 @@ final class LoadRun {
             serverCpu = new LoadResult.ServerCpu(spec.serverPids(), serverCpuNs >= 0,
                     serverCpuNs < 0 ? -1 : serverCpuNs / 1_000_000, wallNs / 1_000_000,
                     serverCpuNs < 0 ? -1 : round((double) serverCpuNs / wallNs, 3),
-                    serverCpuNs <= 0 ? -1 : round(served / (serverCpuNs / 1e9), 0));
+                    serverCpuNs <= 0 ? -1 : round(served / (serverCpuNs / 1e9), 0),
+                    serverCpuNs <= 0 || served == 0 ? -1 : round((double) serverCpuNs / served, 1),
+                    ProcessCpu.peakRssBytes(spec.serverPids()));
         }
         return new LoadResult(spec.scenario(), startedAt, machine, spec, pub, del, lat, cor, cpu, wire,
                 pauses(publishers, tallies, endNs), serverCpu);

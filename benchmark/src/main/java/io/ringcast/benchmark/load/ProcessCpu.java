@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * CPU time used by processes: this JVM's, from {@code com.sun.management.OperatingSystemMXBean}
@@ -35,15 +36,40 @@ final class ProcessCpu {
      * when any of them cannot be read (not Linux, or a process gone: a killed node).
      */
     static long cpuTimeNs(List<Long> pids) {
-        long ticks = 0;
+        long ticks = sumOverProcesses(pids, "stat", ProcessCpu::ticksOf);
+        return ticks < 0 ? -1 : ticks * NS_PER_TICK;
+    }
+
+    /**
+     * The peak resident memory ({@code VmHWM} of {@code /proc/<pid>/status}) of the processes
+     * {@code pids} together, in bytes, or -1 when any of them cannot be read.
+     */
+    static long peakRssBytes(List<Long> pids) {
+        long kb = sumOverProcesses(pids, "status", ProcessCpu::peakRssKbOf);
+        return kb < 0 ? -1 : kb * 1024;
+    }
+
+    /** The sum of what {@code read} makes of each process's {@code /proc/<pid>/<file>}, or -1 if one cannot be read. */
+    private static long sumOverProcesses(List<Long> pids, String file, ToLongFunction<String> read) {
+        long total = 0;
         for (long pid : pids) {
             try {
-                ticks += ticksOf(Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII));
+                total += read.applyAsLong(Files.readString(Path.of("/proc", Long.toString(pid), file), StandardCharsets.US_ASCII));
             } catch (IOException | RuntimeException e) {
                 return -1;
             }
         }
-        return ticks * NS_PER_TICK;
+        return total;
+    }
+
+    /** The {@code VmHWM:} line of a {@code /proc/<pid>/status} text, in kB. */
+    static long peakRssKbOf(String status) {
+        for (String line : status.split("\n")) {
+            if (line.startsWith("VmHWM:")) {
+                return Long.parseLong(line.substring("VmHWM:".length()).replace("kB", "").trim());
+            }
+        }
+        throw new IllegalArgumentException("no VmHWM line");
     }
 
     /**

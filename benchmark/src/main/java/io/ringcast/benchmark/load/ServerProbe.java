@@ -19,8 +19,12 @@ import java.util.List;
  * One thread.
  */
 final class ServerProbe {
-    /** Server-side totals summed over every node; {@code known} false when a node did not answer. */
-    record Totals(boolean known, long deliveries, long deliveredBytes) {
+    /**
+     * Server-side totals summed over every node; {@code known} false when a node did not answer.
+     * {@code frames}: the WebSocket frames that carried the deliveries (a server from before
+     * {@code deliveredFrames} existed wrote one frame per delivery).
+     */
+    record Totals(boolean known, long deliveries, long frames, long deliveredBytes) {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,6 +40,7 @@ final class ServerProbe {
 
     Totals read() {
         long deliveries = 0;
+        long frames = 0;
         long bytes = 0;
         for (URI url : healthUrls) {
             try {
@@ -43,17 +48,18 @@ final class ServerProbe {
                         HttpResponse.BodyHandlers.ofByteArray());
                 JsonNode body = JSON.readTree(r.body());
                 if (r.statusCode() != 200 || !body.has("deliveredBytes")) {
-                    return new Totals(false, 0, 0);
+                    return new Totals(false, 0, 0, 0);
                 }
                 deliveries += body.get("deliveries").asLong();
+                frames += body.path("deliveredFrames").asLong(body.get("deliveries").asLong());
                 bytes += body.get("deliveredBytes").asLong();
             } catch (IOException e) {
-                return new Totals(false, 0, 0);
+                return new Totals(false, 0, 0, 0);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return new Totals(false, 0, 0);
+                return new Totals(false, 0, 0, 0);
             }
         }
-        return new Totals(true, deliveries, bytes);
+        return new Totals(true, deliveries, frames, bytes);
     }
 }

@@ -34,8 +34,9 @@ final class Summary {
                         + " (subscriber %d)%n", pauses.longestAckGapMs(), pauses.ackGapPublisher(),
                 pauses.longestDeliveryGapMs(), pauses.deliveryGapSubscriber());
         if (r.wire() != null && r.wire().known()) {
-            out.printf("  wire         %,.1f bytes per delivery written by the server(s) (%,d frames)%n",
-                    r.wire().bytesPerDelivery(), r.wire().deliveries());
+            out.printf("  wire         %,.1f bytes and %.3f WebSocket frames per delivery written by the server(s)"
+                            + " (%,d deliveries in %,d frames)%n", r.wire().bytesPerDelivery(), r.wire().framesPerDelivery(),
+                    r.wire().deliveries(), r.wire().frames());
         }
         if (!c.clean() && c.worstSubscriber() != null) {
             SubscriberCounts w = c.worstSubscriber();
@@ -49,9 +50,11 @@ final class Summary {
                 s.embedded() ? " (server included: embedded)" : "", r.machine().loadAverage());
         LoadResult.ServerCpu sc = r.serverCpu();
         if (sc != null) {
-            out.printf("  servers      %s%n", sc.known() ? String.format("CPU %.2f cores (%,d ms in %,d ms), %,.0f"
-                    + " deliveries per server CPU second", sc.coresUsed(), sc.cpuMs(), sc.wallMs(),
-                    sc.deliveriesPerCoreSecond()) : "CPU unknown: a process of " + sc.pids() + " could not be read");
+            out.printf("  servers      %s; peak RSS %s%n", sc.known() ? String.format("CPU %.2f cores (%,d ms in %,d ms), %,.0f"
+                    + " deliveries per server CPU second, %,.0f ns of server CPU per delivery", sc.coresUsed(), sc.cpuMs(),
+                    sc.wallMs(), sc.deliveriesPerCoreSecond(), sc.cpuNsPerDelivery())
+                    : "CPU unknown: a process of " + sc.pids() + " could not be read",
+                    sc.peakRssBytes() < 0 ? "unknown" : String.format("%,d MB", sc.peakRssBytes() >> 20));
         }
     }
 
@@ -62,7 +65,9 @@ final class Summary {
                 r.latencyMs().max(), r.correctness().lost(), r.correctness().duplicated(),
                 r.correctness().outOfOrder(), r.cpu().percentOfOneCore())
                 + (r.serverCpu() != null && r.serverCpu().known() ? String.format("  servers %.2f cores, %,.0f"
-                + " deliveries/CPU s", r.serverCpu().coresUsed(), r.serverCpu().deliveriesPerCoreSecond()) : "");
+                + " deliveries/CPU s, %,.0f ns/delivery", r.serverCpu().coresUsed(), r.serverCpu().deliveriesPerCoreSecond(),
+                r.serverCpu().cpuNsPerDelivery()) : "")
+                + (r.wire() != null && r.wire().known() ? String.format("  frames/delivery %.3f", r.wire().framesPerDelivery()) : "");
     }
 
     static void printSweep(PrintWriter out, SweepResult s) {

@@ -78,10 +78,15 @@ class LoadGeneratorTest {
             // the server's own count of what it wrote: a 200-byte value, its UPDATE header and the frame header
             assertThat(result.get("wire").get("known").asBoolean()).isTrue();
             assertThat(result.get("wire").get("bytesPerDelivery").asDouble()).isBetween(200.0, 240.0);
-            // the server is in this process: its CPU is this process's, read from /proc
+            // updates waiting together for a session may share a frame: at most one frame a delivery
+            assertThat(result.get("wire").get("framesPerDelivery").asDouble()).isGreaterThan(0.0).isLessThanOrEqualTo(1.0);
+            assertThat(result.get("wire").get("frames").asLong()).isPositive();
+            // the server is in this process: its CPU and memory are this process's, read from /proc
             JsonNode serverCpu = result.get("serverCpu");
             assertThat(serverCpu.get("known").asBoolean()).isTrue();
             assertThat(serverCpu.get("deliveriesPerCoreSecond").asDouble()).isPositive();
+            assertThat(serverCpu.get("cpuNsPerDelivery").asDouble()).isPositive();
+            assertThat(serverCpu.get("peakRssBytes").asLong()).isGreaterThan(10L << 20);
             // a steady run pauses for about the time between two publishes, never for nothing
             assertThat(result.get("pauses").get("longestAckGapMs").asDouble()).isPositive();
             assertThat(result.get("pauses").get("longestDeliveryGapMs").asDouble()).isPositive();

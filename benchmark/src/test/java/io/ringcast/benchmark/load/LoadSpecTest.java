@@ -60,6 +60,14 @@ class LoadSpecTest {
     }
 
     @Test
+    void processMemoryIsThePeakResidentSetOfProcStatus() {
+        String status = "Name:\tjava\nVmPeak:\t 9000000 kB\nVmHWM:\t  523456 kB\nVmRSS:\t  400000 kB\n";
+        assertThat(ProcessCpu.peakRssKbOf(status)).isEqualTo(523_456);
+        assertThat(ProcessCpu.peakRssBytes(List.of(ProcessHandle.current().pid()))).isGreaterThan(10L << 20);
+        assertThat(ProcessCpu.peakRssBytes(List.of(ProcessHandle.current().pid(), Long.MAX_VALUE))).isEqualTo(-1);
+    }
+
+    @Test
     void durationsReadShortAndIsoForms() {
         DurationConverter c = new DurationConverter();
         assertThat(c.convert("500ms")).isEqualTo(Duration.ofMillis(500));
