@@ -81,8 +81,6 @@ final class Session {
     // ---- sequencer fields (ringcast-sequencer)
     /** Open subscriptions by id. */
     final Map<Integer, Selector> subscriptions = new HashMap<>();
-    /** Topics this session currently receives (it is in each one's {@link SubscriberSet}). */
-    final Set<Topic> topics = new HashSet<>();
     /**
      * Resume positions the client sent for topics this server did not have (a server restarted
      * without its state): when such a topic is created, its numbering starts again below what the

@@ -200,6 +200,31 @@ class SubscriptionsTest {
     }
 
     @Test
+    void aClosedSessionLeavesEveryTopicOfItsOverlappingSubscriptionsAndTheOthersKeepTheirs() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "a/b", "1");
+            Session gone = node.session(0);
+            Session stays = node.session(0);
+            node.subscribe(gone, 1, "a/#");
+            node.subscribe(gone, 2, "a/b");
+            node.subscribe(gone, 3, "+/c");
+            node.subscribe(stays, 1, "#");
+            node.publish(null, 0, "a/c", "1");
+            node.publish(null, 0, "x/c", "1");
+            node.received(gone);
+            node.received(stays);
+
+            node.closeSession(gone);
+            for (String path : new String[] {"a/b", "a/c", "x/c"}) {
+                node.publish(null, 0, path, "2");
+            }
+
+            assertThat(node.received(gone)).isEmpty();
+            assertThat(node.received(stays)).extracting(Received::sequence).containsExactly(2L, 2L, 2L);
+        }
+    }
+
+    @Test
     void aSessionThatUnsubscribedAndSubscribesAgainIsToldTheTopicAndValueAgain() {
         try (EmbeddedNode node = new EmbeddedNode()) {
             node.publish(null, 0, "t", "v1");
@@ -207,13 +232,14 @@ class SubscriptionsTest {
             node.subscribe(sub, 1, "t");
             node.received(sub);
             node.unsubscribe(sub, 1);
-            assertThat(sub.topics).isEmpty();
+            node.publish(null, 0, "t", "v2");
+            assertThat(node.received(sub)).as("no longer a subscriber of t").isEmpty();
 
             node.subscribe(sub, 2, "t");
             assertThat(node.received(sub)).extracting(Received::type, Received::id).containsExactly(
                     tuple(MessageType.TOPIC, 0), tuple(MessageType.SNAPSHOT, 2), tuple(MessageType.SUBSCRIBED, 2));
-            node.publish(null, 0, "t", "v2");
-            assertThat(node.received(sub)).extracting(Received::sequence).containsExactly(2L);
+            node.publish(null, 0, "t", "v3");
+            assertThat(node.received(sub)).extracting(Received::sequence).containsExactly(3L);
         }
     }
 }
