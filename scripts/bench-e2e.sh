@@ -22,7 +22,8 @@
 #   --quick    the same shape with 2 s runs and a short sweep, to check the script (about 2 minutes)
 # Environment: PORT (default 18080), OUT (default load-results/e2e, load-results/toggles or
 #              load-results/fanout), MAX_DELAY_US (default 200), BASE_JAR (--fanout: the server jar
-#              to compare with), SERVER_JAVA_OPTS (JVM options of every server started).
+#              to compare with), SERVER_JAVA_OPTS (JVM options of every server started, after those
+#              scripts/ringcast gives a node).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/machine.sh
@@ -91,8 +92,8 @@ start_server() {
   local jar=${3:-$server_jar}
   # the generator's clients are anonymous: let them use every topic
   printf 'server:\n  host: 127.0.0.1\n  port: %s\nsecurity:\n  anonymousRoles: ["everything"]\n  roles:\n    - name: "everything"\n      subscribe: ["#"]\n      publish: ["#"]\n%s' "$port" "$2" > "$work/$policy.yaml"
-  # shellcheck disable=SC2086 # SERVER_JAVA_OPTS is a list of options
-  java ${SERVER_JAVA_OPTS:-} -jar "$jar" --config "$work/$policy.yaml" > "$out/$policy/server.log" 2>&1 &
+  # the launcher a user runs, with its JVM options (heap and direct memory bounds, exit on OOM)
+  RINGCAST_JAR=$jar JAVA_OPTS=${SERVER_JAVA_OPTS:-} scripts/ringcast --config "$work/$policy.yaml" > "$out/$policy/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 300); do
     if grep -q 'Ringcast listening on' "$out/$policy/server.log"; then return 0; fi
