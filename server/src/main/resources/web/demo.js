@@ -214,12 +214,14 @@ const latT = new Float64Array(LAT_CAP);
 const latV = new Float64Array(LAT_CAP);
 let latHead = 0;     // next write index
 let latCount = 0;
+let latTotal = 0;    // samples recorded since the page loaded: a cursor for ringcastDemoStats
 
 function recordLatency(now, ms) {
   latT[latHead] = now;
   latV[latHead] = ms;
   latHead = (latHead + 1) % LAT_CAP;
   if (latCount < LAT_CAP) latCount++;
+  latTotal++;
   stats.lastLatencyMs = ms;
 }
 
@@ -235,6 +237,28 @@ function latencyPercentiles(now) {
   const q = (p) => a[Math.min(a.length - 1, Math.max(0, Math.ceil(p * a.length) - 1))];
   return { p50: q(0.5), p99: q(0.99), n: a.length };
 }
+
+// Read-only view of the figures for benchmarks (scripts/bench-demo-page.sh); changes nothing on
+// the page. Returns the counters, the page's clock and latencyTotal, the latency samples recorded
+// so far; with `from` (an earlier latencyTotal) also latencyMs, the end-to-end latencies (ms) of
+// the samples recorded since, oldest first, as many as the ring still holds (latencyMissed: the
+// ones it no longer does).
+window.ringcastDemoStats = (from) => {
+  const out = {
+    now: performance.now(),
+    received: stats.received, gaps: stats.gaps, reconnects: stats.reconnects,
+    outOfOrder: stats.outOfOrder, topics: rows.size, latencyTotal: latTotal,
+  };
+  if (typeof from === 'number') {
+    const wanted = Math.max(0, latTotal - from);
+    const held = Math.min(wanted, latCount);
+    const ms = new Array(held);
+    for (let i = 0, idx = (latHead - held + LAT_CAP) % LAT_CAP; i < held; i++, idx = (idx + 1) % LAT_CAP) ms[i] = latV[idx];
+    out.latencyMs = ms;
+    out.latencyMissed = wanted - held;
+  }
+  return out;
+};
 
 const rateHistory = [];   // [time, received]
 

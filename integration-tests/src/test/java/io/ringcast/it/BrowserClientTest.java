@@ -114,6 +114,12 @@ class BrowserClientTest {
                     "a cell for each of the 500 instruments");
             assertThat(chromium.evalLong("window.ringcastDemo.stats.outOfOrder")).as("updates out of order").isZero();
             assertThat(chromium.evalLong("window.ringcastDemo.stats.gaps")).as("gaps").isZero();
+            // the benchmark's read-only view (scripts/bench-demo-page.sh): every latency sample after a cursor
+            assertThat(chromium.eval("(() => { const s = window.ringcastDemoStats(0); "
+                    + "return [s.latencyTotal > 0, s.latencyMs.length + s.latencyMissed === s.latencyTotal, "
+                    + "s.latencyMs.every(Number.isFinite), s.received >= s.latencyTotal]; })()"))
+                    .as("window.ringcastDemoStats(0): samples, all of them, numbers, no more than updates")
+                    .isEqualTo(List.of(true, true, true, true));
             assertThat((String) chromium.eval("document.querySelector('#rate').textContent")).containsPattern("\\d");
             assertThat((String) chromium.eval("document.querySelector('#latency').textContent")).containsPattern("\\d");
             Path shot = chromium.screenshot("demo-page");
