@@ -3,6 +3,8 @@ package io.ringcast.benchmark.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -49,6 +51,25 @@ class LoadSpecTest {
         assertThat(PayloadCodec.topicIndex(v)).isEqualTo(999);
         assertThat(PayloadCodec.counter(v)).isEqualTo(123_456_789_012L);
         assertThat(PayloadCodec.intendedSendNs(v)).isEqualTo(-5L);
+    }
+
+    @Test
+    void payloadHeaderReadsInPlaceFromABufferAsFromAnArray() {
+        byte[] v = PayloadCodec.encode(64, Padding.TEXT, 42, 3, 999, 123_456_789_012L, -5L);
+        // the value at index 11 of a larger buffer, as in a frame after the UPDATE's own header
+        ByteBuf frame = Unpooled.buffer(100).writeZero(11).writeBytes(v).writeZero(7);
+        try {
+            assertThat(PayloadCodec.isFromRun(frame, 11, v.length, 42)).isTrue();
+            assertThat(PayloadCodec.isFromRun(frame, 11, v.length, 43)).isFalse();
+            assertThat(PayloadCodec.isFromRun(frame, 11, PayloadCodec.HEADER_BYTES - 1, 42)).isFalse();
+            assertThat(PayloadCodec.publisherId(frame, 11)).isEqualTo(PayloadCodec.publisherId(v)).isEqualTo(3);
+            assertThat(PayloadCodec.topicIndex(frame, 11)).isEqualTo(PayloadCodec.topicIndex(v)).isEqualTo(999);
+            assertThat(PayloadCodec.counter(frame, 11)).isEqualTo(PayloadCodec.counter(v));
+            assertThat(PayloadCodec.intendedSendNs(frame, 11)).isEqualTo(PayloadCodec.intendedSendNs(v));
+            assertThat(frame.readerIndex()).as("read in place, indices untouched").isZero();
+        } finally {
+            frame.release();
+        }
     }
 
     @Test
