@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -248,7 +249,10 @@ final class LoadRun {
         }
     }
 
-    /** Waits until every subscriber has the last value of every topic it matches, or nobody progresses. */
+    /**
+     * Waits until every subscriber has the last value of every topic it matches (or has failed), or
+     * nobody progresses.
+     */
     private void awaitDrain(List<SubscriberTally> tallies, long[] finalCounters, boolean[] matched)
             throws InterruptedException {
         long expected = 0;
@@ -265,7 +269,7 @@ final class LoadRun {
             for (SubscriberTally tally : tallies) {
                 long progress = tally.progress();
                 total += progress;
-                done &= progress >= expected;
+                done &= progress >= expected || tally.stopped(); // a failed subscriber checks no more
             }
             long now = System.nanoTime();
             if (done) {
@@ -333,8 +337,9 @@ final class LoadRun {
                 .thenComparing(Comparator.comparingInt(SubscriberCounts::subscriber).reversed())).orElse(null);
         List<SubscriberCounts> withErrors = counts.stream().filter(c -> c.violations() > 0 || c.errors() > 0)
                 .limit(100).toList();
-        LoadResult.Correctness cor = new LoadResult.Correctness(lost + duplicated + outOfOrder == 0, lost, duplicated,
-                outOfOrder, counts.stream().mapToLong(SubscriberCounts::snapshots).sum(),
+        long failures = counts.stream().mapToLong(SubscriberCounts::failures).sum();
+        LoadResult.Correctness cor = new LoadResult.Correctness(lost + duplicated + outOfOrder + failures == 0, lost,
+                duplicated, outOfOrder, counts.stream().mapToLong(SubscriberCounts::snapshots).sum(),
                 counts.stream().mapToLong(SubscriberCounts::gapSnapshots).sum(),
                 counts.stream().mapToLong(SubscriberCounts::conflated).sum(),
                 counts.stream().mapToLong(SubscriberCounts::sequenceGaps).sum(),
@@ -342,7 +347,9 @@ final class LoadRun {
                 counts.stream().mapToLong(SubscriberCounts::errors).sum(), worst, withErrors,
                 unacked.countMatching(matched) * counts.size() - counts.stream().mapToLong(SubscriberCounts::unackedMissed).sum(),
                 counts.stream().mapToLong(SubscriberCounts::unackedLate).sum(),
-                counts.stream().mapToLong(SubscriberCounts::unackedMissed).sum());
+                counts.stream().mapToLong(SubscriberCounts::unackedMissed).sum(), failures,
+                counts.stream().mapToLong(SubscriberCounts::unchecked).sum(),
+                counts.stream().map(SubscriberCounts::failure).filter(Objects::nonNull).findFirst().orElse(null));
 
         int cores = Runtime.getRuntime().availableProcessors();
         double ofOne = cpuNs < 0 ? -1 : round(100.0 * cpuNs / wallNs, 1);
