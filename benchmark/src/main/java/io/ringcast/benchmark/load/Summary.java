@@ -9,9 +9,10 @@ final class Summary {
 
     static void print(PrintWriter out, LoadResult r) {
         LoadSpec s = r.spec();
-        out.printf("Ringcast load %s: %d server(s)%s, %d publishers, %,d subscribers ('%s'), %,d topics, %d B%n",
+        out.printf("Ringcast load %s: %d server(s)%s, %d publishers, %,d %s subscribers ('%s'), %,d topics, %d B%n",
                 r.scenario(), s.servers().size(), s.embedded() ? " (embedded)" : "", s.publishers(), s.subscribers(),
-                s.selector(), s.topics(), s.payloadBytes());
+                s.subscriberClient() == SubscriberClient.LEAN ? "lean" : "Java client", s.selector(), s.topics(),
+                s.payloadBytes());
         LoadResult.Publishes p = r.publishes();
         out.printf("  publishes    offered %,d/s  achieved %,.0f/s  acked %,d of %,d%s%n", p.offeredPerSecond(),
                 p.achievedPerSecond(), p.acked(), p.issued(), p.failed() > 0 ? "  FAILED " + p.failed()
