@@ -15,7 +15,8 @@
 #                3. one node, same heap, history and features: the same unmeasured run, then the workload.
 #                Workload: 100 subscribers on '#', 100 topics of 200 B, 5,000 publishes/s from 4
 #                publishers (500,000 deliveries/s), 5 s warm-up, 15 s measured; clients spread round
-#                robin over the nodes, each with every node as a fallback.
+#                robin over the nodes, each with every node as a fallback; subscribers on the Java
+#                client, which resumes on another node when the leader dies (--subscriber-client java).
 #   --diffusion  the seed's Diffusion test scaled to this machine: five nodes, 100,000 topics of
 #                200 B, one publisher, 1,000 subscribers on '#' spread over the nodes, last-value
 #                cache, deltas, compression and conflation all off; a sweep (from 25/s by 25/s up to
@@ -39,8 +40,10 @@ mode=compare
 single=true
 kill_phase=true
 kill_after=5
+# the Java client's subscribers: the kill needs them, since a lean subscriber that loses its node
+# fails the run instead of resuming on another (--subscriber-client lean for the runs without it)
 declare -A opt=([--subscribers]=100 [--topics]=100 [--payload-bytes]=200 [--rate]=5000 [--publishers]=4
-                [--warmup]=5s [--duration]=15s)
+                [--warmup]=5s [--duration]=15s [--subscriber-client]=java)
 declare -A given=()
 while [ $# -gt 0 ]; do
   case $1 in

@@ -25,7 +25,8 @@ import picocli.CommandLine.Option;
  * {@code java -jar ringcast-bench.jar [OPTIONS]}: the end-to-end load generator. One run, or with
  * {@code --sweep} a series of runs at rising rates. Prints a summary and writes JSON, {@code .hgrm}
  * and PNG files into {@code --out}. Exit codes: 0 when every subscriber received every value once
- * and in order (whatever the speed), 1 when any value was lost, duplicated or reordered, 2 for a
+ * and in order (whatever the speed), 1 when any value was lost, duplicated or reordered or a
+ * subscriber failed (a lean one given a delta or losing its connection), 2 for a
  * bad command line, 3 when the run could not be carried out (no server, refused subscription,
  * files not writable). How to read the figures: {@code docs/benchmarks.md}.
  */
@@ -36,22 +37,44 @@ import picocli.CommandLine.Option;
                 + "values."},
         exitCodeListHeading = "Exit codes:%n",
         exitCodeList = {"0:every value arrived once and in order (speed never fails a run)",
-                "1:a value was lost, duplicated or out of order",
+                "1:a value was lost, duplicated or out of order, or a subscriber failed (lean: a delta, a lost connection)",
                 "2:bad command line", "3:the run could not be done (server unreachable, subscription refused, I/O)"})
 public final class LoadGenerator implements Callable<Integer> {
-    /** {@code --padding zeros|random|text}, case-insensitive. */
-    static final class PaddingConverter implements CommandLine.ITypeConverter<Padding> {
+    /** An option whose values are an enum's constants, written in lower case and read in any case. */
+    abstract static class LowerCaseEnumConverter<E extends Enum<E>> implements CommandLine.ITypeConverter<E> {
+        private final Class<E> type;
+
+        LowerCaseEnumConverter(Class<E> type) {
+            this.type = type;
+        }
+
         @Override
-        public Padding convert(String value) {
+        public E convert(String value) {
             try {
-                return Padding.valueOf(value.toUpperCase(java.util.Locale.ROOT));
+                return Enum.valueOf(type, value.toUpperCase(java.util.Locale.ROOT));
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException("'" + value + "' is not one of zeros, random, text");
+                throw new CommandLine.TypeConversionException("'" + value + "' is not one of " + String.join(", ",
+                        java.util.Arrays.stream(type.getEnumConstants())
+                                .map(c -> c.name().toLowerCase(java.util.Locale.ROOT)).toList()));
             }
         }
     }
 
-    /** Exit code when a value was lost, duplicated or out of order. */
+    /** {@code --padding zeros|random|text}, case-insensitive. */
+    static final class PaddingConverter extends LowerCaseEnumConverter<Padding> {
+        PaddingConverter() {
+            super(Padding.class);
+        }
+    }
+
+    /** {@code --subscriber-client lean|java}, case-insensitive. */
+    static final class SubscriberClientConverter extends LowerCaseEnumConverter<SubscriberClient> {
+        SubscriberClientConverter() {
+            super(SubscriberClient.class);
+        }
+    }
+
+    /** Exit code when a value was lost, duplicated or out of order, or a subscriber failed. */
     static final int EXIT_NOT_CLEAN = 1;
     /** Exit code of a bad command line (picocli's). */
     static final int EXIT_USAGE = 2;
@@ -95,6 +118,14 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--subscribers", defaultValue = "100",
             description = "Subscriber connections (default ${DEFAULT-VALUE})")
     int subscribers;
+
+    @Option(names = "--subscriber-client", defaultValue = "LEAN", converter = SubscriberClientConverter.class,
+            paramLabel = "lean|java",
+            description = "How subscribers connect: lean (a raw WebSocket per subscriber that reads each value's header "
+                    + "in place, nothing allocated per update: measures the server, not the generator; no deltas, no "
+                    + "compression, no reconnect: a delta or a lost connection fails the run) or java (the Java client,"
+                    + " as a real Java user subscribes: a copy of each value, deltas, compression, resume) (default lean)")
+    SubscriberClient subscriberClient;
 
     @Option(names = "--selector", defaultValue = "#",
             description = "Every subscriber's selector (default ${DEFAULT-VALUE}: the whole tree)")
@@ -210,7 +241,7 @@ public final class LoadGenerator implements Callable<Integer> {
             try {
                 spec = new LoadSpec(urls, embedded, topics, payloadBytes, rate, publishers, subscribers, selector,
                         duration.toMillis(), warmup.toMillis(), ioThreads, padding,
-                        serverPids == null ? List.of() : serverPids);
+                        serverPids == null ? List.of() : serverPids, subscriberClient);
             } catch (IllegalArgumentException e) {
                 stderr.println("ringcast-bench: " + e.getMessage());
                 return EXIT_USAGE;

@@ -88,12 +88,14 @@ public final class LoadReport {
         String rss = server.path("peakRssBytes").asLong(-1) > 0
                 ? String.format(Locale.ROOT, "%.0f", server.get("peakRssBytes").asLong() / 1048576.0) : "n/a";
         return String.format(Locale.ROOT, "| %s | %,d | %,d | %,.0f | %,.0f | %.2f | %.2f | %.2f | %.2f | %.2f"
-                        + " | %d / %d / %d | %,d | %s | %s | %s | %s | %.0f%% |%n", set, r.at("/spec/subscribers").asInt(),
+                        + " | %d / %d / %d%s | %,d | %s | %s | %s | %s | %.0f%% |%n", set, r.at("/spec/subscribers").asInt(),
                 r.at("/publishes/offeredPerSecond").asInt(), r.at("/publishes/achievedPerSecond").asDouble(),
                 r.at("/deliveries/perSecond").asDouble(), latency.get("p50").asDouble(),
                 latency.get("p90").asDouble(), latency.get("p99").asDouble(), latency.get("p999").asDouble(),
                 latency.get("max").asDouble(), correctness.get("lost").asLong(),
                 correctness.get("duplicated").asLong(), correctness.get("outOfOrder").asLong(),
+                correctness.path("subscriberFailures").asLong() > 0
+                        ? ", " + correctness.get("subscriberFailures").asLong() + " failed subscribers" : "",
                 correctness.path("conflated").asLong(), wireBytes, frames, cpuPerDelivery, rss,
                 r.at("/cpu/percentOfOneCore").asDouble());
     }

@@ -142,7 +142,8 @@ record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec s
     /**
      * Sums over every subscriber, warm-up included.
      *
-     * @param clean                 no value lost, duplicated or out of order: the exit code is 0
+     * @param clean                 no value lost, duplicated or out of order, and no subscriber failed: the
+     *                              exit code is 0
      * @param lost                  acked values some subscriber never received (values whose publish
      *                              failed are counted in the three {@code unacked} figures instead)
      * @param outOfOrder            acked values received after a later one, and new values under an
@@ -154,12 +155,18 @@ record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec s
      * @param unackedLate           of those, the ones received after a later value of their topic
      *                              (applied after it, which a publish answered with a failure may be)
      * @param unackedMissed         such values a subscriber never received (not applied)
+     * @param subscriberFailures    subscribers that stopped because they could not check on honestly: a lean
+     *                              subscriber given a delta, or losing its connection (it does not resume)
+     * @param unchecked             values those subscribers never received after they stopped: neither lost
+     *                              nor checked
+     * @param firstFailure          the first failed subscriber's reason, or null: what to do instead
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record Correctness(boolean clean, long lost, long duplicated, long outOfOrder, long snapshots, long gapSnapshots,
                        long conflated, long sequenceGaps, long foreignValues, long disconnects, long subscriberErrors,
                        SubscriberCounts worstSubscriber, List<SubscriberCounts> subscribersWithErrors,
-                       long unackedDelivered, long unackedLate, long unackedMissed) {
+                       long unackedDelivered, long unackedLate, long unackedMissed, long subscriberFailures,
+                       long unchecked, String firstFailure) {
     }
 
     /**

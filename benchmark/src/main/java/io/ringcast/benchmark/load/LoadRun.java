@@ -1,5 +1,6 @@
 package io.ringcast.benchmark.load;
 
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoopGroup;
 import io.ringcast.client.ConnectionListener;
 import io.ringcast.client.RingcastClient;
@@ -8,12 +9,14 @@ import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -35,7 +38,9 @@ import org.HdrHistogram.Histogram;
  *   <li>close every client and add up what each subscriber saw.</li>
  * </ol>
  * Every client runs on the one {@link EventLoopGroup} given: a handful of threads for any number
- * of connections. Not thread-safe: one thread calls {@link #execute()} once.
+ * of connections. Subscribers are {@link LeanSubscriber}s or Java clients ({@link
+ * LoadSpec#subscriberClient()}); publishers are always Java clients. Not thread-safe: one thread
+ * calls {@link #execute()} once.
  */
 final class LoadRun {
     /** A drain that sees no subscriber progress for this long ends, and what is missing is lost. */
@@ -61,6 +66,7 @@ final class LoadRun {
     private final long epochMsAtStart = System.currentTimeMillis();
     private final long nanoTimeAtStart = System.nanoTime();
     private final List<RingcastClient> clients = new ArrayList<>();
+    private final List<LeanSubscriber> leanSubscribers = new ArrayList<>();
     /** {@code --report-interval} in ms, 0 for none. */
     private final long reportIntervalMs;
     /** Where {@code NAME-intervals.csv} goes when {@link #reportIntervalMs} is set. */
@@ -128,7 +134,7 @@ final class LoadRun {
             long serverCpuEndNs = spec.serverPids().isEmpty() ? -1 : ProcessCpu.cpuTimeNs(spec.serverPids());
             long wallEndNs = System.nanoTime();
             ServerProbe.Totals serverAfter = probe.read();
-            closeClients(); // orders every listener write before the reads below
+            closeClients(); // orders every listener's and lean subscriber's write before the reads below
             // with a reporter, it alone drains the recorders and keeps the whole run's histogram
             Histogram histogram = reporter == null ? latencies.drain() : reporter.finish();
             LoadResult.Wire wire = LoadResult.Wire.between(serverBefore, serverAfter);
@@ -179,17 +185,27 @@ final class LoadRun {
 
     private List<SubscriberTally> connectSubscribers() throws LoadException, InterruptedException {
         long t0 = System.nanoTime();
+        boolean lean = spec.subscriberClient() == SubscriberClient.LEAN;
         List<SubscriberTally> tallies = new ArrayList<>(spec.subscribers());
         List<CompletableFuture<Void>> confirmed = new ArrayList<>(spec.subscribers());
         for (int i = 0; i < spec.subscribers(); i++) {
             SubscriberTally tally = new SubscriberTally(i, runId, spec.topics(), window, latencies);
-            RingcastClient client = newClient("load-sub-" + i, spec.addressesFor(i));
             tallies.add(tally);
-            confirmed.add(client.subscribe(spec.selector(), tally).confirmed());
-            client.connect();
+            if (lean) {
+                // its own server only: a lean subscriber does not fail over (its lost connection fails the run)
+                LeanSubscriber subscriber = new LeanSubscriber(i, URI.create(spec.addressesFor(i)[0]), spec, runId,
+                        tally, disconnects);
+                leanSubscribers.add(subscriber);
+                confirmed.add(subscriber.connect(group));
+            } else {
+                RingcastClient client = newClient("load-sub-" + i, spec.addressesFor(i));
+                confirmed.add(client.subscribe(spec.selector(), tally).confirmed());
+                client.connect();
+            }
         }
         awaitAll(confirmed, "subscriber");
-        log.printf("  %,d subscribers confirmed in %.1f s%n", spec.subscribers(), (System.nanoTime() - t0) / 1e9);
+        log.printf("  %,d subscribers confirmed in %.1f s%s%n", spec.subscribers(), (System.nanoTime() - t0) / 1e9,
+                lean ? " (lean connections)" : "");
         return tallies;
     }
 
@@ -248,7 +264,10 @@ final class LoadRun {
         }
     }
 
-    /** Waits until every subscriber has the last value of every topic it matches, or nobody progresses. */
+    /**
+     * Waits until every subscriber has the last value of every topic it matches (or has failed), or
+     * nobody progresses.
+     */
     private void awaitDrain(List<SubscriberTally> tallies, long[] finalCounters, boolean[] matched)
             throws InterruptedException {
         long expected = 0;
@@ -265,7 +284,7 @@ final class LoadRun {
             for (SubscriberTally tally : tallies) {
                 long progress = tally.progress();
                 total += progress;
-                done &= progress >= expected;
+                done &= progress >= expected || tally.stopped(); // a failed subscriber checks no more
             }
             long now = System.nanoTime();
             if (done) {
@@ -333,8 +352,9 @@ final class LoadRun {
                 .thenComparing(Comparator.comparingInt(SubscriberCounts::subscriber).reversed())).orElse(null);
         List<SubscriberCounts> withErrors = counts.stream().filter(c -> c.violations() > 0 || c.errors() > 0)
                 .limit(100).toList();
-        LoadResult.Correctness cor = new LoadResult.Correctness(lost + duplicated + outOfOrder == 0, lost, duplicated,
-                outOfOrder, counts.stream().mapToLong(SubscriberCounts::snapshots).sum(),
+        long failures = counts.stream().mapToLong(SubscriberCounts::failures).sum();
+        LoadResult.Correctness cor = new LoadResult.Correctness(lost + duplicated + outOfOrder + failures == 0, lost,
+                duplicated, outOfOrder, counts.stream().mapToLong(SubscriberCounts::snapshots).sum(),
                 counts.stream().mapToLong(SubscriberCounts::gapSnapshots).sum(),
                 counts.stream().mapToLong(SubscriberCounts::conflated).sum(),
                 counts.stream().mapToLong(SubscriberCounts::sequenceGaps).sum(),
@@ -342,7 +362,9 @@ final class LoadRun {
                 counts.stream().mapToLong(SubscriberCounts::errors).sum(), worst, withErrors,
                 unacked.countMatching(matched) * counts.size() - counts.stream().mapToLong(SubscriberCounts::unackedMissed).sum(),
                 counts.stream().mapToLong(SubscriberCounts::unackedLate).sum(),
-                counts.stream().mapToLong(SubscriberCounts::unackedMissed).sum());
+                counts.stream().mapToLong(SubscriberCounts::unackedMissed).sum(), failures,
+                counts.stream().mapToLong(SubscriberCounts::unchecked).sum(),
+                counts.stream().map(SubscriberCounts::failure).filter(Objects::nonNull).findFirst().orElse(null));
 
         int cores = Runtime.getRuntime().availableProcessors();
         double ofOne = cpuNs < 0 ? -1 : round(100.0 * cpuNs / wallNs, 1);
@@ -393,9 +415,17 @@ final class LoadRun {
                 : epochMsAtStart + TimeUnit.NANOSECONDS.toMillis(gap.longestEndNs() - nanoTimeAtStart);
     }
 
+    /** Closes every client and lean subscriber and waits until they are closed; idempotent. */
     private void closeClients() {
         for (RingcastClient c : clients) {
             c.close(); // idempotent
+        }
+        List<ChannelFuture> closing = new ArrayList<>(leanSubscribers.size());
+        for (LeanSubscriber s : leanSubscribers) {
+            closing.add(s.closeAsync()); // all at once, then wait: a thousand one by one would take seconds
+        }
+        for (ChannelFuture closed : closing) {
+            closed.awaitUninterruptibly(2 * LeanSubscriber.CLOSE_TIMEOUT_MS);
         }
     }
 

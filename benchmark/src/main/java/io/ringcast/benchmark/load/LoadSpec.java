@@ -19,10 +19,11 @@ import java.util.Objects;
  * @param ioThreads     event loops of the Netty group all clients share
  * @param padding       what fills each value after its header
  * @param serverPids    the servers' process ids, whose CPU time is measured over the run; empty for none
+ * @param subscriberClient how the subscribers connect: lean connections or the Java client
  */
 record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadBytes, int rate, int publishers,
                 int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, Padding padding,
-                List<Long> serverPids) {
+                List<Long> serverPids, SubscriberClient subscriberClient) {
 
     /** Topic paths are {@code bench/t} and a zero-padded index. */
     static final String TOPIC_PREFIX = "bench/t";
@@ -32,6 +33,7 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
         Objects.requireNonNull(selector, "--selector");
         Objects.requireNonNull(padding, "--padding");
         serverPids = List.copyOf(Objects.requireNonNull(serverPids, "--server-pids"));
+        Objects.requireNonNull(subscriberClient, "--subscriber-client");
         require(!servers.isEmpty(), "--servers: at least one ws:// URL is required");
         require(topics >= 1 && topics <= 1_000_000, "--topics: must be 1..1000000, was " + topics);
         require(payloadBytes >= PayloadCodec.HEADER_BYTES && payloadBytes <= 1 << 20,
@@ -47,6 +49,9 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
         require(ioThreads >= 1 && ioThreads <= 256, "--io-threads: must be 1..256, was " + ioThreads);
         require(serverPids.stream().allMatch(pid -> pid > 0), "--server-pids: process ids are positive, were "
                 + serverPids);
+        require(subscriberClient != SubscriberClient.LEAN || servers.stream().allMatch(u -> u.startsWith("ws://")),
+                "--subscriber-client lean: lean subscribers speak ws:// only, was " + servers
+                        + " (use --subscriber-client java for wss://)");
     }
 
     private static void require(boolean condition, String message) {
@@ -58,7 +63,7 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
     /** The same run at another rate (the sweep's steps). */
     LoadSpec withRate(int newRate) {
         return new LoadSpec(servers, embedded, topics, payloadBytes, newRate, publishers, subscribers, selector,
-                durationMs, warmupMs, ioThreads, padding, serverPids);
+                durationMs, warmupMs, ioThreads, padding, serverPids, subscriberClient);
     }
 
     /** The path of topic {@code index}: {@code bench/t0042} (at least four digits, as many as the largest needs). */
@@ -66,6 +71,26 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
         int width = Math.max(4, Integer.toString(topics - 1).length());
         String digits = Integer.toString(index);
         return TOPIC_PREFIX + "0".repeat(width - digits.length()) + digits;
+    }
+
+    /**
+     * The index of the topic at {@code path}, the inverse of {@link #topicPath}; -1 when {@code path}
+     * is not one of this spec's topics (another width, another prefix, an index out of range).
+     */
+    int topicIndex(String path) {
+        if (!path.startsWith(TOPIC_PREFIX) || path.length() == TOPIC_PREFIX.length()) {
+            return -1;
+        }
+        int index = 0;
+        for (int i = TOPIC_PREFIX.length(); i < path.length(); i++) {
+            char c = path.charAt(i);
+            if (c < '0' || c > '9' || index >= topics) {
+                return -1;
+            }
+            index = index * 10 + (c - '0');
+        }
+        // the round trip rejects what topicPath never writes: another zero padding, an index past the last
+        return index < topics && topicPath(index).equals(path) ? index : -1;
     }
 
     /** The addresses for client {@code i}: its own server first, the others as fallbacks. */

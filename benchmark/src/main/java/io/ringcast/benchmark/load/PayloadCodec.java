@@ -1,5 +1,6 @@
 package io.ringcast.benchmark.load;
 
+import io.netty.buffer.ByteBuf;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -18,7 +19,11 @@ import java.nio.ByteOrder;
  *
  * The counter is the end-to-end check: the server's sequence says what the server did, the counter
  * says what the publisher did, so a value lost, doubled or reordered anywhere shows as a counter
- * that is not the last one plus one. Stateless; any thread.
+ * that is not the last one plus one.
+ *
+ * <p>Each field is read from a {@code byte[]} (what the Java client hands its listeners) or in place
+ * from a {@link ByteBuf} at the value's index (what a lean subscriber reads from the frame, without
+ * copying it); both read the offsets below, so the layout is written down once. Stateless; any thread.
  */
 final class PayloadCodec {
     /** Bytes of the header; the smallest {@code --payload-bytes}. */
@@ -69,5 +74,30 @@ final class PayloadCodec {
 
     static long intendedSendNs(byte[] value) {
         return (long) LONG.get(value, INTENDED_OFFSET);
+    }
+
+    /**
+     * Whether the value of {@code valueLength} bytes at {@code valueIndex} of {@code buf} was written by
+     * the run {@code runId} (false for anything shorter than a header). Reads in place, like the
+     * readers below; {@code buf}'s indices are left as they are.
+     */
+    static boolean isFromRun(ByteBuf buf, int valueIndex, int valueLength, int runId) {
+        return valueLength >= HEADER_BYTES && buf.getInt(valueIndex + RUN_ID_OFFSET) == runId;
+    }
+
+    static int publisherId(ByteBuf buf, int valueIndex) {
+        return buf.getInt(valueIndex + PUBLISHER_OFFSET);
+    }
+
+    static int topicIndex(ByteBuf buf, int valueIndex) {
+        return buf.getInt(valueIndex + TOPIC_OFFSET);
+    }
+
+    static long counter(ByteBuf buf, int valueIndex) {
+        return buf.getLong(valueIndex + COUNTER_OFFSET);
+    }
+
+    static long intendedSendNs(ByteBuf buf, int valueIndex) {
+        return buf.getLong(valueIndex + INTENDED_OFFSET);
     }
 }

@@ -12,7 +12,8 @@ import org.HdrHistogram.Histogram;
  * {@code start + step} ... up to {@code max}, each with fresh clients, and stops after the first
  * step that is not clean. A step is clean when p99 is below {@link SweepResult.Criteria#p99BelowMs},
  * the achieved rate is at least {@link SweepResult.Criteria#minAchievedFraction} of the offered one,
- * no value was lost, duplicated or reordered, and every publish was acked. Not thread-safe.
+ * no value was lost, duplicated or reordered, no subscriber failed, and every publish was acked.
+ * Not thread-safe.
  */
 final class RateSweep {
 
@@ -96,6 +97,9 @@ final class RateSweep {
         }
         if (c.outOfOrder() > 0) {
             failed.add("out of order " + c.outOfOrder());
+        }
+        if (c.subscriberFailures() > 0) {
+            failed.add("failed subscribers " + c.subscriberFailures() + " (" + c.firstFailure() + ")");
         }
         if (r.publishes().acked() != r.publishes().issued()) {
             failed.add("acked " + r.publishes().acked() + " of " + r.publishes().issued() + " publishes");

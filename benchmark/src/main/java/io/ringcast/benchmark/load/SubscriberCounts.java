@@ -17,21 +17,30 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param foreignValues      values not written by this run (earlier runs' snapshots), ignored
  * @param deliveries         in-order {@code UPDATE}s of this run
  * @param measuredDeliveries of those, the ones whose intended send time lies in the measured window
- * @param errors             {@code UpdateListener.onError} calls (refused subscription, fatal session error)
- * @param lastError          the last error's message, or null
+ * @param errors             {@code UpdateListener.onError} calls (refused subscription, fatal session error),
+ *                           and failures
+ * @param lastError          the last error's or failure's message, or null
  * @param unackedMissed      values whose publish failed ({@link UnackedValues}) and that never arrived: not lost
  * @param unackedLate        values whose publish failed and that arrived after a later value: not out of order
  * @param firstLate          the first acked value that arrived after a later one of its topic ("topic 7: 12 after
  *                           15"), or null: where to start looking
+ * @param failures           what made the subscriber stop because it could not check on honestly (a lean
+ *                           subscriber given a delta, or losing its connection): any makes the run not clean
+ * @param unchecked          values a subscriber that failed never received: not lost, not checked either
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record SubscriberCounts(int subscriber, long lost, long duplicated, long outOfOrder, long snapshots,
                         long gapSnapshots, long conflated, long sequenceGaps, long foreignValues, long deliveries,
                         long measuredDeliveries, long errors, String lastError, long unackedMissed,
-                        long unackedLate, String firstLate) {
+                        long unackedLate, String firstLate, long failures, long unchecked) {
 
     /** Lost, duplicated and out-of-order values together: zero for a clean subscriber. */
     long violations() {
         return lost + duplicated + outOfOrder;
+    }
+
+    /** Why the subscriber failed ({@code lastError} when {@code failures > 0}), or null. */
+    String failure() {
+        return failures > 0 ? lastError : null;
     }
 }

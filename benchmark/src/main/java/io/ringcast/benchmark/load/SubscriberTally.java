@@ -10,16 +10,20 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One subscriber connection's listener: checks every value it receives, per topic, and records
- * the end-to-end latency of the measured ones. O(1) work per update: read the header, two array
- * slots, a few counters, one histogram record.
+ * One subscriber connection's checks: every value it receives, per topic, and the end-to-end
+ * latency of the measured ones. O(1) work per update: two array slots, a few counters, one
+ * histogram record, and no allocation. Two kinds of subscriber feed it: the Java client, through
+ * this class's {@link UpdateListener} side ({@link #onUpdate}, which reads the header from the
+ * value's copy), and a {@link LeanSubscriber}, which reads the header in place from the frame; both
+ * end in {@link #onValue}, where every check is made.
  *
  * <p>Per topic it keeps the last payload counter and the last server sequence. A value whose
  * counter is the last plus one is in order; a larger one means values were <b>lost</b> in between
  * (counted as many as were skipped); the same counter again is a <b>duplicate</b>; a smaller one
  * is <b>out of order</b>, and so is a new value arriving with a server sequence at or below the
  * last one. A value flagged conflated ({@link UpdateKind#CONFLATED}) may skip counters: those are
- * counted as <b>conflated</b>, not lost, because the server said it skipped them on purpose. What was still missing when the run ended is added by {@link #counts}.
+ * counted as <b>conflated</b>, not lost, because the server said it skipped them on purpose. What
+ * was still missing when the run ended is added by {@link #counts}.
  *
  * <p>Values whose publish failed ({@link UnackedValues}) are held apart at the end: one never
  * received is <b>unacked, missed</b>, not lost; one received after a later value is <b>unacked,
@@ -28,9 +32,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #MAX_NOTED} of each, past which nothing is excused). It also keeps the longest gap between
  * two of its deliveries ({@link LongestGap}): the pause this subscriber saw.
  *
- * <p>Threads: {@link #onUpdate} and {@link #onError} run on the client's event-loop thread only;
- * {@link #progress()} from any thread; {@link #counts} only after the client was closed (its
- * {@code close()} waits for a task on the same loop, which orders every write before the read).
+ * <p>A subscriber that meets what it cannot check honestly (a lean subscriber given a delta, or
+ * losing its connection, which it does not resume) <b>fails</b> ({@link #fail}): the run is not
+ * clean, the subscriber stops, and what it never received is counted as <b>unchecked</b>, not lost.
+ *
+ * <p>Threads: {@link #onUpdate}, {@link #onValue}, {@link #foreignValue}, {@link #fail} and
+ * {@link #onError} run on the subscriber's event-loop thread only; {@link #progress()} and
+ * {@link #stopped()} from any thread; {@link #counts} only after the subscriber was closed (its
+ * close waits for a task on the same loop, or for the channel's close there, which orders every
+ * write before the read).
  */
 final class SubscriberTally implements UpdateListener {
     /** Skipped ranges, and late values, noted at most: past it, nothing is excused as unacked. */
@@ -58,7 +68,10 @@ final class SubscriberTally implements UpdateListener {
     private long measuredDeliveries;
     private long lastMeasuredReceiveNs;
     private long errors;
+    private long failures;
     private String lastError;
+    /** Set by {@link #fail}: the subscriber checks nothing more; volatile for the drain loop. */
+    private volatile boolean stopped;
     /**
      * {@link #progressed} published with a release store after each value: the drain loop polls it
      * without making the listener pay for a full volatile write per update.
@@ -81,26 +94,45 @@ final class SubscriberTally implements UpdateListener {
         this.lastSequence = new long[topics];
     }
 
+    /** The Java client's listener: reads the header from the value's copy; the checks are {@link #onValue}'s. */
     @Override
     public void onUpdate(Update update) {
         long receivedNs = System.nanoTime();
         byte[] value = update.value();
         if (!PayloadCodec.isFromRun(value, runId)) {
-            foreignValues++; // e.g. the last value of an earlier run, sent as a snapshot
+            foreignValue(); // e.g. the last value of an earlier run, sent as a snapshot
             return;
         }
-        int t = PayloadCodec.topicIndex(value);
+        onValue(PayloadCodec.topicIndex(value), PayloadCodec.counter(value), update.sequence(), update.kind(),
+                receivedNs, PayloadCodec.intendedSendNs(value));
+    }
+
+    /** A value that this run did not write (an earlier run's snapshot, a value without a header): ignored. */
+    void foreignValue() {
+        foreignValues++;
+    }
+
+    /**
+     * One value of this run, whichever subscriber read it: every check, and the latency when its
+     * intended send time falls in the measured window. Allocates nothing.
+     *
+     * @param t              the topic index in the value's header
+     * @param counter        the counter in the value's header
+     * @param sequence       the server's sequence of the update or snapshot
+     * @param kind           how it came (the wire type and its flags)
+     * @param receivedNs     System.nanoTime() when it was received
+     * @param intendedSendNs the intended send time in the value's header
+     */
+    void onValue(int t, long counter, long sequence, UpdateKind kind, long receivedNs, long intendedSendNs) {
         if (t < 0 || t >= lastCounter.length) {
             foreignValues++;
             return;
         }
-        UpdateKind kind = update.kind();
         if (kind == UpdateKind.SNAPSHOT) {
             snapshots++;
         } else if (kind == UpdateKind.SNAPSHOT_AFTER_GAP) {
             gapSnapshots++;
         }
-        long counter = PayloadCodec.counter(value);
         long last = lastCounter[t];
         if (counter == last) {
             duplicated++;
@@ -119,7 +151,6 @@ final class SubscriberTally implements UpdateListener {
         }
         lastCounter[t] = counter;
         progressed += counter - last;
-        long sequence = update.sequence();
         long lastSeq = lastSequence[t];
         boolean live = kind == UpdateKind.UPDATE || kind == UpdateKind.CONFLATED;
         if (live && lastSeq != 0) {
@@ -133,15 +164,31 @@ final class SubscriberTally implements UpdateListener {
         if (live) {
             deliveries++;
             deliveryGap.record(receivedNs, window);
-            long intendedNs = PayloadCodec.intendedSendNs(value);
-            if (window.contains(intendedNs)) {
+            if (window.contains(intendedSendNs)) {
                 // from the INTENDED send time: a publisher that fell behind its schedule adds its delay
-                latencies.record(receivedNs - intendedNs);
+                latencies.record(receivedNs - intendedSendNs);
                 measuredDeliveries++;
                 lastMeasuredReceiveNs = receivedNs;
             }
         }
         progressVisible.lazySet(progressed);
+    }
+
+    /**
+     * The subscriber met something it cannot check honestly and stops: a failure, which makes the
+     * run not clean, with {@code reason} as its error message (say what to do instead). What it
+     * never received is counted as unchecked, not lost, and the drain no longer waits for it.
+     */
+    void fail(String reason) {
+        failures++;
+        errors++;
+        lastError = reason;
+        stopped = true;
+    }
+
+    /** Whether {@link #fail} was called. Any thread. */
+    boolean stopped() {
+        return stopped;
     }
 
     @Override
@@ -160,8 +207,9 @@ final class SubscriberTally implements UpdateListener {
 
     /**
      * The totals, with every value still missing at the end counted as lost, except values whose
-     * publish failed: those are counted as unacked (missed or late) instead. Only after the client
-     * was closed.
+     * publish failed: those are counted as unacked (missed or late) instead; and except everything
+     * a subscriber that {@link #fail}ed never received, which is unchecked. Only after the
+     * subscriber was closed.
      *
      * @param finalCounters per topic index, the last counter published
      * @param matched       per topic index, whether the selector matches it
@@ -171,9 +219,14 @@ final class SubscriberTally implements UpdateListener {
      */
     SubscriberCounts counts(long[] finalCounters, boolean[] matched, UnackedValues unacked, long endNs) {
         long missing = 0;
+        long unchecked = 0;
         long unackedMissed = 0;
         for (int t = 0; t < lastCounter.length; t++) {
             if (!matched[t] || finalCounters[t] <= lastCounter[t]) {
+                continue;
+            }
+            if (stopped) {
+                unchecked += finalCounters[t] - lastCounter[t]; // it stopped looking: not lost, not checked
                 continue;
             }
             missing += finalCounters[t] - lastCounter[t];
@@ -206,7 +259,7 @@ final class SubscriberTally implements UpdateListener {
         long lostAcked = lost + missing - unackedMissed - unackedLate;
         return new SubscriberCounts(index, lostAcked, duplicated, outOfOrder - unackedLate, snapshots, gapSnapshots,
                 conflated, sequenceGaps, foreignValues, deliveries, measuredDeliveries, errors, lastError,
-                unackedMissed, unackedLate, firstLateAcked(unacked));
+                unackedMissed, unackedLate, firstLateAcked(unacked), failures, unchecked);
     }
 
     /** The longest pause between two deliveries to this subscriber. Only after {@link #counts}. */
@@ -245,7 +298,7 @@ final class SubscriberTally implements UpdateListener {
         return null;
     }
 
-    /** System.nanoTime() of the last measured delivery, 0 if none. Only after the client was closed. */
+    /** System.nanoTime() of the last measured delivery, 0 if none. Only after the subscriber was closed. */
     long lastMeasuredReceiveNs() {
         return lastMeasuredReceiveNs;
     }

@@ -9,9 +9,10 @@ final class Summary {
 
     static void print(PrintWriter out, LoadResult r) {
         LoadSpec s = r.spec();
-        out.printf("Ringcast load %s: %d server(s)%s, %d publishers, %,d subscribers ('%s'), %,d topics, %d B%n",
+        out.printf("Ringcast load %s: %d server(s)%s, %d publishers, %,d %s subscribers ('%s'), %,d topics, %d B%n",
                 r.scenario(), s.servers().size(), s.embedded() ? " (embedded)" : "", s.publishers(), s.subscribers(),
-                s.selector(), s.topics(), s.payloadBytes());
+                s.subscriberClient() == SubscriberClient.LEAN ? "lean" : "Java client", s.selector(), s.topics(),
+                s.payloadBytes());
         LoadResult.Publishes p = r.publishes();
         out.printf("  publishes    offered %,d/s  achieved %,.0f/s  acked %,d of %,d%s%n", p.offeredPerSecond(),
                 p.achievedPerSecond(), p.acked(), p.issued(), p.failed() > 0 ? "  FAILED " + p.failed()
@@ -25,6 +26,10 @@ final class Summary {
         out.printf("  correctness  lost %,d  duplicated %,d  out of order %,d  (conflated %,d, snapshots %,d, gap snapshots"
                         + " %,d, disconnects %,d, errors %,d)%s%n", c.lost(), c.duplicated(), c.outOfOrder(), c.conflated(),
                 c.snapshots(), c.gapSnapshots(), c.disconnects(), c.subscriberErrors(), c.clean() ? "" : "  NOT CLEAN");
+        if (c.subscriberFailures() > 0) {
+            out.printf("  failed       %,d subscriber(s) stopped, %,d values unchecked; first: %s%n",
+                    c.subscriberFailures(), c.unchecked(), c.firstFailure());
+        }
         if (p.failed() > 0) {
             out.printf("  unacked      values of failed publishes received all the same %,d (late %,d), never received"
                     + " %,d: not lost, never acked%n", c.unackedDelivered(), c.unackedLate(), c.unackedMissed());
@@ -60,10 +65,12 @@ final class Summary {
 
     static String oneLine(LoadResult r) {
         return String.format("achieved %,.0f/s  deliveries %,.0f/s  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f ms"
-                        + "  lost %d dup %d ooo %d  cpu %.0f%%", r.publishes().achievedPerSecond(),
+                        + "  lost %d dup %d ooo %d%s  cpu %.0f%%", r.publishes().achievedPerSecond(),
                 r.deliveries().perSecond(), r.latencyMs().p50(), r.latencyMs().p99(), r.latencyMs().p999(),
                 r.latencyMs().max(), r.correctness().lost(), r.correctness().duplicated(),
-                r.correctness().outOfOrder(), r.cpu().percentOfOneCore())
+                r.correctness().outOfOrder(), r.correctness().subscriberFailures() > 0
+                        ? "  failed subscribers " + r.correctness().subscriberFailures() : "",
+                r.cpu().percentOfOneCore())
                 + (r.serverCpu() != null && r.serverCpu().known() ? String.format("  servers %.2f cores, %,.0f"
                 + " deliveries/CPU s, %,.0f ns/delivery", r.serverCpu().coresUsed(), r.serverCpu().deliveriesPerCoreSecond(),
                 r.serverCpu().cpuNsPerDelivery()) : "")

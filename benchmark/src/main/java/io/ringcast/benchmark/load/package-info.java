@@ -2,10 +2,11 @@
  * The end-to-end load generator: {@code java -jar benchmark/target/ringcast-bench.jar --help}.
  *
  * <p>{@link io.ringcast.benchmark.load.LoadGenerator} is the command. One run ({@link
- * io.ringcast.benchmark.load.LoadRun}) connects subscriber and publisher clients on one shared
- * Netty group, paces publishes at their intended times ({@link io.ringcast.benchmark.load.PacedPublisher}),
- * checks every delivery per subscriber and topic ({@link io.ringcast.benchmark.load.SubscriberTally})
- * and records latency from the intended send time. {@link io.ringcast.benchmark.load.RateSweep}
+ * io.ringcast.benchmark.load.LoadRun}) connects subscribers (lean WebSocket connections, {@link
+ * io.ringcast.benchmark.load.LeanSubscriber}, or Java clients) and Java-client publishers on one
+ * shared Netty group, paces publishes at their intended times ({@link
+ * io.ringcast.benchmark.load.PacedPublisher}), checks every delivery per subscriber and topic
+ * ({@link io.ringcast.benchmark.load.SubscriberTally}) and records latency from the intended send time. {@link io.ringcast.benchmark.load.RateSweep}
  * raises the rate step by step to find the max clean rate. Results are written as JSON,
  * {@code .hgrm} and PNG ({@link io.ringcast.benchmark.load.ResultFiles}). How to read them:
  * {@code docs/benchmarks.md}.

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The load generator end to end, short, against a real server on a real port: everything arrives
- * once and in order, every publish is acked, and the result files are written. Never asserts a
- * speed: this runs beside other builds on a small machine.
+ * once and in order, every publish is acked, and the result files are written; with lean
+ * subscribers (the default) and with the Java client's. Never asserts a speed: this runs beside
+ * other builds on a small machine.
  */
 class LoadGeneratorTest {
     static final ObjectMapper JSON = new ObjectMapper();
@@ -50,6 +51,101 @@ class LoadGeneratorTest {
         assertThat(result.get("latencyMs").get("count").asLong()).isPositive();
     }
 
+    static RingcastServer startServer(String more) throws Exception {
+        return RingcastServer.start(ConfigLoader.fromYaml("server:\n  host: 127.0.0.1\n  port: 0\n" + more
+                + LoadGenerator.OPEN_TO_ANONYMOUS));
+    }
+
+    @Test
+    @Timeout(60)
+    void aShortLeanRunIsCleanAndMeasuresEveryDelivery(@TempDir Path out) throws Exception {
+        try (RingcastServer server = startServer("")) {
+            // under paranoid leak detection, as every test here unless said otherwise: small, so it stays quick
+            Run r = run("--servers", server.webSocketUrl(), "--subscribers", "4", "--topics", "50", "--publishers", "2",
+                    "--rate", "500", "--duration", "2s", "--warmup", "500ms", "--out", out.toString());
+            assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+            assertThat(r.out()).contains("4 lean subscribers").contains("(lean connections)");
+
+            JsonNode result = JSON.readTree(out.resolve("1n-2p-4s-50t-200B-500ps.json").toFile());
+            assertThat(result.at("/spec/subscriberClient").asText()).isEqualTo("LEAN");
+            assertCleanRun(result);
+            assertThat(result.get("deliveries").get("total").asLong())
+                    .isEqualTo(4 * result.get("publishes").get("issued").asLong());
+            // every measured delivery is in the histogram, and nothing else is
+            assertThat(result.at("/latencyMs/count").asLong()).isEqualTo(result.at("/deliveries/measured").asLong())
+                    .isPositive();
+            JsonNode c = result.get("correctness");
+            assertThat(c.get("subscriberFailures").asLong()).isZero();
+            assertThat(c.get("unchecked").asLong()).isZero();
+            assertThat(c.get("disconnects").asLong()).isZero();
+            assertThat(c.get("subscriberErrors").asLong()).isZero();
+            assertThat(server.stats().get(SLOW_CONSUMER_DISCONNECTS)).isZero();
+        }
+    }
+
+    /**
+     * The server gathers the updates that wait together for a session into one frame: at a few
+     * thousand updates a second to 10 subscribers, many frames hold several, which a lean
+     * subscriber must check one message at a time (LeanSubscriberTest does it without sockets).
+     */
+    @Test
+    @Timeout(60)
+    void aLeanRunChecksEveryUpdateOfFramesThatHoldMany(@TempDir Path out) throws Exception {
+        try (RingcastServer server = startServer("")) {
+            // sampled leak detection, as in the Java client's run below: paranoid at this scale is slow on 2 cores
+            Run[] holder = new Run[1];
+            FailOnLeakExtension.withLevel(ResourceLeakDetector.Level.ADVANCED, () -> holder[0] = run(
+                    "--servers", server.webSocketUrl(), "--subscribers", "10", "--topics", "100",
+                    "--rate", "4000", "--duration", "3s", "--warmup", "1s", "--out", out.toString()));
+            Run r = holder[0];
+            assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+
+            JsonNode result = JSON.readTree(out.resolve("1n-4p-10s-100t-200B-4000ps.json").toFile());
+            assertCleanRun(result);
+            assertThat(result.get("deliveries").get("total").asLong())
+                    .isEqualTo(10 * result.get("publishes").get("issued").asLong());
+            assertThat(result.at("/latencyMs/count").asLong()).isEqualTo(result.at("/deliveries/measured").asLong());
+            // the server's own count: fewer frames than deliveries, so some frames held several updates
+            JsonNode wire = result.get("wire");
+            assertThat(wire.get("known").asBoolean()).isTrue();
+            assertThat(wire.get("frames").asLong()).isPositive().isLessThan(wire.get("deliveries").asLong());
+        }
+    }
+
+    /** Deltas are what a lean subscriber cannot check: the run says so and is not clean. */
+    @Test
+    @Timeout(60)
+    void aLeanRunAgainstDeltasIsNotCleanAndNamesTheJavaClient(@TempDir Path out) throws Exception {
+        try (RingcastServer server = startServer("features:\n  deltas: true\n")) {
+            // JSON-like padding: only the header changes from one value to the next, so deltas are smaller
+            Run r = run("--servers", server.webSocketUrl(), "--subscribers", "3", "--topics", "20", "--publishers",
+                    "1", "--padding", "text", "--rate", "200", "--duration", "1s", "--warmup", "500ms",
+                    "--out", out.toString());
+            assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(LoadGenerator.EXIT_NOT_CLEAN);
+            assertThat(r.out()).contains("NOT CLEAN").contains("--subscriber-client java");
+
+            JsonNode c = JSON.readTree(out.resolve("1n-1p-3s-20t-200B-200ps.json").toFile()).get("correctness");
+            assertThat(c.get("clean").asBoolean()).isFalse();
+            assertThat(c.get("subscriberFailures").asLong()).isEqualTo(3);
+            assertThat(c.get("firstFailure").asText()).contains("delta").contains("--subscriber-client java");
+            // what the stopped subscribers never received is unchecked, not lost
+            assertThat(c.get("lost").asLong()).isZero();
+            assertThat(c.get("unchecked").asLong()).isPositive();
+            assertThat(c.get("disconnects").asLong()).isZero();
+
+            // and what the message says works: the Java client applies the deltas, and the run is clean
+            Path javaOut = out.resolve("java");
+            Run java = run("--servers", server.webSocketUrl(), "--subscriber-client", "java", "--subscribers", "3",
+                    "--topics", "20", "--publishers", "1", "--padding", "text", "--rate", "200", "--duration", "1s",
+                    "--warmup", "500ms", "--out", javaOut.toString());
+            assertThat(java.exitCode()).as(java.out() + java.err()).isZero();
+            JsonNode javaResult = JSON.readTree(javaOut.resolve("1n-1p-3s-20t-200B-200ps.json").toFile());
+            assertCleanRun(javaResult);
+            assertThat(javaResult.at("/spec/subscriberClient").asText()).isEqualTo("JAVA");
+            assertThat(javaResult.at("/wire/bytesPerDelivery").asDouble()).as("deltas on the wire").isLessThan(200);
+        }
+    }
+
     @Test
     @Timeout(60)
     void aShortRunDeliversEverythingOnceInOrderAndWritesItsFiles(@TempDir Path out) throws Exception {
@@ -60,8 +156,8 @@ class LoadGeneratorTest {
             // sweep test below runs the same path under paranoid.
             Run[] holder = new Run[1];
             FailOnLeakExtension.withLevel(ResourceLeakDetector.Level.ADVANCED, () -> holder[0] = run(
-                    "--servers", server.webSocketUrl(), "--subscribers", "10", "--topics", "100",
-                    "--rate", "2000", "--duration", "3s", "--warmup", "1s", "--out", out.toString(),
+                    "--servers", server.webSocketUrl(), "--subscriber-client", "java", "--subscribers", "10",
+                    "--topics", "100", "--rate", "2000", "--duration", "3s", "--warmup", "1s", "--out", out.toString(),
                     "--server-pids", Long.toString(ProcessHandle.current().pid())));
             Run r = holder[0];
             assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
@@ -100,7 +196,8 @@ class LoadGeneratorTest {
     @Test
     @Timeout(60)
     void aShortSweepReportsItsStepsAndCharts(@TempDir Path out) throws Exception {
-        Run r = run("--embedded", "--sweep", "--sweep-start", "500", "--sweep-step", "500", "--sweep-max", "1000",
+        Run r = run("--embedded", "--subscriber-client", "java", "--sweep", "--sweep-start", "500", "--sweep-step", "500",
+                "--sweep-max", "1000",
                 "--subscribers", "5", "--topics", "50", "--publishers", "2", "--duration", "1s", "--warmup", "500ms",
                 "--out", out.toString());
         assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
@@ -127,6 +224,10 @@ class LoadGeneratorTest {
         Run tooFewTopics = run("--servers", "ws://127.0.0.1:1/ws", "--topics", "2", "--publishers", "4");
         assertThat(tooFewTopics.exitCode()).isEqualTo(LoadGenerator.EXIT_USAGE);
         assertThat(tooFewTopics.err()).contains("--publishers");
+
+        Run unknownClient = run("--servers", "ws://127.0.0.1:1/ws", "--subscriber-client", "go");
+        assertThat(unknownClient.exitCode()).isEqualTo(LoadGenerator.EXIT_USAGE);
+        assertThat(unknownClient.err()).contains("'go' is not one of lean, java");
     }
 
     static void assertPng(Path file) throws Exception {

@@ -3,6 +3,8 @@ package io.ringcast.benchmark.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -11,13 +13,35 @@ import org.junit.jupiter.api.Test;
 class LoadSpecTest {
     static LoadSpec spec(int topics, int publishers) {
         return new LoadSpec(List.of("ws://a:1/ws", "ws://b:2/ws", "ws://c:3/ws"), false, topics, 200, 10_000,
-                publishers, 100, "#", 30_000, 5_000, 2, Padding.ZEROS, List.of());
+                publishers, 100, "#", 30_000, 5_000, 2, Padding.ZEROS, List.of(), SubscriberClient.LEAN);
     }
 
     @Test
     void topicPathsArePaddedToTheWidestIndex() {
         assertThat(spec(1000, 4).topicPath(7)).isEqualTo("bench/t0007");
         assertThat(spec(100_000, 4).topicPath(7)).isEqualTo("bench/t00007");
+    }
+
+    @Test
+    void topicIndicesAreReadBackFromThePathsAndNothingElse() {
+        LoadSpec s = spec(1000, 4);
+        for (int t : new int[] {0, 7, 42, 999}) {
+            assertThat(s.topicIndex(s.topicPath(t))).isEqualTo(t);
+        }
+        assertThat(spec(100_000, 4).topicIndex("bench/t00007")).isEqualTo(7);
+        for (String notOurs : new String[] {"bench/t1000", "bench/t007", "bench/t00007", "bench/t", "bench/x0007",
+                "demo/t0007", "bench/t00a7", "bench/t-007", "bench/t99999999999"}) {
+            assertThat(s.topicIndex(notOurs)).as(notOurs).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void leanSubscribersRefuseTls() {
+        assertThatThrownBy(() -> new LoadSpec(List.of("wss://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1,
+                Padding.ZEROS, List.of(), SubscriberClient.LEAN)).hasMessageStartingWith("--subscriber-client")
+                .hasMessageContaining("--subscriber-client java");
+        assertThat(new LoadSpec(List.of("wss://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1,
+                Padding.ZEROS, List.of(), SubscriberClient.JAVA).servers()).containsExactly("wss://a:1/ws");
     }
 
     @Test
@@ -34,9 +58,9 @@ class LoadSpecTest {
     void errorsNameTheFlag() {
         assertThatThrownBy(() -> spec(2, 4)).hasMessageStartingWith("--publishers");
         assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 10, 1, 1, 1, "#", 1000, 0, 1, Padding.ZEROS,
-                List.of())).hasMessageStartingWith("--payload-bytes");
+                List.of(), SubscriberClient.LEAN)).hasMessageStartingWith("--payload-bytes");
         assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1,
-                Padding.ZEROS, List.of(0L))).hasMessageStartingWith("--server-pids");
+                Padding.ZEROS, List.of(0L), SubscriberClient.LEAN)).hasMessageStartingWith("--server-pids");
     }
 
     @Test
@@ -49,6 +73,25 @@ class LoadSpecTest {
         assertThat(PayloadCodec.topicIndex(v)).isEqualTo(999);
         assertThat(PayloadCodec.counter(v)).isEqualTo(123_456_789_012L);
         assertThat(PayloadCodec.intendedSendNs(v)).isEqualTo(-5L);
+    }
+
+    @Test
+    void payloadHeaderReadsInPlaceFromABufferAsFromAnArray() {
+        byte[] v = PayloadCodec.encode(64, Padding.TEXT, 42, 3, 999, 123_456_789_012L, -5L);
+        // the value at index 11 of a larger buffer, as in a frame after the UPDATE's own header
+        ByteBuf frame = Unpooled.buffer(100).writeZero(11).writeBytes(v).writeZero(7);
+        try {
+            assertThat(PayloadCodec.isFromRun(frame, 11, v.length, 42)).isTrue();
+            assertThat(PayloadCodec.isFromRun(frame, 11, v.length, 43)).isFalse();
+            assertThat(PayloadCodec.isFromRun(frame, 11, PayloadCodec.HEADER_BYTES - 1, 42)).isFalse();
+            assertThat(PayloadCodec.publisherId(frame, 11)).isEqualTo(PayloadCodec.publisherId(v)).isEqualTo(3);
+            assertThat(PayloadCodec.topicIndex(frame, 11)).isEqualTo(PayloadCodec.topicIndex(v)).isEqualTo(999);
+            assertThat(PayloadCodec.counter(frame, 11)).isEqualTo(PayloadCodec.counter(v));
+            assertThat(PayloadCodec.intendedSendNs(frame, 11)).isEqualTo(PayloadCodec.intendedSendNs(v));
+            assertThat(frame.readerIndex()).as("read in place, indices untouched").isZero();
+        } finally {
+            frame.release();
+        }
     }
 
     @Test

@@ -115,6 +115,38 @@ class SubscriberTallyTest {
     }
 
     @Test
+    void aFailedSubscriberStopsAndWhatItNeverReceivedIsUncheckedNotLost() {
+        tally.onValue(0, 1, 1, UpdateKind.UPDATE, System.nanoTime(), 0);
+        tally.onValue(1, 1, 2, UpdateKind.UPDATE, System.nanoTime(), 0);
+        assertThat(tally.stopped()).isFalse();
+        tally.fail("lean subscriber 3: UPDATE #3 of bench/t0000 is a delta; use --subscriber-client java");
+        assertThat(tally.stopped()).isTrue();
+        SubscriberCounts c = counts(4, 2);
+        assertThat(c.failures()).isEqualTo(1);
+        assertThat(c.unchecked()).isEqualTo(3 + 1);
+        assertThat(c.lost()).isZero();
+        assertThat(c.violations()).isZero();
+        assertThat(c.deliveries()).isEqualTo(2);
+        assertThat(c.failure()).contains("--subscriber-client java");
+        assertThat(tally.deliveryGap().longestNs()).as("no pause: it stopped looking").isZero();
+    }
+
+    @Test
+    void conflatedValuesSkipCountersOnPurposeAndForeignOnesAreIgnored() {
+        tally.onValue(0, 1, 1, UpdateKind.UPDATE, System.nanoTime(), 0);
+        tally.onValue(0, 5, 9, UpdateKind.CONFLATED, System.nanoTime(), 0);
+        tally.onValue(TOPICS, 1, 1, UpdateKind.UPDATE, System.nanoTime(), 0); // a topic index past the run's
+        tally.foreignValue();
+        SubscriberCounts c = counts(5);
+        assertThat(c.conflated()).isEqualTo(3);
+        assertThat(c.lost()).isZero();
+        assertThat(c.sequenceGaps()).isZero();
+        assertThat(c.foreignValues()).isEqualTo(2);
+        assertThat(c.failures()).isZero();
+        assertThat(c.failure()).isNull();
+    }
+
+    @Test
     void valuesWhosePublishFailedAreMissedOrLateNotLostOrOutOfOrder() {
         unacked.add(0, 2); // failed, never applied
         unacked.add(0, 3); // failed, applied after 4
