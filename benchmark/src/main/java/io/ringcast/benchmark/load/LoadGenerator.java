@@ -277,7 +277,8 @@ public final class LoadGenerator implements Callable<Integer> {
             return ConfigLoader.fromYaml(local);
         }
         ServerConfig base = ConfigLoader.load(embeddedConfig);
-        return new ServerConfig(new ServerConfig.Server("127.0.0.1", 0, base.server().ioThreads()), base.limits(),
+        return new ServerConfig(new ServerConfig.Server("127.0.0.1", 0, base.server().ioThreads(),
+                base.server().transport()), base.limits(),
                 base.history(), base.pipeline(), base.session(), base.features(), base.state(), base.security(), base.demo(),
                 base.cluster());
     }
