@@ -5,8 +5,6 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.ringcast.client.ConnectionState;
@@ -17,6 +15,7 @@ import io.ringcast.client.UpdateListener;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.Transport;
 import io.ringcast.protocol.TopicPath;
 
 import java.util.Objects;
@@ -55,7 +54,7 @@ public final class NettyRingcastClient implements RingcastClient {
         this.config = config;
         EventLoopGroup group = config.eventLoopGroup();
         if (group == null) {
-            ownedGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("ringcast-client", true));
+            ownedGroup = config.transport().newEventLoopGroup(1, new DefaultThreadFactory("ringcast-client", true));
             group = ownedGroup;
         } else {
             ownedGroup = null;
@@ -65,7 +64,7 @@ public final class NettyRingcastClient implements RingcastClient {
         this.commands = new CommandProxy(eventLoop, session);
         Bootstrap bootstrap = new Bootstrap()
                 .group(eventLoop) // every connection on the same loop: the session's state never changes threads
-                .channel(NioSocketChannel.class)
+                .channel(config.transport().socketChannelClass()) // the group's own kind of socket
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true);
         this.connector = new Connector(config, eventLoop, session, commands,
@@ -171,5 +170,10 @@ public final class NettyRingcastClient implements RingcastClient {
     /** For tests: the event loop the client runs on. */
     EventLoop eventLoop() {
         return eventLoop;
+    }
+
+    /** The transport the client's connections run on (never {@link Transport#AUTO}); any thread. */
+    public Transport transport() {
+        return config.transport();
     }
 }
