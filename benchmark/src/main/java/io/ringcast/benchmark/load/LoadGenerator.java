@@ -2,8 +2,8 @@ package io.ringcast.benchmark.load;
 
 import ch.qos.logback.classic.Level;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.ringcast.protocol.Transport;
 import io.ringcast.server.RingcastServer;
 import io.ringcast.server.config.ConfigException;
 import io.ringcast.server.config.ConfigLoader;
@@ -47,6 +47,18 @@ public final class LoadGenerator implements Callable<Integer> {
                 return Padding.valueOf(value.toUpperCase(java.util.Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.TypeConversionException("'" + value + "' is not one of zeros, random, text");
+            }
+        }
+    }
+
+    /** {@code --transport auto|nio|epoll|io_uring}, as the server's {@code server.transport} spells them. */
+    static final class TransportConverter implements CommandLine.ITypeConverter<Transport> {
+        @Override
+        public Transport convert(String value) {
+            try {
+                return Transport.fromConfigName(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
             }
         }
     }
@@ -111,6 +123,12 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--io-threads", defaultValue = "2",
             description = "Event loops shared by every client connection (default ${DEFAULT-VALUE})")
     int ioThreads;
+
+    @Option(names = "--transport", defaultValue = "auto", converter = TransportConverter.class,
+            description = "Netty transport of those event loops: auto (the first available of "
+                    + "the native ones, else nio), nio, epoll or io_uring, as the server's server.transport "
+                    + "(default ${DEFAULT-VALUE})")
+    Transport transport;
 
     @Option(names = "--out", defaultValue = "load-results", paramLabel = "DIR",
             description = "Directory for the JSON, .hgrm and PNG files (default ${DEFAULT-VALUE})")
@@ -197,6 +215,13 @@ public final class LoadGenerator implements Callable<Integer> {
             quietLogger("io.ringcast.client");
             quietLogger("io.ringcast.server");
         }
+        Transport runOn;
+        try {
+            runOn = transport.resolve("--transport");
+        } catch (IllegalStateException e) {
+            stderr.println("ringcast-bench: " + e.getMessage()); // named, not available in this JVM
+            return EXIT_RUN_FAILED;
+        }
         RingcastServer server = null;
         EventLoopGroup group = null;
         try {
@@ -209,13 +234,14 @@ public final class LoadGenerator implements Callable<Integer> {
             LoadSpec spec;
             try {
                 spec = new LoadSpec(urls, embedded, topics, payloadBytes, rate, publishers, subscribers, selector,
-                        duration.toMillis(), warmup.toMillis(), ioThreads, padding,
+                        duration.toMillis(), warmup.toMillis(), ioThreads, runOn.configName(), padding,
                         serverPids == null ? List.of() : serverPids);
             } catch (IllegalArgumentException e) {
                 stderr.println("ringcast-bench: " + e.getMessage());
                 return EXIT_USAGE;
             }
-            group = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("load-io", true));
+            // every client is given this group, and opens its sockets with the channel class of its transport
+            group = runOn.newEventLoopGroup(ioThreads, new DefaultThreadFactory("load-io", true));
             return sweep ? runSweep(spec, group) : runOnce(spec, group);
         } catch (LoadException | ConfigException e) {
             stderr.println("ringcast-bench: " + e.getMessage());

@@ -17,12 +17,14 @@ import java.util.Objects;
  * @param durationMs    measured time
  * @param warmupMs      time before it, at the same rate: checked for correctness, not measured
  * @param ioThreads     event loops of the Netty group all clients share
+ * @param transport     the Netty transport of that group, as its configName ({@code nio}, {@code epoll},
+ *                      {@code io_uring}: resolved, never {@code auto})
  * @param padding       what fills each value after its header
  * @param serverPids    the servers' process ids, whose CPU time is measured over the run; empty for none
  */
 record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadBytes, int rate, int publishers,
-                int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, Padding padding,
-                List<Long> serverPids) {
+                int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, String transport,
+                Padding padding, List<Long> serverPids) {
 
     /** Topic paths are {@code bench/t} and a zero-padded index. */
     static final String TOPIC_PREFIX = "bench/t";
@@ -30,6 +32,7 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
     LoadSpec {
         servers = List.copyOf(Objects.requireNonNull(servers, "--servers"));
         Objects.requireNonNull(selector, "--selector");
+        Objects.requireNonNull(transport, "--transport");
         Objects.requireNonNull(padding, "--padding");
         serverPids = List.copyOf(Objects.requireNonNull(serverPids, "--server-pids"));
         require(!servers.isEmpty(), "--servers: at least one ws:// URL is required");
@@ -58,7 +61,7 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
     /** The same run at another rate (the sweep's steps). */
     LoadSpec withRate(int newRate) {
         return new LoadSpec(servers, embedded, topics, payloadBytes, newRate, publishers, subscribers, selector,
-                durationMs, warmupMs, ioThreads, padding, serverPids);
+                durationMs, warmupMs, ioThreads, transport, padding, serverPids);
     }
 
     /** The path of topic {@code index}: {@code bench/t0042} (at least four digits, as many as the largest needs). */

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class LoadSpecTest {
     static LoadSpec spec(int topics, int publishers) {
         return new LoadSpec(List.of("ws://a:1/ws", "ws://b:2/ws", "ws://c:3/ws"), false, topics, 200, 10_000,
-                publishers, 100, "#", 30_000, 5_000, 2, Padding.ZEROS, List.of());
+                publishers, 100, "#", 30_000, 5_000, 2, "nio", Padding.ZEROS, List.of());
     }
 
     @Test
@@ -33,9 +33,9 @@ class LoadSpecTest {
     @Test
     void errorsNameTheFlag() {
         assertThatThrownBy(() -> spec(2, 4)).hasMessageStartingWith("--publishers");
-        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 10, 1, 1, 1, "#", 1000, 0, 1, Padding.ZEROS,
-                List.of())).hasMessageStartingWith("--payload-bytes");
-        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1,
+        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 10, 1, 1, 1, "#", 1000, 0, 1, "nio",
+                Padding.ZEROS, List.of())).hasMessageStartingWith("--payload-bytes");
+        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1, "nio",
                 Padding.ZEROS, List.of(0L))).hasMessageStartingWith("--server-pids");
     }
 
