@@ -2,6 +2,7 @@ package io.ringcast.client.internal;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -139,27 +140,46 @@ public final class NettyRingcastClient implements RingcastClient {
             return;
         }
         RingcastException closed = new RingcastException("client closed");
+        ChannelFuture socketClosed = null;
         if (eventLoop.inEventLoop()) {
-            closeOnEventLoop(closed);
+            socketClosed = closeOnEventLoop(closed);
         } else {
             try {
-                eventLoop.submit(() -> closeOnEventLoop(closed))
-                        .awaitUninterruptibly(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+                Future<ChannelFuture> done = eventLoop.submit(() -> closeOnEventLoop(closed));
+                if (done.awaitUninterruptibly(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS) && done.isSuccess()) {
+                    socketClosed = done.getNow();
+                }
             } catch (RejectedExecutionException e) {
                 commands.failAll(closed); // the application's group is shut down already
             }
         }
         if (ownedGroup != null) {
-            Future<?> terminated = ownedGroup.shutdownGracefully(0, CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
-            if (!eventLoop.inEventLoop()) {
-                terminated.awaitUninterruptibly(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+            // The socket is closed before its loop stops: io_uring closes it only once the read it has
+            // pending is cancelled, a completion the loop must still be running to handle (stopped first,
+            // the incubator's loop waits out the shutdown timeout, 5 s, and logs a rejected task).
+            if (socketClosed == null || socketClosed.isDone()) {
+                shutDownOwnedGroup();
+            } else if (eventLoop.inEventLoop()) {
+                socketClosed.addListener(f -> shutDownOwnedGroup()); // cannot wait on the loop itself
+            } else {
+                socketClosed.awaitUninterruptibly(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+                shutDownOwnedGroup();
             }
         }
     }
 
-    private void closeOnEventLoop(RingcastException closed) {
-        connector.shutdown(closed);
+    private void shutDownOwnedGroup() {
+        Future<?> terminated = ownedGroup.shutdownGracefully(0, CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+        if (!eventLoop.inEventLoop()) {
+            terminated.awaitUninterruptibly(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Shuts the connector down and fails what is still queued; the socket's close future, or null. */
+    private ChannelFuture closeOnEventLoop(RingcastException closed) {
+        ChannelFuture socketClosed = connector.shutdown(closed);
         commands.run(); // fails the commands still queued: the session is closed
+        return socketClosed;
     }
 
     /** For tests: the session, to be read on the event loop. */
