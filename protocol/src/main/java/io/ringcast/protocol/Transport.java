@@ -48,7 +48,13 @@ public enum Transport {
     /** Linux io_uring through Netty's incubator library; needs a kernel that allows it (5.9 or later). */
     IO_URING("io_uring");
 
-    /** What {@link #AUTO} tries, in order. */
+    /**
+     * What {@link #AUTO} tries, in order. io_uring is left to be named: measured on 2 cores
+     * (docs/benchmarks.md, "Native transports"), epoll's server did as well or better than io_uring's
+     * at saturation (1,000 subscribers: lower latency, no more CPU per delivery), and clients on
+     * io_uring delivered less for more CPU; io_uring's server spent less CPU per delivery only below
+     * saturation. It is also the incubator's last 0.0.x release, built on an older Netty 4.1.
+     */
     private static final List<Transport> AUTO_ORDER = List.of(EPOLL, NIO);
 
     private final String configName;
