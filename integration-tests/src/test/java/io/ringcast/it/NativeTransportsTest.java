@@ -1,6 +1,7 @@
 package io.ringcast.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,6 +13,8 @@ import io.ringcast.client.UpdateKind;
 import io.ringcast.client.internal.NettyRingcastClient;
 import io.ringcast.protocol.Transport;
 import io.ringcast.server.RingcastServer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -117,6 +120,19 @@ class NativeTransportsTest {
                 long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
                 assertThat(tookMs).as("close() of a connected client on " + transport + ", ms").isLessThan(2_500);
             }
+        }
+    }
+
+    /** NIO fails a bind with java.net.BindException, the native transports with their own exception. */
+    @ParameterizedTest(name = "a server on {0}")
+    @MethodSource("available")
+    void aPortInUseIsNamedOnEveryTransport(Transport transport) throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            assertThatThrownBy(() -> TestServers.startOn(taken.getLocalPort(), transport, ""))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                            + " (server.host, server.port): ")
+                    .hasMessageContaining("in use");
         }
     }
 

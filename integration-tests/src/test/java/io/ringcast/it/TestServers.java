@@ -40,7 +40,8 @@ final class TestServers {
         return startOn(0, transport, yaml);
     }
 
-    private static RingcastServer startOn(int port, Transport transport, String yaml) throws InterruptedException {
+    /** Like {@link #start(String)}, on a given loopback port (0: any free one) and {@code transport}. */
+    static RingcastServer startOn(int port, Transport transport, String yaml) throws InterruptedException {
         return RingcastServer.start(ConfigLoader.fromYaml("server:\n  host: 127.0.0.1\n  port: " + port
                 + "\n  ioThreads: 2\n  transport: " + transport.configName() + "\n" + yaml
                 + (yaml.contains("security:") ? "" : "security:\n" + OPEN_TO_ANONYMOUS)));

@@ -239,7 +239,8 @@ public final class NodeRuntime implements AutoCloseable {
             serverChannel = bootstrap.bind(config.server().host(), config.server().port()).sync().channel();
         } catch (Exception e) {
             close();
-            if (e instanceof java.net.BindException) {
+            // NIO says java.net.BindException; epoll and io_uring their own IOException, NativeIoException
+            if (e instanceof IOException) {
                 throw new IllegalStateException("cannot listen on " + config.server().host() + ":" + config.server().port()
                         + " (server.host, server.port): " + e.getMessage(), e);
             }
