@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.ringcast.client.internal.ClientConfig;
 import io.ringcast.client.internal.NettyRingcastClient;
 import io.ringcast.protocol.Credentials;
+import io.ringcast.protocol.Transport;
 import io.ringcast.protocol.WireCodec;
 
 import java.net.URI;
@@ -119,6 +120,7 @@ public interface RingcastClient extends AutoCloseable {
         private final List<URI> addresses = new ArrayList<>();
         private String clientName = "ringcast-java";
         private EventLoopGroup eventLoopGroup;
+        private Transport transport = Transport.AUTO;
         private Duration reconnectDelayInitial = DEFAULT_RECONNECT_DELAY_INITIAL;
         private Duration reconnectDelayMax = DEFAULT_RECONNECT_DELAY_MAX;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
@@ -172,15 +174,49 @@ public interface RingcastClient extends AutoCloseable {
         }
 
         /**
-         * A Netty group to run on (the client takes one of its event loops, which must accept an NIO
-         * socket channel, e.g. a {@code NioEventLoopGroup}). The client does not shut it down.
-         * Default: the client owns a one-thread {@code NioEventLoopGroup} of daemon threads.
+         * A Netty group to run on: the client takes one of its event loops and opens its sockets with
+         * the channel class of the group's transport ({@code NioEventLoopGroup}: NIO,
+         * {@code EpollEventLoopGroup}: epoll, {@code IOUringEventLoopGroup}: io_uring; or one event
+         * loop of such a group). The client does not shut it down. Default: the client owns a
+         * one-thread group of daemon threads on {@link #transport}.
          *
          * @param group the group the client takes an event loop from
          * @return this builder
+         * @throws IllegalArgumentException for a group of none of those transports (e.g. a
+         *                                  {@code DefaultEventLoopGroup}), whose loops cannot run a socket
          */
         public Builder eventLoopGroup(EventLoopGroup group) {
-            this.eventLoopGroup = Objects.requireNonNull(group, "eventLoopGroup");
+            Objects.requireNonNull(group, "eventLoopGroup");
+            try {
+                Transport.of(group);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("eventLoopGroup: " + e.getMessage(), e);
+            }
+            this.eventLoopGroup = group;
+            return this;
+        }
+
+        /**
+         * The Netty transport of the event loop the client owns: {@link Transport#AUTO} (the
+         * default) takes the first available of {@link Transport#autoOrder()}, a native one on
+         * Linux, else NIO;
+         * {@link Transport#NIO}, {@link Transport#EPOLL} and {@link Transport#IO_URING} ask for that
+         * one, and a native one this JVM cannot run is refused here, never replaced quietly. With
+         * {@link #eventLoopGroup}, the group's transport is used: leave this at {@code AUTO}, or name
+         * the same one.
+         *
+         * @param transport the transport
+         * @return this builder
+         * @throws IllegalArgumentException when {@code transport} is not available in this JVM, with
+         *                                  the native library's reason
+         */
+        public Builder transport(Transport transport) {
+            Objects.requireNonNull(transport, "transport");
+            Throwable cause = transport.unavailabilityCause();
+            if (cause != null) {
+                throw new IllegalArgumentException(Transport.unavailableMessage("transport", transport, cause), cause);
+            }
+            this.transport = transport;
             return this;
         }
 
@@ -327,13 +363,19 @@ public interface RingcastClient extends AutoCloseable {
          * A new client, not connected yet: call {@link RingcastClient#connect()}.
          *
          * @return the client
-         * @throws IllegalStateException when {@link #addresses} was not given
+         * @throws IllegalStateException when {@link #addresses} was not given, or when {@link #transport}
+         *                               names another transport than {@link #eventLoopGroup}'s
          */
         public RingcastClient build() {
             if (addresses.isEmpty()) {
                 throw new IllegalStateException("addresses: at least one WebSocket URL is required");
             }
-            return new NettyRingcastClient(new ClientConfig(List.copyOf(addresses), clientName, eventLoopGroup,
+            Transport runOn = eventLoopGroup != null ? Transport.of(eventLoopGroup) : transport.resolve("transport");
+            if (transport != Transport.AUTO && transport != runOn) {
+                throw new IllegalStateException("transport: " + transport.configName() + " is not the transport of the "
+                        + "eventLoopGroup given (" + runOn.configName() + "); leave transport at auto to follow the group");
+            }
+            return new NettyRingcastClient(new ClientConfig(List.copyOf(addresses), clientName, eventLoopGroup, runOn,
                     reconnectDelayInitial.toMillis(), reconnectDelayMax.toMillis(), connectTimeout.toMillis(),
                     maxFrameBytes, maxInFlightPublishes, connectionListener, compression, tlsContext(), credentials));
         }

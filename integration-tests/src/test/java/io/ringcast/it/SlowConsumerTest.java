@@ -1,15 +1,17 @@
 package io.ringcast.it;
 
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.ringcast.client.ConnectionListener;
 import io.ringcast.client.RingcastClient;
 import io.ringcast.client.RingcastException;
 import io.ringcast.client.UpdateKind;
 import io.ringcast.protocol.ErrorCode;
+import io.ringcast.protocol.Transport;
 import io.ringcast.server.RingcastServer;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A subscriber that stops reading is cut off with SLOW_CONSUMER once its unsent bytes pass the
- * limit, while a fast subscriber on the same node misses nothing.
+ * limit, while a fast subscriber on the same node misses nothing. On every transport this JVM runs:
+ * the limit reads the channel's outbound buffer and the cut-off half-closes the socket, both of
+ * which each transport's channels implement in their own way.
  */
 @Timeout(120)
 class SlowConsumerTest {
@@ -31,15 +35,16 @@ class SlowConsumerTest {
     static final int LIMIT_BYTES = 1 << 20;
     static final int BURST = 32;
 
-    @Test
-    void slowSubscriberIsClosedWithSlowConsumerWhileFastOneMissesNothing() throws Exception {
-        try (RingcastServer server = TestServers.start(
+    @ParameterizedTest(name = "server and slow client on {0}")
+    @MethodSource("io.ringcast.it.NativeTransportsTest#available")
+    void slowSubscriberIsClosedWithSlowConsumerWhileFastOneMissesNothing(Transport transport) throws Exception {
+        try (RingcastServer server = TestServers.start(transport,
                 "limits:\n  outboundQueueBytes: " + LIMIT_BYTES + "\n  slowConsumerCloseGraceMs: 30000\n")) {
             CountDownLatch unblock = new CountDownLatch(1);
             CompletableFuture<RingcastException> slowReason = new CompletableFuture<>();
             List<Long> slowSequences = new CopyOnWriteArrayList<>();
             // the slow client has its own event loop: its listener blocks it, so it stops reading
-            EventLoopGroup slowLoop = new NioEventLoopGroup(1);
+            EventLoopGroup slowLoop = transport.newEventLoopGroup(1, new DefaultThreadFactory("slow-client", true));
             RingcastClient slow = RingcastClient.builder().addresses(server.webSocketUrl()).eventLoopGroup(slowLoop)
                     .connectionListener(new ConnectionListener() {
                         @Override

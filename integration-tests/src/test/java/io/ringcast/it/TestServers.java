@@ -1,5 +1,6 @@
 package io.ringcast.it;
 
+import io.ringcast.protocol.Transport;
 import io.ringcast.server.RingcastServer;
 import io.ringcast.server.config.ConfigLoader;
 
@@ -31,7 +32,18 @@ final class TestServers {
      * server on the port its predecessor had.
      */
     static RingcastServer startOnPort(int port, String yaml) throws InterruptedException {
+        return startOn(port, Transport.AUTO, yaml);
+    }
+
+    /** Like {@link #start(String)}, its sockets on {@code transport} ({@code server.transport}). */
+    static RingcastServer start(Transport transport, String yaml) throws InterruptedException {
+        return startOn(0, transport, yaml);
+    }
+
+    /** Like {@link #start(String)}, on a given loopback port (0: any free one) and {@code transport}. */
+    static RingcastServer startOn(int port, Transport transport, String yaml) throws InterruptedException {
         return RingcastServer.start(ConfigLoader.fromYaml("server:\n  host: 127.0.0.1\n  port: " + port
-                + "\n  ioThreads: 2\n" + yaml + (yaml.contains("security:") ? "" : "security:\n" + OPEN_TO_ANONYMOUS)));
+                + "\n  ioThreads: 2\n  transport: " + transport.configName() + "\n" + yaml
+                + (yaml.contains("security:") ? "" : "security:\n" + OPEN_TO_ANONYMOUS)));
     }
 }

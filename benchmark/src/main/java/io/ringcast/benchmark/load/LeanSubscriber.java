@@ -11,7 +11,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
@@ -29,6 +28,7 @@ import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.Transport;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 import java.net.URI;
@@ -128,7 +128,7 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
     }
 
     /**
-     * Connects on {@code group} (of NIO event loops) and subscribes; the future completes on
+     * Connects on {@code group} (with the socket channel of that group's transport) and subscribes; the future completes on
      * {@code SUBSCRIBED} and fails, with a {@link LoadException}, when the connection, the upgrade,
      * the session or the subscription is refused. Once.
      */
@@ -136,7 +136,7 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
         assert channel == null : "connect() twice";
         ChannelFuture f = new Bootstrap()
                 .group(group)
-                .channel(NioSocketChannel.class)
+                .channel(Transport.of(group).socketChannelClass())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, HANDSHAKE_TIMEOUT_MS)

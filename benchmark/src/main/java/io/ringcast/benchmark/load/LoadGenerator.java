@@ -2,8 +2,8 @@ package io.ringcast.benchmark.load;
 
 import ch.qos.logback.classic.Level;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.ringcast.protocol.Transport;
 import io.ringcast.server.RingcastServer;
 import io.ringcast.server.config.ConfigException;
 import io.ringcast.server.config.ConfigLoader;
@@ -71,6 +71,18 @@ public final class LoadGenerator implements Callable<Integer> {
     static final class SubscriberClientConverter extends LowerCaseEnumConverter<SubscriberClient> {
         SubscriberClientConverter() {
             super(SubscriberClient.class);
+        }
+    }
+
+    /** {@code --transport auto|nio|epoll|io_uring}, as the server's {@code server.transport} spells them. */
+    static final class TransportConverter implements CommandLine.ITypeConverter<Transport> {
+        @Override
+        public Transport convert(String value) {
+            try {
+                return Transport.fromConfigName(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
         }
     }
 
@@ -142,6 +154,12 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--io-threads", defaultValue = "2",
             description = "Event loops shared by every client connection (default ${DEFAULT-VALUE})")
     int ioThreads;
+
+    @Option(names = "--transport", defaultValue = "auto", converter = TransportConverter.class,
+            description = "Netty transport of those event loops: auto (the first available of "
+                    + "the native ones, else nio), nio, epoll or io_uring, as the server's server.transport "
+                    + "(default ${DEFAULT-VALUE})")
+    Transport transport;
 
     @Option(names = "--out", defaultValue = "load-results", paramLabel = "DIR",
             description = "Directory for the JSON, .hgrm and PNG files (default ${DEFAULT-VALUE})")
@@ -228,6 +246,13 @@ public final class LoadGenerator implements Callable<Integer> {
             quietLogger("io.ringcast.client");
             quietLogger("io.ringcast.server");
         }
+        Transport runOn;
+        try {
+            runOn = transport.resolve("--transport");
+        } catch (IllegalStateException e) {
+            stderr.println("ringcast-bench: " + e.getMessage()); // named, not available in this JVM
+            return EXIT_RUN_FAILED;
+        }
         RingcastServer server = null;
         EventLoopGroup group = null;
         try {
@@ -240,13 +265,14 @@ public final class LoadGenerator implements Callable<Integer> {
             LoadSpec spec;
             try {
                 spec = new LoadSpec(urls, embedded, topics, payloadBytes, rate, publishers, subscribers, selector,
-                        duration.toMillis(), warmup.toMillis(), ioThreads, padding,
+                        duration.toMillis(), warmup.toMillis(), ioThreads, runOn.configName(), padding,
                         serverPids == null ? List.of() : serverPids, subscriberClient);
             } catch (IllegalArgumentException e) {
                 stderr.println("ringcast-bench: " + e.getMessage());
                 return EXIT_USAGE;
             }
-            group = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("load-io", true));
+            // every client is given this group, and opens its sockets with the channel class of its transport
+            group = runOn.newEventLoopGroup(ioThreads, new DefaultThreadFactory("load-io", true));
             return sweep ? runSweep(spec, group) : runOnce(spec, group);
         } catch (LoadException | ConfigException e) {
             stderr.println("ringcast-bench: " + e.getMessage());
@@ -308,7 +334,8 @@ public final class LoadGenerator implements Callable<Integer> {
             return ConfigLoader.fromYaml(local);
         }
         ServerConfig base = ConfigLoader.load(embeddedConfig);
-        return new ServerConfig(new ServerConfig.Server("127.0.0.1", 0, base.server().ioThreads()), base.limits(),
+        return new ServerConfig(new ServerConfig.Server("127.0.0.1", 0, base.server().ioThreads(),
+                base.server().transport()), base.limits(),
                 base.history(), base.pipeline(), base.session(), base.features(), base.state(), base.security(), base.demo(),
                 base.cluster());
     }

@@ -17,13 +17,15 @@ import java.util.Objects;
  * @param durationMs    measured time
  * @param warmupMs      time before it, at the same rate: checked for correctness, not measured
  * @param ioThreads     event loops of the Netty group all clients share
+ * @param transport     the Netty transport of that group, as its configName ({@code nio}, {@code epoll},
+ *                      {@code io_uring}: resolved, never {@code auto})
  * @param padding       what fills each value after its header
  * @param serverPids    the servers' process ids, whose CPU time is measured over the run; empty for none
  * @param subscriberClient how the subscribers connect: lean connections or the Java client
  */
 record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadBytes, int rate, int publishers,
-                int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, Padding padding,
-                List<Long> serverPids, SubscriberClient subscriberClient) {
+                int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, String transport,
+                Padding padding, List<Long> serverPids, SubscriberClient subscriberClient) {
 
     /** Topic paths are {@code bench/t} and a zero-padded index. */
     static final String TOPIC_PREFIX = "bench/t";
@@ -31,6 +33,7 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
     LoadSpec {
         servers = List.copyOf(Objects.requireNonNull(servers, "--servers"));
         Objects.requireNonNull(selector, "--selector");
+        Objects.requireNonNull(transport, "--transport");
         Objects.requireNonNull(padding, "--padding");
         serverPids = List.copyOf(Objects.requireNonNull(serverPids, "--server-pids"));
         Objects.requireNonNull(subscriberClient, "--subscriber-client");
@@ -63,7 +66,7 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
     /** The same run at another rate (the sweep's steps). */
     LoadSpec withRate(int newRate) {
         return new LoadSpec(servers, embedded, topics, payloadBytes, newRate, publishers, subscribers, selector,
-                durationMs, warmupMs, ioThreads, padding, serverPids, subscriberClient);
+                durationMs, warmupMs, ioThreads, transport, padding, serverPids, subscriberClient);
     }
 
     /** The path of topic {@code index}: {@code bench/t0042} (at least four digits, as many as the largest needs). */

@@ -50,9 +50,10 @@ final class Summary {
                             + w.firstLate() + ")");
         }
         LoadResult.Cpu cpu = r.cpu();
-        out.printf("  generator    CPU %.0f%% of one core, %.0f%% of %d cores%s; load average at start %.2f%n",
-                cpu.percentOfOneCore(), cpu.percentOfAllCores(), cpu.cores(),
-                s.embedded() ? " (server included: embedded)" : "", r.machine().loadAverage());
+        out.printf("  generator    CPU %.0f%% of one core, %.0f%% of %d cores%s, %d event loops on %s; load average at start"
+                        + " %.2f%n", cpu.percentOfOneCore(), cpu.percentOfAllCores(), cpu.cores(),
+                s.embedded() ? " (server included: embedded)" : "", s.ioThreads(), s.transport(),
+                r.machine().loadAverage());
         LoadResult.ServerCpu sc = r.serverCpu();
         if (sc != null) {
             out.printf("  servers      %s; peak RSS %s%n", sc.known() ? String.format("CPU %.2f cores (%,d ms in %,d ms), %,.0f"

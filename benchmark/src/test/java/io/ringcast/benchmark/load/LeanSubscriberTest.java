@@ -35,7 +35,7 @@ class LeanSubscriberTest {
     static final int ALIAS = 100;
 
     final LoadSpec spec = new LoadSpec(List.of("ws://127.0.0.1:1/ws"), false, TOPICS, VALUE_BYTES, 1000, 1, 1, "#",
-            1000, 0, 1, Padding.ZEROS, List.of(), SubscriberClient.LEAN);
+            1000, 0, 1, "nio", Padding.ZEROS, List.of(), SubscriberClient.LEAN);
     final MeasurementWindow window = new MeasurementWindow();
     final LatencyRecorders latencies = new LatencyRecorders();
     final SubscriberTally tally = new SubscriberTally(0, RUN, TOPICS, window, latencies);

@@ -2,10 +2,12 @@ package io.ringcast.benchmark.load;
 
 import static io.ringcast.server.ServerCounter.SLOW_CONSUMER_DISCONNECTS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.util.ResourceLeakDetector;
+import io.ringcast.protocol.Transport;
 import io.ringcast.server.RingcastServer;
 import io.ringcast.server.config.ConfigLoader;
 import io.ringcast.testkit.FailOnLeakExtension;
@@ -16,6 +18,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The load generator end to end, short, against a real server on a real port: everything arrives
@@ -215,8 +219,32 @@ class LoadGeneratorTest {
         assertThat(LoadReport.summary(out)).contains("| set | sweep |").contains("1n-2p-5s-50t-200B");
     }
 
+    /** The generator's clients on each transport this JVM runs, against the server on the default one. */
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = "AUTO", mode = EnumSource.Mode.EXCLUDE)
+    @Timeout(60)
+    void theClientsRunOnTheTransportAskedFor(Transport transport, @TempDir Path out) throws Exception {
+        assumeTrue(transport.isAvailable(), () -> transport + " is not available: " + transport.unavailabilityCause());
+        try (RingcastServer server = RingcastServer.start(
+                ConfigLoader.fromYaml("server:\n  host: 127.0.0.1\n  port: 0\n" + LoadGenerator.OPEN_TO_ANONYMOUS))) {
+            Run r = run("--servers", server.webSocketUrl(), "--transport", transport.configName(), "--subscribers", "3",
+                    "--topics", "20", "--publishers", "2", "--rate", "500", "--duration", "1s", "--warmup", "200ms",
+                    "--out", out.toString());
+            assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+
+            JsonNode result = JSON.readTree(out.resolve("1n-2p-3s-20t-200B-500ps.json").toFile());
+            assertCleanRun(result);
+            assertThat(result.get("spec").get("transport").asText()).isEqualTo(transport.configName());
+            assertThat(r.out()).contains("2 event loops on " + transport.configName());
+        }
+    }
+
     @Test
     void aBadCommandLineExitsWithTwoAndSaysWhy() {
+        Run badTransport = run("--servers", "ws://127.0.0.1:1/ws", "--transport", "iouring");
+        assertThat(badTransport.exitCode()).isEqualTo(LoadGenerator.EXIT_USAGE);
+        assertThat(badTransport.err()).contains("'iouring' is not one of auto, nio, epoll, io_uring");
+
         Run neither = run("--rate", "10");
         assertThat(neither.exitCode()).isEqualTo(LoadGenerator.EXIT_USAGE);
         assertThat(neither.err()).contains("--servers or --embedded");

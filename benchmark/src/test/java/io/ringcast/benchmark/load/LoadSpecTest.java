@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class LoadSpecTest {
     static LoadSpec spec(int topics, int publishers) {
         return new LoadSpec(List.of("ws://a:1/ws", "ws://b:2/ws", "ws://c:3/ws"), false, topics, 200, 10_000,
-                publishers, 100, "#", 30_000, 5_000, 2, Padding.ZEROS, List.of(), SubscriberClient.LEAN);
+                publishers, 100, "#", 30_000, 5_000, 2, "nio", Padding.ZEROS, List.of(), SubscriberClient.LEAN);
     }
 
     @Test
@@ -37,10 +37,10 @@ class LoadSpecTest {
 
     @Test
     void leanSubscribersRefuseTls() {
-        assertThatThrownBy(() -> new LoadSpec(List.of("wss://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1,
+        assertThatThrownBy(() -> new LoadSpec(List.of("wss://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1, "nio",
                 Padding.ZEROS, List.of(), SubscriberClient.LEAN)).hasMessageStartingWith("--subscriber-client")
                 .hasMessageContaining("--subscriber-client java");
-        assertThat(new LoadSpec(List.of("wss://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1,
+        assertThat(new LoadSpec(List.of("wss://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1, "nio",
                 Padding.ZEROS, List.of(), SubscriberClient.JAVA).servers()).containsExactly("wss://a:1/ws");
     }
 
@@ -57,9 +57,9 @@ class LoadSpecTest {
     @Test
     void errorsNameTheFlag() {
         assertThatThrownBy(() -> spec(2, 4)).hasMessageStartingWith("--publishers");
-        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 10, 1, 1, 1, "#", 1000, 0, 1, Padding.ZEROS,
-                List.of(), SubscriberClient.LEAN)).hasMessageStartingWith("--payload-bytes");
-        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1,
+        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 10, 1, 1, 1, "#", 1000, 0, 1, "nio",
+                Padding.ZEROS, List.of(), SubscriberClient.LEAN)).hasMessageStartingWith("--payload-bytes");
+        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1, "nio",
                 Padding.ZEROS, List.of(0L), SubscriberClient.LEAN)).hasMessageStartingWith("--server-pids");
     }
 

@@ -3,6 +3,7 @@ package io.ringcast.client.internal;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.ringcast.protocol.Credentials;
+import io.ringcast.protocol.Transport;
 import io.ringcast.client.ConnectionListener;
 
 import java.net.URI;
@@ -14,6 +15,8 @@ import java.util.List;
  * @param addresses               WebSocket URLs, tried round robin
  * @param clientName              sent in {@code HELLO}
  * @param eventLoopGroup          a group lent by the application, or null for a client-owned one
+ * @param transport               what the connections run on: the lent group's transport, or the one
+ *                                the client-owned group is made of (resolved, never {@code AUTO})
  * @param reconnectDelayInitialMs first reconnect delay ceiling
  * @param reconnectDelayMaxMs     largest reconnect delay
  * @param connectTimeoutMs        limit of {@code connect()} and of each attempt
@@ -24,7 +27,7 @@ import java.util.List;
  * @param tls                     TLS for {@code wss://} addresses; null when there are none
  * @param credentials             sent in {@code HELLO}
  */
-public record ClientConfig(List<URI> addresses, String clientName, EventLoopGroup eventLoopGroup,
+public record ClientConfig(List<URI> addresses, String clientName, EventLoopGroup eventLoopGroup, Transport transport,
                            long reconnectDelayInitialMs, long reconnectDelayMaxMs, long connectTimeoutMs,
                            int maxFrameBytes, int maxInFlightPublishes, ConnectionListener connectionListener,
                            boolean compression, SslContext tls, Credentials credentials) {

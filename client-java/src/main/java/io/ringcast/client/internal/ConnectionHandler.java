@@ -134,11 +134,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
         return new RingcastException(welcomed ? "connection lost" : "connection closed before the session started");
     }
 
-    /** Closes the connection for the client's {@code close()}. */
-    void closeByClient() {
+    /** Closes the connection for the client's {@code close()}; completes once the socket is closed. */
+    ChannelFuture closeByClient() {
         closedByClient = true;
         closing = true;
-        channel().close();
+        return channel().close();
     }
 
     /** Ends the connection for a reason found on this side; the first reason wins. */

@@ -87,11 +87,16 @@ final class Connector implements ConnectionObserver {
         attempt();
     }
 
-    /** Stops for good: fails what is pending with {@code error}, closes the connection. */
-    void shutdown(RingcastException error) {
+    /**
+     * Stops for good: fails what is pending with {@code error}, closes the connection.
+     *
+     * @return completes once the connection's socket is closed; null when there is none (or this
+     *         was done before)
+     */
+    ChannelFuture shutdown(RingcastException error) {
         assert eventLoop.inEventLoop();
         if (shutDown) {
-            return;
+            return null;
         }
         shutDown = true;
         state = ConnectionState.CLOSED;
@@ -99,9 +104,7 @@ final class Connector implements ConnectionObserver {
         session.close(error); // first: pending publishes fail as "closed", not as "connection lost"
         connected.completeExceptionally(error);
         ConnectionHandler h = current;
-        if (h != null) {
-            h.closeByClient();
-        }
+        return h != null ? h.closeByClient() : null;
     }
 
     @Override

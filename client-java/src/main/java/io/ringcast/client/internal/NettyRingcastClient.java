@@ -2,11 +2,10 @@ package io.ringcast.client.internal;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.ringcast.client.ConnectionState;
@@ -17,6 +16,7 @@ import io.ringcast.client.UpdateListener;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.Transport;
 import io.ringcast.protocol.TopicPath;
 
 import java.util.Objects;
@@ -55,7 +55,7 @@ public final class NettyRingcastClient implements RingcastClient {
         this.config = config;
         EventLoopGroup group = config.eventLoopGroup();
         if (group == null) {
-            ownedGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("ringcast-client", true));
+            ownedGroup = config.transport().newEventLoopGroup(1, new DefaultThreadFactory("ringcast-client", true));
             group = ownedGroup;
         } else {
             ownedGroup = null;
@@ -65,7 +65,7 @@ public final class NettyRingcastClient implements RingcastClient {
         this.commands = new CommandProxy(eventLoop, session);
         Bootstrap bootstrap = new Bootstrap()
                 .group(eventLoop) // every connection on the same loop: the session's state never changes threads
-                .channel(NioSocketChannel.class)
+                .channel(config.transport().socketChannelClass()) // the group's own kind of socket
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true);
         this.connector = new Connector(config, eventLoop, session, commands,
@@ -140,27 +140,46 @@ public final class NettyRingcastClient implements RingcastClient {
             return;
         }
         RingcastException closed = new RingcastException("client closed");
+        ChannelFuture socketClosed = null;
         if (eventLoop.inEventLoop()) {
-            closeOnEventLoop(closed);
+            socketClosed = closeOnEventLoop(closed);
         } else {
             try {
-                eventLoop.submit(() -> closeOnEventLoop(closed))
-                        .awaitUninterruptibly(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+                Future<ChannelFuture> done = eventLoop.submit(() -> closeOnEventLoop(closed));
+                if (done.awaitUninterruptibly(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS) && done.isSuccess()) {
+                    socketClosed = done.getNow();
+                }
             } catch (RejectedExecutionException e) {
                 commands.failAll(closed); // the application's group is shut down already
             }
         }
         if (ownedGroup != null) {
-            Future<?> terminated = ownedGroup.shutdownGracefully(0, CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
-            if (!eventLoop.inEventLoop()) {
-                terminated.awaitUninterruptibly(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+            // The socket is closed before its loop stops: io_uring closes it only once the read it has
+            // pending is cancelled, a completion the loop must still be running to handle (stopped first,
+            // the incubator's loop waits out the shutdown timeout, 5 s, and logs a rejected task).
+            if (socketClosed == null || socketClosed.isDone()) {
+                shutDownOwnedGroup();
+            } else if (eventLoop.inEventLoop()) {
+                socketClosed.addListener(f -> shutDownOwnedGroup()); // cannot wait on the loop itself
+            } else {
+                socketClosed.awaitUninterruptibly(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+                shutDownOwnedGroup();
             }
         }
     }
 
-    private void closeOnEventLoop(RingcastException closed) {
-        connector.shutdown(closed);
+    private void shutDownOwnedGroup() {
+        Future<?> terminated = ownedGroup.shutdownGracefully(0, CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+        if (!eventLoop.inEventLoop()) {
+            terminated.awaitUninterruptibly(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Shuts the connector down and fails what is still queued; the socket's close future, or null. */
+    private ChannelFuture closeOnEventLoop(RingcastException closed) {
+        ChannelFuture socketClosed = connector.shutdown(closed);
         commands.run(); // fails the commands still queued: the session is closed
+        return socketClosed;
     }
 
     /** For tests: the session, to be read on the event loop. */
@@ -171,5 +190,10 @@ public final class NettyRingcastClient implements RingcastClient {
     /** For tests: the event loop the client runs on. */
     EventLoop eventLoop() {
         return eventLoop;
+    }
+
+    /** The transport the client's connections run on (never {@link Transport#AUTO}); any thread. */
+    public Transport transport() {
+        return config.transport();
     }
 }

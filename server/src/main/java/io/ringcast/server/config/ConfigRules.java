@@ -1,5 +1,7 @@
 package io.ringcast.server.config;
 
+import io.ringcast.protocol.Transport;
+
 /**
  * The range rules the sections' {@code validate()} methods are written in. Each throws a
  * {@link ConfigException} naming the key, the valid values and the value found.
@@ -33,6 +35,17 @@ final class ConfigRules {
         if (value < min || value > max || Long.bitCount(value) != 1) {
             throw new ConfigException(key, "key '" + key + "' must be a power of two between " + min + " and " + max
                     + ", got " + value);
+        }
+    }
+
+    /**
+     * A transport this JVM can run: {@code cause} is its {@link Transport#unavailabilityCause()},
+     * null when it can. Given apart so that a test can pass a cause this machine does not have.
+     */
+    static void availableTransport(String key, Transport transport, Throwable cause) {
+        if (cause != null) {
+            throw new ConfigException(null, key, Transport.unavailableMessage("key '" + key + "'", transport, cause),
+                    cause);
         }
     }
 

@@ -3,6 +3,7 @@ package io.ringcast.server.config;
 import static io.ringcast.server.config.ConfigText.dotted;
 
 import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
@@ -21,6 +22,7 @@ import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import io.ringcast.protocol.Transport;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -60,7 +62,15 @@ final class ConfigYaml {
             .withCoercionConfig(LogicalType.Enum, c -> c
                     .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
                     .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail))
+            // the protocol module knows no Jackson: its Transport is spelled here, as its configName()
+            .addMixIn(Transport.class, TransportSpelling.class)
             .build();
+
+    /** Jackson reads and writes a {@link Transport} as its {@link Transport#configName()}: {@code io_uring}. */
+    private abstract static class TransportSpelling {
+        @JsonValue
+        abstract String configName();
+    }
 
     private ConfigYaml() {
     }

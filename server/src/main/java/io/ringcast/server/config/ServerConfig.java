@@ -1,12 +1,14 @@
 package io.ringcast.server.config;
 
 import static io.ringcast.server.config.ConfigRules.atLeast;
+import static io.ringcast.server.config.ConfigRules.availableTransport;
 import static io.ringcast.server.config.ConfigRules.between;
 import static io.ringcast.server.config.ConfigRules.hostName;
 import static io.ringcast.server.config.ConfigRules.powerOfTwoBetween;
 import static io.ringcast.server.config.ConfigRules.zeroOrBetween;
 
 import io.ringcast.protocol.PathLimits;
+import io.ringcast.protocol.Transport;
 import java.util.List;
 import java.util.Objects;
 
@@ -67,16 +69,19 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
     }
 
     /**
-     * Section {@code server}: where to listen and how many event loops.
+     * Section {@code server}: where to listen, how many event loops and on which transport.
      *
      * @param host      address to bind
      * @param port      TCP port, 0 for any free port
      * @param ioThreads Netty event loops, each also a fan-out ring reader; 0 for one per core
+     * @param transport the Netty transport of the event loops and sockets; {@link Transport#AUTO}
+     *                  for the native one where available, else NIO
      */
-    public record Server(String host, int port, int ioThreads) {
+    public record Server(String host, int port, int ioThreads, Transport transport) {
 
         public Server {
             Objects.requireNonNull(host, "host");
+            Objects.requireNonNull(transport, "transport");
         }
 
         /** {@link #ioThreads()}, or the number of available processors when it is 0. */
@@ -88,6 +93,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             hostName("server.host", host);
             between("server.port", port, 0, 65535);
             zeroOrBetween("server.ioThreads", ioThreads, "one per core", 1, 256);
+            availableTransport("server.transport", transport, transport.unavailabilityCause());
         }
     }
 

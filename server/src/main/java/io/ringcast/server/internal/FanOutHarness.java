@@ -8,13 +8,15 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.Transport;
 import io.ringcast.server.config.Features;
 import io.ringcast.server.config.FlushPolicy;
 import io.ringcast.server.config.ServerConfig;
@@ -36,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #close} from one thread. Readers run on their own threads, as event loops do in a node.
  */
 public final class FanOutHarness implements AutoCloseable {
-    private final NioEventLoopGroup readers;
+    private final EventLoopGroup readers;
     private final List<EmbeddedChannel> channels = new ArrayList<>();
     private final TopicSequencer sequencer;
     private final ServerCounters counters = new ServerCounters();
@@ -66,8 +68,10 @@ public final class FanOutHarness implements AutoCloseable {
      */
     public FanOutHarness(int subscribers, int readerThreads, int topics, int payloadBytes, int ringSize,
                          Features features, boolean compressedSessions) throws InterruptedException {
-        // NIO loops, as in a node: their task queue does not allocate per wake-up
-        readers = new NioEventLoopGroup(readerThreads);
+        // the event loops a node's default (server.transport auto) gives: NIO's and the native transports'
+        // task queues alike do not allocate per wake-up
+        readers = Transport.AUTO.resolve("transport").newEventLoopGroup(readerThreads,
+                new DefaultThreadFactory("fan-out-reader"));
         EventLoop[] loops = new EventLoop[readerThreads];
         int n = 0;
         for (EventExecutor e : readers) {

@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 
 import io.ringcast.cluster.ClusterNode;
 import io.ringcast.cluster.ClusterStatus;
+import io.ringcast.protocol.Transport;
 import io.ringcast.server.ServerCounter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -35,11 +36,11 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
     private static final StaticContent FILES = new StaticContent();
     /**
      * What the endpoints read, and nothing else: the node's counters and metrics, when it started,
-     * whether the demo runs and the cluster's status (null for a single node). Immutable; its
-     * members are thread-safe.
+     * whether the demo runs, the cluster's status (null for a single node) and the transport its
+     * sockets run on. Immutable; its members are thread-safe.
      */
     record NodeView(ServerCounters counters, ServerMetrics metrics, long startedAtMs, boolean demo,
-                    ClusterNode cluster) {
+                    ClusterNode cluster, Transport transport) {
     }
 
     private final NodeView server;
@@ -100,7 +101,8 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
     private FullHttpResponse health() throws Exception {
         ObjectNode body = JSON.createObjectNode()
                 .put("status", "UP")
-                .put("uptimeMs", System.currentTimeMillis() - server.startedAtMs());
+                .put("uptimeMs", System.currentTimeMillis() - server.startedAtMs())
+                .put("transport", server.transport().configName());
         putFigures(body, server.counters());
         body.put("demo", server.demo());
         if (server.cluster() != null) {

@@ -15,14 +15,13 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.ringcast.cluster.ClusterNode;
+import io.ringcast.protocol.Transport;
 import io.ringcast.server.config.EnvOverrides;
 import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
@@ -64,6 +63,8 @@ public final class NodeRuntime implements AutoCloseable {
 
     private final ServerConfig config;
     private final ServerCounters counters = new ServerCounters();
+    /** {@code server.transport} resolved: what the event loops and sockets run on. */
+    private Transport transport;
     private EventLoopGroup acceptGroup;
     private EventLoopGroup ioGroup;
     private EventLoop[] ioLoops;
@@ -109,17 +110,24 @@ public final class NodeRuntime implements AutoCloseable {
             demo = new DemoPublisher(config.demo(), inbound, PooledByteBufAllocator.DEFAULT, cluster);
             demo.start();
         }
-        log.info("Ringcast node listening on {}:{} (WebSocket {}://{}:{}{}), {} I/O threads, history {} per topic, "
-                + "flush {}", config.server().host(), boundAddress.getPort(), config.security().tls() ? "wss" : "ws",
-                displayHost(), boundAddress.getPort(),
-                ServerChannelInitializer.WEBSOCKET_PATH, ioLoops.length, config.history().length(),
+        log.info("Ringcast node listening on {}:{} (WebSocket {}://{}:{}{}), {} I/O threads on {} (server.transport {}), "
+                + "history {} per topic, flush {}", config.server().host(), boundAddress.getPort(),
+                config.security().tls() ? "wss" : "ws", displayHost(), boundAddress.getPort(),
+                ServerChannelInitializer.WEBSOCKET_PATH, ioLoops.length, transport.configName(),
+                config.server().transport().configName(), config.history().length(),
                 config.pipeline().flushPolicy().yamlName());
     }
 
-    /** The acceptor thread and the I/O threads {@code ringcast-io-N}, which also read the fan-out ring. */
+    /**
+     * The acceptor thread and the I/O threads {@code ringcast-io-N}, which also read the fan-out ring,
+     * on the transport {@code server.transport} names or, for {@code auto}, the first available one.
+     * Throws {@link IllegalStateException} naming the key and the native library's reason when the
+     * transport named is not available (a config from {@code ConfigLoader} was refused for it already).
+     */
     private void startEventLoops() {
-        acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("ringcast-accept"));
-        ioGroup = new NioEventLoopGroup(config.server().effectiveIoThreads(), new DefaultThreadFactory("ringcast-io"));
+        transport = config.server().transport().resolve("key 'server.transport'");
+        acceptGroup = transport.newEventLoopGroup(1, new DefaultThreadFactory("ringcast-accept"));
+        ioGroup = transport.newEventLoopGroup(config.server().effectiveIoThreads(), new DefaultThreadFactory("ringcast-io"));
         List<EventLoop> loops = new ArrayList<>();
         for (EventExecutor executor : ioGroup) {
             loops.add((EventLoop) executor);
@@ -207,7 +215,8 @@ public final class NodeRuntime implements AutoCloseable {
                     + config.security().jwtRs256PublicKeyFile() + ": " + e.getMessage(), e);
         }
         HttpEndpointHandler.NodeView endpoints = new HttpEndpointHandler.NodeView(counters,
-                new ServerMetrics(counters, cluster), System.currentTimeMillis(), config.demo().enabled(), cluster);
+                new ServerMetrics(counters, cluster), System.currentTimeMillis(), config.demo().enabled(), cluster,
+                transport);
         SessionServices sessionServices = new SessionServices(config.limits(), config.session().idleTimeoutMs(),
                 sessions, inbound, new SubscribeChecks(config.limits().maxSubscriptionsPerSession()), login,
                 cluster == null ? null : new ClusterRoute(cluster, inbound, config.cluster().replicationTimeoutMs(),
@@ -220,7 +229,7 @@ public final class NodeRuntime implements AutoCloseable {
     private void bind(ServerChannelInitializer initializer) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
-                .channel(NioServerSocketChannel.class)
+                .channel(transport.serverChannelClass())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -230,7 +239,8 @@ public final class NodeRuntime implements AutoCloseable {
             serverChannel = bootstrap.bind(config.server().host(), config.server().port()).sync().channel();
         } catch (Exception e) {
             close();
-            if (e instanceof java.net.BindException) {
+            // NIO says java.net.BindException; epoll and io_uring their own IOException, NativeIoException
+            if (e instanceof IOException) {
                 throw new IllegalStateException("cannot listen on " + config.server().host() + ":" + config.server().port()
                         + " (server.host, server.port): " + e.getMessage(), e);
             }

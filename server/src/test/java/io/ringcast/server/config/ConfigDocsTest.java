@@ -56,6 +56,7 @@ class ConfigDocsTest {
                 "server:\n  port: eighty\n",
                 "pipeline:\n  inboundRingSize: 1000\n",
                 "pipeline:\n  waitStrategy: fast\n",
+                "server:\n  transport: iouring\n",
                 "server:\n port: 1\n  host: x\n",
                 "metrics:\n  enabled: true\n");
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringcast.protocol.PathLimits;
+import io.ringcast.protocol.Transport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ConfigLoaderTest {
 
     private static final ServerConfig SPEC_DEFAULTS = new ServerConfig(
-            new ServerConfig.Server("0.0.0.0", 8080, 0),
+            new ServerConfig.Server("0.0.0.0", 8080, 0, Transport.AUTO),
             new ServerConfig.Limits(1048576, 256, 16, 1024, 8388608L, 5000L, 10000L, 1000000, 1000000, 100000, 1024, 0, 4096, 1024),
             new ServerConfig.History(64),
             new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BLOCKING, FlushPolicy.END_OF_BATCH, 200),
@@ -69,7 +70,7 @@ class ConfigLoaderTest {
         ServerConfig config = ConfigLoader.load(file);
 
         assertThat(config).isEqualTo(new ServerConfig(
-                new ServerConfig.Server("0.0.0.0", 9090, 0),
+                new ServerConfig.Server("0.0.0.0", 9090, 0, Transport.AUTO),
                 new ServerConfig.Limits(1048576, 256, 16, 1024, 65536L, 5000L, 10000L, 1000000, 1000000, 100000, 1024, 0, 4096, 1024),
                 SPEC_DEFAULTS.history(),
                 new ServerConfig.Pipeline(65536, 65536, WaitStrategyKind.BUSY_SPIN, FlushPolicy.MAX_DELAY, 200),
@@ -131,7 +132,7 @@ class ConfigLoaderTest {
 
         assertThatThrownBy(() -> ConfigLoader.load(file))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage(file + ": unknown key 'server.prot' (known keys under 'server': host, port, ioThreads)")
+                .hasMessage(file + ": unknown key 'server.prot' (known keys under 'server': host, port, ioThreads, transport)")
                 .satisfies(e -> assertThat(((ConfigException) e).key()).hasValue("server.prot"))
                 .satisfies(e -> assertThat(((ConfigException) e).source()).hasValue(file.toString()));
     }
@@ -181,7 +182,7 @@ class ConfigLoaderTest {
             server:\\n  host:                     | key 'server.host' expects a string, got null
             limits:\\n  maxPathBytes: 99999999999 | key 'limits.maxPathBytes' expects an integer that fits in 32 bits, got 99999999999
             session:\\n  idleTimeoutMs: 1e3       | key 'session.idleTimeoutMs' expects an integer, got 1000.0
-            server: 8080                          | section 'server' must be a mapping of keys (host, port, ioThreads), got 8080
+            server: 8080                          | section 'server' must be a mapping of keys (host, port, ioThreads, transport), got 8080
             limits: [1, 2]                        | section 'limits' must be a mapping of keys (maxFrameBytes, maxPathBytes, maxPathDepth, maxSubscriptionsPerSession, outboundQueueBytes, slowConsumerCloseGraceMs, handshakeTimeoutMs, maxValueBytes, maxTopics, maxConnections, maxConnectionsBeforeUpgrade, publishRatePerSession, publisherLedgers, publisherLedgersPerPrincipal), got a list
             just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session, features, state, security, demo, cluster), got "just text"
             """)

@@ -46,7 +46,7 @@ class ConfigYamlTest {
     @Test
     void aYamlMergeKeyIsAnUnknownKeyNotAMerge() {
         assertRefused("server:\n  <<: {port: 9090}\n", "server.<<",
-                "unknown key 'server.<<' (known keys under 'server': host, port, ioThreads)");
+                "unknown key 'server.<<' (known keys under 'server': host, port, ioThreads, transport)");
     }
 
     @Test

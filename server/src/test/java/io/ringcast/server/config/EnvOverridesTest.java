@@ -147,7 +147,7 @@ class EnvOverridesTest {
         ConfigException e = refusal(Map.of("RINGCAST_SERVER_PROT", "8080"), "");
 
         assertThat(e).hasMessage("environment variable RINGCAST_SERVER_PROT: names no key of section 'server' "
-                + "(its variables: RINGCAST_SERVER_HOST, RINGCAST_SERVER_PORT, RINGCAST_SERVER_IOTHREADS)");
+                + "(its variables: RINGCAST_SERVER_HOST, RINGCAST_SERVER_PORT, RINGCAST_SERVER_IOTHREADS, RINGCAST_SERVER_TRANSPORT)");
         assertThat(e.source()).hasValue("environment variable RINGCAST_SERVER_PROT");
     }
 

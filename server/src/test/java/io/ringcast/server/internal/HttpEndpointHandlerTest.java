@@ -3,6 +3,7 @@ package io.ringcast.server.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringcast.server.internal.SocketlessConnection.HttpAnswer;
+import io.ringcast.protocol.Transport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -56,6 +57,8 @@ class HttpEndpointHandlerTest {
         assertThat(health.get("inboundRingRemaining").asLong()).as("the inbound ring of 64").isEqualTo(64);
         assertThat(health.get("demo").asBoolean()).isFalse();
         assertThat(health.get("uptimeMs").asLong()).isNotNegative();
+        assertThat(health.get("transport").asText()).as("auto, resolved")
+                .isEqualTo(Transport.AUTO.resolve("transport").configName());
         assertThat(health.has("cluster")).as("a single node").isFalse();
     }
 

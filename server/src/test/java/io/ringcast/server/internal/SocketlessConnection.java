@@ -60,7 +60,8 @@ final class SocketlessConnection implements AutoCloseable {
                 new SequencerProxy(inbound),
                 new SubscribeChecks(config.limits().maxSubscriptionsPerSession()), login, null, outboundLimit, counters);
         HttpEndpointHandler.NodeView endpoints = new HttpEndpointHandler.NodeView(counters,
-                new ServerMetrics(counters, null), System.currentTimeMillis(), config.demo().enabled(), null);
+                new ServerMetrics(counters, null), System.currentTimeMillis(), config.demo().enabled(), null,
+                config.server().transport().resolve("key 'server.transport'"));
         channel.pipeline().addLast(new ServerChannelInitializer(config, null, counters, endpoints, services));
         channel.pipeline().fireChannelActive(); // the accept, for the handlers just installed
     }
