@@ -153,9 +153,8 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
 
     @Override
     public boolean onEvent(FanOutEvent ev, long sequence, boolean endOfBatch) {
-        if (ev.kind == FanOutEvent.UPDATE && ev.subscribers.forLoop(loopIndex).length == 0
-                && (ev.publisher == null || ev.publisher.loopIndex != loopIndex)) {
-            return endOfBatchOrBudget(endOfBatch); // nothing for this loop: the open run goes on
+        if (nothingForThisLoop(ev)) {
+            return endOfBatchOrBudget(endOfBatch); // the open run goes on
         }
         boolean batchable = ev.kind == FanOutEvent.UPDATE && ev.conflation == Conflation.OFF
                 && ev.subscribers.forLoop(loopIndex).length > 0;
@@ -183,10 +182,20 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             observeAndAck(ev);
         } else if (ev.kind == FanOutEvent.ACK) {
             ackIfOfThisLoop(ev);
-        } else if (ev.target.loopIndex == loopIndex) {
-            deliver(ev.target, ev.frame, 1);
+        } else {
+            deliver(ev.target, ev.frame, 1); // directed to a session of this loop (nothingForThisLoop)
         }
         return endOfBatchOrBudget(endOfBatch);
+    }
+
+    /** An event that writes nothing on this loop: an update for none of its sessions and no publisher of it, an ack or a reply for another loop's session. */
+    private boolean nothingForThisLoop(FanOutEvent ev) {
+        return switch (ev.kind) {
+            case FanOutEvent.UPDATE -> ev.subscribers.forLoop(loopIndex).length == 0
+                    && (ev.publisher == null || ev.publisher.loopIndex != loopIndex);
+            case FanOutEvent.ACK -> ev.publisher.loopIndex != loopIndex;
+            default -> ev.target.loopIndex != loopIndex;
+        };
     }
 
     /** Counts the event against the budget; at the end of the drain, writes the open run. Whether to go on. */

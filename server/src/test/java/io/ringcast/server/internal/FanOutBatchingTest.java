@@ -110,6 +110,29 @@ class FanOutBatchingTest {
     }
 
     @Test
+    void aReplyOrAnAckForAnotherLoopsSessionDoesNotEndThisLoopsRun() {
+        try (FanOutFixture fx = new FanOutFixture(2)) {
+            Peer onLoop0 = fx.session(0);
+            Peer onLoop1 = fx.session(1);
+            Peer publisherOnLoop1 = fx.session(1);
+            SubscriberSet loop0Only = fx.subscribers(onLoop0);
+            Topic t = fx.topic(1, "t");
+            Topic other = fx.topic(2, "other");
+
+            fx.update(t, 1, "v1").to(loop0Only).publish();
+            fx.directed(onLoop1, f -> WireCodec.writeSubscribed(f, 3, 0));
+            fx.update(other, 1, "o1").to(fx.subscribers()).ackingTo(publisherOnLoop1, 9).publish();
+            fx.update(t, 2, "v2").to(loop0Only).publish();
+            fx.drainAll();
+
+            assertThat(onLoop0.frames()).extracting(ReceivedFrames.Frame::messages)
+                    .containsExactly(List.of("UPDATE 1 #1 v1", "UPDATE 1 #2 v2"));
+            assertThat(onLoop1.messages()).containsExactly("SUBSCRIBED 3 0");
+            assertThat(publisherOnLoop1.messages()).containsExactly("PUBLISH_ACK 9 #1");
+        }
+    }
+
+    @Test
     void theAcksOfARunFollowTheirUpdatesInOrder() {
         try (FanOutFixture fx = new FanOutFixture(1)) {
             Peer publisherAndSubscriber = fx.session(0);
