@@ -52,8 +52,7 @@ final class ConflationBuffer {
         p.sequence = ev.sequence;
         p.value = ev.value.retain();
         if (!p.skipped) {
-            ByteBuf frame = compressedSession && ev.compressedFrame != null ? ev.compressedFrame : ev.frame;
-            p.frame = frame.retainedDuplicate();
+            p.frame = ev.frameFor(compressedSession).retainedDuplicate();
         }
         return replaced;
     }

@@ -43,6 +43,11 @@ final class FanOutEvent {
     long receivedNanos;
     long sequence;
 
+    /** {@link #UPDATE}: the frame for a session, the compressed one when it negotiated compression and there is one. */
+    ByteBuf frameFor(boolean compressedSession) {
+        return compressedSession && compressedFrame != null ? compressedFrame : frame;
+    }
+
     /** Releases the frame of the previous use of this slot. Sequencer thread. */
     void recycle() {
         if (frame != null) {

@@ -274,10 +274,6 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         if (!s.acceptsWrites()) {
             return;
         }
-        if (s.conflation == null && ev.conflation == Conflation.OFF) {
-            deliver(s, s.compressed && ev.compressedFrame != null ? ev.compressedFrame : ev.frame, 1);
-            return;
-        }
         if (s.mustConflate(ev.conflation, ev.topic)) {
             if (ev.value != null) {
                 if (s.conflation == null) {
@@ -296,7 +292,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             // carries no separate value only when its frame holds the full value, which supersedes the held one
             s.conflation.discard(ev.topic);
         }
-        deliver(s, s.compressed && ev.compressedFrame != null ? ev.compressedFrame : ev.frame, 1);
+        deliver(s, ev.frameFor(s.compressed), 1);
     }
 
     /** Writes held updates of every session of this loop that can take them now. */
