@@ -57,6 +57,18 @@ final class SubscriberSet {
         this.compressedSessions = compressed;
     }
 
+    /** Drops the memos naming {@code session}. Sequencer thread ({@link SubscriberSets}). */
+    void forget(Session session) {
+        if (memoAdded == session) {
+            memoAdded = null;
+            memoAddedResult = null;
+        }
+        if (memoRemoved == session) {
+            memoRemoved = null;
+            memoRemovedResult = null;
+        }
+    }
+
     /** The number of sessions, all loops together. */
     int size() {
         return size;

@@ -59,6 +59,9 @@ final class SubscriberSets {
             from.memoRemoved = session;
             from.memoRemovedResult = to;
         }
+        // the session may be gone for good: a set that lives on must not keep it reachable
+        // through a memo (the sets that still hold it are dropped once no topic has them)
+        to.forget(session);
         move(topic, to);
     }
 

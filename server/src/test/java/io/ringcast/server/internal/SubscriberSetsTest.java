@@ -70,6 +70,32 @@ class SubscriberSetsTest {
     }
 
     @Test
+    void aSessionThatLeftKeepsNoMemoOfTheSetsThatLiveOn() {
+        try (FanOutFixture fx = new FanOutFixture(1)) {
+            Peer stays = fx.session(0);
+            Peer leaves = fx.session(0);
+            SubscriberSets sets = new SubscriberSets(1);
+            Topic t = fx.topic(1, "t");
+            Topic u = fx.topic(2, "u");
+            Topic onlyStays = fx.topic(3, "w"); // keeps {stays} in the table throughout
+            sets.add(onlyStays, stays.session);
+            for (Topic topic : List.of(t, u)) {
+                sets.add(topic, stays.session);
+                sets.add(topic, leaves.session); // {stays} remembers: + leaves -> {stays, leaves}
+            }
+            for (Topic topic : List.of(t, u)) {
+                sets.remove(topic, leaves.session);
+            }
+
+            SubscriberSet live = t.subscribers;
+            assertThat(live).isSameAs(u.subscribers).isSameAs(onlyStays.subscribers);
+            assertThat(live.memoAdded).as("a closed session must not stay reachable").isNull();
+            assertThat(live.memoAddedResult).isNull();
+            assertThat(sets.distinct()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void aSetLeftByEveryTopicIsBuiltAgainWhenATopicNeedsItOnceMore() {
         try (FanOutFixture fx = new FanOutFixture(1)) {
             Peer a = fx.session(0);
