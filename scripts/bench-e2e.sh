@@ -29,6 +29,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/machine.sh
 . scripts/lib/machine.sh
+# shellcheck source=lib/bench_server.sh
+. scripts/lib/bench_server.sh
 
 quick=false
 set_name=flush
@@ -86,28 +88,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start_server NAME YAML [JAR]: a fresh server with that config (host and port added), of this
-# build's jar or JAR; waits until it listens
+# start_server NAME YAML [JAR]: a fresh server with that config, of this build's jar or JAR
 start_server() {
-  local policy=$1
-  local jar=${3:-$server_jar}
-  # the generator's clients are anonymous: let them use every topic
-  printf 'server:\n  host: 127.0.0.1\n  port: %s\nsecurity:\n  anonymousRoles: ["everything"]\n  roles:\n    - name: "everything"\n      subscribe: ["#"]\n      publish: ["#"]\n%s' "$port" "$2" > "$work/$policy.yaml"
-  # the launcher a user runs, with its JVM options (heap and direct memory bounds, exit on OOM)
-  RINGCAST_JAR=$jar JAVA_OPTS=${SERVER_JAVA_OPTS:-} scripts/ringcast --config "$work/$policy.yaml" > "$out/$policy/server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 300); do
-    if grep -q 'Ringcast listening on' "$out/$policy/server.log"; then return 0; fi
-    if ! kill -0 "$server_pid" 2>/dev/null; then cat "$out/$policy/server.log"; echo "server did not start"; exit 3; fi
-    sleep 0.1 # polling the server's log for its start line; there is nothing to wait on
-  done
-  echo "server did not listen within 30 s"; exit 3
+  bench_open_config "$port" "" "$2" > "$work/$1.yaml"
+  bench_start_server "${3:-$server_jar}" "$work/$1.yaml" "$out/$1/server.log"
 }
 
 stop_server() {
-  kill "$server_pid"
-  wait "$server_pid" || true
-  server_pid=
+  bench_stop_server
 }
 
 failed=0

@@ -27,6 +27,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/machine.sh
 . scripts/lib/machine.sh
+# shellcheck source=lib/bench_server.sh
+. scripts/lib/bench_server.sh
 
 side=server
 quick=false
@@ -87,23 +89,12 @@ machine_jiffies() {
 
 # start_server NAME TRANSPORT: a fresh server on that transport; waits until it listens
 start_server() {
-  local name=$1 transport=$2
-  printf 'server:\n  host: 127.0.0.1\n  port: %s\n  transport: %s\nsecurity:\n  anonymousRoles: ["everything"]\n  roles:\n    - name: "everything"\n      subscribe: ["#"]\n      publish: ["#"]\n' \
-    "$port" "$transport" > "$out/$name.yaml"
-  java -XX:+ExitOnOutOfMemoryError -jar "$server_jar" --config "$out/$name.yaml" > "$out/$name-server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 300); do
-    if grep -q 'Ringcast listening on' "$out/$name-server.log"; then return 0; fi
-    if ! kill -0 "$server_pid" 2>/dev/null; then cat "$out/$name-server.log"; echo "server did not start"; exit 3; fi
-    sleep 0.1 # polling the server's log for its start line; there is nothing to wait on
-  done
-  echo "server did not listen within 30 s"; exit 3
+  bench_open_config "$port" "  transport: $2"$'\n' > "$out/$1.yaml"
+  bench_start_server "$server_jar" "$out/$1.yaml" "$out/$1-server.log"
 }
 
 stop_server() {
-  kill "$server_pid"
-  wait "$server_pid" || true
-  server_pid=
+  bench_stop_server
 }
 
 failed=0
