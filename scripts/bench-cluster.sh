@@ -23,13 +23,16 @@
 #                2,000/s: --sweep-start, --sweep-step, --sweep-max) for the highest clean rate (p99 <
 #                10 ms, nothing lost, publishers at pace), then one with p99 < 100 ms for what the
 #                machine reaches when that finds none; deliveries per server CPU second; then
-#                the same two sweeps against one node. The unmeasured first run: 45 s at 4x the
-#                first step's rate. Topics exist once published: at these rates a few thousand of
-#                the 100,000 (the warm-up's 4,500 with the defaults), each step's 1,000
-#                subscriptions to '#' answered with every one's name.
+#                the same two sweeps against one node. Before them, every topic is created (a topic
+#                exists once published: one publish each, 5,000/s, no subscriber), as in the seed's
+#                test, where all 100,000 exist; each step's 1,000 subscriptions to '#' are then
+#                answered with every topic's name (TOPIC, about 20 B each: 2 MB per subscriber).
+#                The unmeasured first run: 45 s at 4x the first step's rate.
 #   --no-single, --no-kill   leave out the one-node runs, or the kill.
 # Load generator options given here replace the workload's (e.g. --rate, --subscribers, --duration).
-# Environment: HEAP (each node's -Xmx, default 512m; 2g with --diffusion), SKIP_BUILD=1.
+# Environment: HEAP (each node's -Xmx, default 512m; 2g with --diffusion), SINGLE_DIRECT (the one
+# node's -XX:MaxDirectMemorySize with --diffusion, default 8g: 1,000 subscriptions to '#' over
+# 100,000 topics took 5.7 GB of direct memory at once on one node), SKIP_BUILD=1.
 # Needs the ports of config/cluster (8081-8085, 7801-7805 and their failure-detection ports) free.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,6 +95,9 @@ if [ "$mode" = diffusion ]; then
   # at a few times the first step's rate: the compilers' thresholds are counts, so more calls compile sooner
   mapfile -t jit_warmup < <(args --rate "$((4 * ${opt[--sweep-start]}))" --sweep-start drop --sweep-step drop \
     --sweep-max drop --warmup 5s --duration 40s)
+  # every topic published once before anything is measured: one publisher goes round the topics in order
+  mapfile -t fill < <(args --subscribers 0 --rate 5000 --warmup 0s --duration "$(( (${opt[--topics]} + 4999) / 5000 ))s" \
+    --sweep-start drop --sweep-step drop --sweep-max drop)
 else
   mapfile -t jit_warmup < <(args --warmup 5s --duration 20s)
 fi
@@ -190,6 +196,7 @@ measured() { # NAME SERVERS PIDS
   fi
 }
 
+[ "$mode" = diffusion ] && bench fill-cluster --servers "$servers" "${fill[@]}"
 bench jit-warmup-cluster --servers "$servers" "${jit_warmup[@]}"
 measured cluster "$servers" "$(node_pids)"
 
@@ -229,7 +236,9 @@ trap - EXIT
 
 if $single; then
   echo "== one node (heap $heap)"
-  java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError -jar "$server_jar" --config "$out/config/single.yaml" \
+  direct=()
+  [ "$mode" = diffusion ] && direct=("-XX:MaxDirectMemorySize=${SINGLE_DIRECT:-8g}")
+  java "-Xmx$heap" "${direct[@]}" -XX:+ExitOnOutOfMemoryError -jar "$server_jar" --config "$out/config/single.yaml" \
     > "$out/single.log" 2>&1 &
   single_pid=$!
   trap 'kill $single_pid 2>/dev/null || true' EXIT
@@ -238,6 +247,7 @@ if $single; then
     kill -0 "$single_pid" 2>/dev/null || { cat "$out/single.log"; exit 3; }
     sleep 0.1 # polling the server's log for its start line
   done
+  [ "$mode" = diffusion ] && bench fill-single --servers ws://127.0.0.1:8081/ws "${fill[@]}"
   bench jit-warmup-single --servers ws://127.0.0.1:8081/ws "${jit_warmup[@]}"
   measured single ws://127.0.0.1:8081/ws "$single_pid"
   kill "$single_pid"

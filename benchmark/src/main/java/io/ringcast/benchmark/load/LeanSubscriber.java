@@ -40,9 +40,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A subscriber without the Java client ({@code --subscriber-client lean}): one raw WebSocket
  * connection, made with Netty's client codec on the generator's shared event loop group, that
- * speaks the Ringcast protocol with the shared {@link WireCodec}: {@code HELLO}, then one
- * {@code SUBSCRIBE} to the run's selector once {@code WELCOME} came, confirmed by
- * {@code SUBSCRIBED}. It maps aliases to topic indices from the {@code TOPIC} messages, and for
+ * speaks the Ringcast protocol with the shared {@link WireCodec}: {@code HELLO}, then, once
+ * {@code WELCOME} came and the run asks ({@link #subscribe}), one {@code SUBSCRIBE} to the run's
+ * selector, confirmed by {@code SUBSCRIBED}. It maps aliases to topic indices from the {@code TOPIC} messages, and for
  * every {@code UPDATE} and {@code SNAPSHOT} reads the value's header in place from the frame
  * ({@link PayloadCodec}) and hands it to its {@link SubscriberTally}, which makes the same checks
  * as for the Java client. Per update it allocates nothing: no copy of the value, no cache of the
@@ -91,6 +91,13 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
     /** The run's count of lost connections, shared with its Java clients. */
     private final AtomicLong disconnects;
     private final AliasTable aliases;
+    /**
+     * Completes on {@code WELCOME}, or fails with why the session could not start. The run waits for
+     * every subscriber's before any subscribes: a subscription to {@code #} over 100,000 topics is
+     * answered with 2 MB of {@code TOPIC}s, and a thousand of those read by the generator's two
+     * event loops held later connections' {@code HELLO}s past the server's handshake timeout.
+     */
+    private final CompletableFuture<Void> welcomed = new CompletableFuture<>();
     /** Completes on {@code SUBSCRIBED}, or fails with why the subscriber could not start. */
     private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
 
@@ -128,9 +135,9 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
     }
 
     /**
-     * Connects on {@code group} (with the socket channel of that group's transport) and subscribes; the future completes on
-     * {@code SUBSCRIBED} and fails, with a {@link LoadException}, when the connection, the upgrade,
-     * the session or the subscription is refused. Once.
+     * Connects on {@code group} (with the socket channel of that group's transport) and starts a
+     * session; the future completes on {@code WELCOME} and fails, with a {@link LoadException}, when
+     * the connection, the upgrade or the session is refused. Once; then {@link #subscribe}.
      */
     CompletableFuture<Void> connect(EventLoopGroup group) {
         assert channel == null : "connect() twice";
@@ -145,14 +152,35 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
         channel = f.channel();
         f.addListener(done -> {
             if (!done.isSuccess()) {
-                subscribed.completeExceptionally(new LoadException("lean subscriber " + index + " cannot connect to "
-                        + address + ": " + describe(done.cause()), done.cause()));
+                LoadException e = new LoadException("lean subscriber " + index + " cannot connect to " + address
+                        + ": " + describe(done.cause()), done.cause());
+                welcomed.completeExceptionally(e);
+                subscribed.completeExceptionally(e);
             }
+        });
+        return welcomed;
+    }
+
+    /**
+     * Sends the {@code SUBSCRIBE}, after {@link #connect}'s future completed; the future completes on
+     * {@code SUBSCRIBED} and fails, with a {@link LoadException}, when the subscription is refused or
+     * the connection lost. Any thread, once.
+     */
+    CompletableFuture<Void> subscribe() {
+        assert welcomed.isDone() : "subscribe() before WELCOME";
+        ctx.executor().execute(() -> {
+            if (stopped) {
+                return;
+            }
+            String selector = spec.selector();
+            ByteBuf subscribe = ctx.alloc().ioBuffer(WireCodec.subscribeBytes(ByteBufUtil.utf8Bytes(selector)));
+            WireCodec.writeSubscribe(subscribe, SUBSCRIPTION_ID, selector, Map.of());
+            ctx.writeAndFlush(new BinaryWebSocketFrame(subscribe), ctx.voidPromise());
         });
         return subscribed;
     }
 
-    /** What {@link #connect} returns: completes on {@code SUBSCRIBED}. Any thread. */
+    /** What {@link #subscribe} returns: completes on {@code SUBSCRIBED}. Any thread. */
     CompletableFuture<Void> subscribed() {
         return subscribed;
     }
@@ -292,6 +320,7 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
         stopped = true;
         String message = "lean subscriber " + index + ": " + reason;
         tally.fail(message);
+        welcomed.completeExceptionally(new LoadException(message));
         subscribed.completeExceptionally(new LoadException(message));
         ctx.close();
     }
@@ -311,10 +340,7 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
             throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, "WELCOME for protocol version " + version
                     + ", this subscriber speaks " + WireCodec.VERSION);
         }
-        String selector = spec.selector();
-        ByteBuf subscribe = ctx.alloc().ioBuffer(WireCodec.subscribeBytes(ByteBufUtil.utf8Bytes(selector)));
-        WireCodec.writeSubscribe(subscribe, SUBSCRIPTION_ID, selector, Map.of());
-        ctx.writeAndFlush(new BinaryWebSocketFrame(subscribe), ctx.voidPromise());
+        welcomed.complete(null);
         // the server pings an idle session and Netty answers: a subscriber that only reads stays connected
     }
 

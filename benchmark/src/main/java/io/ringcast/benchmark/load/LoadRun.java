@@ -203,6 +203,13 @@ final class LoadRun {
                 client.connect();
             }
         }
+        if (lean) { // every session started before any subscribes (LeanSubscriber#welcomed says why)
+            awaitAll(confirmed, "subscriber");
+            confirmed.clear();
+            for (LeanSubscriber s : leanSubscribers) {
+                confirmed.add(s.subscribe());
+            }
+        }
         awaitAll(confirmed, "subscriber");
         log.printf("  %,d subscribers confirmed in %.1f s%s%n", spec.subscribers(), (System.nanoTime() - t0) / 1e9,
                 lean ? " (lean connections)" : "");

@@ -162,6 +162,8 @@ class LeanSubscriberTest {
         channel.pipeline().fireUserEventTriggered(ClientHandshakeStateEvent.HANDSHAKE_COMPLETE);
         expectSent(MessageType.HELLO);
         receive(frame -> WireCodec.writeWelcome(frame, WireCodec.VERSION, "s-1", 1 << 20, 120_000));
+        subscriber.subscribe();
+        channel.runPendingTasks();
         expectSent(MessageType.SUBSCRIBE);
         receive(frame -> WireCodec.writeError(frame, ErrorCode.PERMISSION_DENIED, LeanSubscriber.SUBSCRIPTION_ID,
                 "not yours"));
@@ -243,6 +245,11 @@ class LeanSubscriberTest {
         channel.pipeline().fireUserEventTriggered(ClientHandshakeStateEvent.HANDSHAKE_COMPLETE);
         expectSent(MessageType.HELLO);
         receive(frame -> WireCodec.writeWelcome(frame, WireCodec.VERSION, "s-1", 1 << 20, 120_000));
+        // the run subscribes once every session started: nothing is sent before it asks
+        Object early = channel.readOutbound();
+        assertThat(early).as("sent before subscribe()").isNull();
+        subscriber.subscribe();
+        channel.runPendingTasks();
         String[] selector = new String[1];
         BinaryWebSocketFrame sent = channel.readOutbound();
         try {
