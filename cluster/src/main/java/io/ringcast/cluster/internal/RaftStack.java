@@ -152,7 +152,7 @@ public final class RaftStack {
      * it refused an AppendEntries whose previous entry it lacks: a restarted or cut-off member) only
      * when its queue stayed empty for {@code resend_interval}; under steady load that never happens,
      * and the fault suite's restarted leader stayed 30,000 entries behind for good
-     * ({@code RaftGroupTest#aRestartedMemberCatchesUpWhileTheLoadGoesOn}). The resend runs on the
+     * ({@code RaftCatchUpTest#aRestartedMemberCatchesUpWhileTheLoadGoesOn}). The resend runs on the
      * runner thread, between two turns of its queue, as the engine's own idle resend does.
      */
     static final class ResendingRaft extends RAFT {

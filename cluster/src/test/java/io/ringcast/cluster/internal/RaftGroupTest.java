@@ -56,7 +56,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  *       previous entry has no position), for good. A follower learns the commit index only with the
  *       next AppendEntries, so a new cluster whose first max_log_size bytes arrive before a commit
  *       does (fsync on: slower acks, bigger batches) locks up: reproduced by
- *       {@link #aMemberWhoseDataWasWipedCatchesUpFromASnapshot} (16 KB log, 200 entries submitted at
+ *       {@code RaftCatchUpTest#aMemberWhoseDataWasWipedCatchesUpFromASnapshot} (16 KB log, 200 entries submitted at
  *       once) in 4 runs of 4 before the fix, and by {@code RaftFileLogTest} without a cluster.
  *       {@link RaftFileLog} skips a truncation at index 0.</li>
  *   <li>Also seen once, after the leader was closed: {@code IllegalStateException: Changing leader
