@@ -36,6 +36,20 @@ final class FanOutEvent {
     SubscriberSet subscribers;
     /** {@link #DIRECTED}: the one session the frame is for. */
     Session target;
+    /**
+     * {@link #DIRECTED}: when above 0, the frame ends a window of a streamed subscribe reply of
+     * this many bytes, in flight until the frame reached the socket.
+     */
+    int replyWindowBytes;
+    /** {@link #DIRECTED} ending a window: the reply goes on once this window reached the socket. */
+    boolean replyContinues;
+    /**
+     * {@link #DIRECTED} ending a window with a reply's {@code SUBSCRIBED}: the poller writes what it
+     * held for the session right after it.
+     */
+    boolean replyEndsHolding;
+    /** {@link #DIRECTED}: kept with what the poller holds for the session until its streamed reply is written. */
+    boolean heldForTarget;
     /** {@link #UPDATE}: the publisher to ack, or null; {@link #ACK}: the publisher. */
     Session publisher;
     int correlationId;
@@ -67,6 +81,10 @@ final class FanOutEvent {
         conflation = null;
         subscribers = null;
         target = null;
+        replyWindowBytes = 0;
+        replyContinues = false;
+        heldForTarget = false;
+        replyEndsHolding = false;
         publisher = null;
     }
 }
