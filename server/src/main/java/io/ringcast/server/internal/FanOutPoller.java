@@ -198,12 +198,13 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             observeAndAck(ev);
         } else if (ev.kind == FanOutEvent.ACK) {
             ackIfOfThisLoop(ev);
-        } else if (ev.heldForTarget) {
-            holdForReply(ev.target, ev.frame, 1);
+        } else if (ev.heldForTarget) { // directed to a session of this loop (nothingForThisLoop)
+            holdDirected(ev.target, ev.takeDirectedFrame());
         } else if (ev.replyWindowBytes > 0) {
-            deliverReplyWindowEnd(ev);
+            deliverReplyWindowEnd(ev, ev.takeDirectedFrame());
         } else {
-            deliver(ev.target, ev.frame, 1); // directed to a session of this loop (nothingForThisLoop)
+            Session target = ev.target;
+            deliverDirected(target, ev.takeDirectedFrame(), target.ctx.voidPromise());
         }
         return endOfBatchOrBudget(endOfBatch);
     }
@@ -375,19 +376,30 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
      * socket took it, and asks the sequencer for the next window when the reply goes on. A session
      * that takes no more writes asks for nothing: its close drops the reply.
      */
-    private void deliverReplyWindowEnd(FanOutEvent ev) {
+    private void deliverReplyWindowEnd(FanOutEvent ev, ByteBuf frame) {
         Session s = ev.target;
         if (!s.acceptsWrites()) {
+            frame.release();
             counters.replyWindowWritten(ev.replyWindowBytes);
             s.releaseHeldForReply();
             return;
         }
         ChannelPromise written = s.ctx.newPromise();
         written.addListener(new ReplyWindowWritten(s, ev.replyWindowBytes, ev.replyContinues, counters));
-        write(s, ev.frame, 1, written);
+        deliverDirected(s, frame, written);
         if (ev.replyEndsHolding) {
             writeHeldForReply(s);
         }
+    }
+
+    /** A directed frame kept for {@code s}'s streamed reply ({@link #holdForReply}); takes over {@code frame}. */
+    private void holdDirected(Session s, ByteBuf frame) {
+        if (!s.acceptsWrites()) {
+            frame.release();
+            return;
+        }
+        s.holdForReply(frame);
+        outboundLimit.closeIfOver(s, s.heldForReplyBytes);
     }
 
     /**
@@ -437,19 +449,31 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         }
     }
 
-    /** Writes {@code frame}, holding {@code updates} updates (or one directed reply), to {@code s}. */
+    /** Writes {@code frame}, shared, holding {@code updates} updates, to {@code s}. */
     private void deliver(Session s, ByteBuf frame, int updates) {
         if (!s.acceptsWrites()) {
             return;
         }
-        write(s, frame, updates, s.ctx.voidPromise());
+        s.writeShared(frame, s.ctx.voidPromise());
+        wrote(s, frame.readableBytes(), updates);
     }
 
-    private void write(Session s, ByteBuf frame, int updates, ChannelPromise promise) {
-        s.writeShared(frame, promise);
+    /** Writes a directed frame (one reply) to {@code s}, taking over its reference. */
+    private void deliverDirected(Session s, ByteBuf frame, ChannelPromise promise) {
+        if (!s.acceptsWrites()) {
+            frame.release();
+            return;
+        }
+        int bytes = frame.readableBytes();
+        s.ctx.write(frame, promise);
+        wrote(s, bytes, 1);
+    }
+
+    /** Counts a write of {@code bytes} holding {@code updates} updates (or one reply), and checks the session's queue. */
+    private void wrote(Session s, int bytes, int updates) {
         deliveriesInRun += updates;
         framesInRun++;
-        bytesInRun += frame.readableBytes();
+        bytesInRun += bytes;
         markDirty(s);
         outboundLimit.closeIfOver(s);
     }
