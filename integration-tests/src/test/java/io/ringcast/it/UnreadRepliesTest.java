@@ -6,14 +6,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,76 +29,6 @@ class UnreadRepliesTest {
      * whether it was cut at the limit depended on how many frames one read happened to bring.
      */
     private static final int PINGS_PER_LARGE_FRAME = 20_000;
-
-    /** Samples a gauge of the server's {@code /metrics} every few milliseconds and keeps the largest value. */
-    private static final class Sampler implements AutoCloseable {
-        private final HttpClient http = HttpClient.newHttpClient();
-        private final URI metrics;
-        private final String gauge;
-        private final AtomicLong largest = new AtomicLong();
-        private final AtomicLong samples = new AtomicLong();
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private final Thread thread;
-
-        Sampler(RingcastServer server, String gauge) {
-            this.metrics = URI.create("http://127.0.0.1:" + server.port() + "/metrics");
-            this.gauge = gauge;
-            thread = new Thread(() -> {
-                while (running.get()) {
-                    try {
-                        largest.accumulateAndGet((long) metric(http, metrics, gauge), Math::max);
-                        samples.incrementAndGet();
-                    } catch (Exception e) {
-                        return;
-                    }
-                }
-            }, "metrics-sampler");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        /** Waits until {@code n} more samples were taken, so that they cover what happened until now. */
-        void awaitSamples(long n) {
-            long target = samples.get() + n;
-            Await.until(() -> samples.get() >= target || !thread.isAlive(), n + " more samples of " + gauge);
-            assertThat(thread.isAlive()).as("the sampler of " + gauge + " is still running").isTrue();
-        }
-
-        long largest() {
-            return largest.get();
-        }
-
-        @Override
-        public void close() {
-            running.set(false);
-            try {
-                thread.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt(); // the test sees it; close() must not hide it
-            }
-        }
-    }
-
-    static double metric(HttpClient http, URI metrics, String name) throws Exception {
-        String body = http.send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString()).body();
-        return body.lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).findFirst()
-                .orElseThrow(() -> new AssertionError("no " + name + " in /metrics"));
-    }
-
-    /** Waits until the server's metric {@code name} satisfies {@code condition}. */
-    private static void awaitMetric(RingcastServer server, String name, java.util.function.DoublePredicate condition,
-                                    String what) {
-        URI metrics = URI.create("http://127.0.0.1:" + server.port() + "/metrics");
-        HttpClient http = HttpClient.newHttpClient();
-        Await.until(() -> {
-            try {
-                return condition.test(metric(http, metrics, name));
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        }, what);
-    }
 
     private static void sendPings(WireSocket flooder, int frames, int pingsPerFrame, long firstNonce)
             throws IOException {
@@ -137,7 +61,7 @@ class UnreadRepliesTest {
         try (RingcastServer server = TestServers.start("limits:\n  outboundQueueBytes: " + limit
                 + "\n  slowConsumerCloseGraceMs: 200\n");
              Witness witness = Witness.start(server);
-             Sampler queue = new Sampler(server, "ringcast_outbound_queue_largest_bytes")) {
+             MetricSampler queue = new MetricSampler(server, "ringcast_outbound_queue_largest_bytes")) {
             List<Thread> floods = new ArrayList<>();
             List<WireSocket> flooders = new ArrayList<>();
             for (int s = 0; s < 4; s++) {
@@ -147,7 +71,7 @@ class UnreadRepliesTest {
                 // 1,000,000 PINGs each: 13 MB of queued PONGs per session if nothing stopped them
                 floods.add(flood(flooder, 50, PINGS_PER_LARGE_FRAME, "flooder-" + s));
             }
-            awaitMetric(server, "ringcast_slow_consumer_disconnects_total", v -> v >= 4,
+            MetricSampler.await(server, "ringcast_slow_consumer_disconnects_total", v -> v >= 4,
                     "the four flooders to be closed as slow consumers");
             for (Thread t : floods) {
                 t.join(30_000);
@@ -159,7 +83,7 @@ class UnreadRepliesTest {
             // that made it, so the sampler may see it at any size up to there (without the limit: tens of MB)
             assertThat(queue.largest()).as("the largest outbound queue during the flood")
                     .isLessThanOrEqualTo(limit + 4096);
-            awaitMetric(server, "ringcast_sessions", v -> v == 2,
+            MetricSampler.await(server, "ringcast_sessions", v -> v == 2,
                     "the flooders' sessions to be gone, the witness's two left");
             for (WireSocket flooder : flooders) {
                 flooder.close();
@@ -187,7 +111,7 @@ class UnreadRepliesTest {
         // unwritable past 64 KiB unsent: from there the server stops reading this client
         try (RingcastServer server = TestServers.start("features:\n  conflationBacklogBytes: 65536\n");
              Witness witness = Witness.start(server);
-             Sampler queue = new Sampler(server, "ringcast_outbound_queue_largest_bytes");
+             MetricSampler queue = new MetricSampler(server, "ringcast_outbound_queue_largest_bytes");
              // a 64 KiB window: small enough to fill, large enough that reading 15 MB through it is quick
              WireSocket flooder = new WireSocket(server.webSocketUrl(), null, 65536)) {
             flooder.hello();
@@ -206,8 +130,7 @@ class UnreadRepliesTest {
             assertThat(sender.isAlive()).as("the sender finished once the client read").isFalse();
             assertThat(flooder.messages).as("anything but the PONGs").noneMatch(m -> m.type().equals("ERROR"));
             witness.stopAndVerify();
-            assertThat(metric(HttpClient.newHttpClient(), URI.create("http://127.0.0.1:" + server.port() + "/metrics"),
-                    "ringcast_slow_consumer_disconnects_total")).isZero();
+            assertThat(MetricSampler.metric(server, "ringcast_slow_consumer_disconnects_total")).isZero();
         }
     }
 
@@ -220,7 +143,7 @@ class UnreadRepliesTest {
             flooder.hello();
             // 1,000,000 PINGs: their 13 MB of PONGs are more than the kernel's socket buffers take
             Thread sender = flood(flooder, 200, PINGS_PER_FRAME, "flooder");
-            awaitMetric(server, "ringcast_slow_consumer_disconnects_total", v -> v == 1,
+            MetricSampler.await(server, "ringcast_slow_consumer_disconnects_total", v -> v == 1,
                     "the flooder, whose replies waited unread for the idle timeout, to be closed as a slow consumer");
             sender.join(30_000);
             assertThat(sender.isAlive()).as("the sender stopped: the server closed the connection").isFalse();

@@ -215,6 +215,25 @@ final class WireSocket implements AutoCloseable {
         return counted;
     }
 
+    /**
+     * Reads frames, handing each message to {@code each} instead of keeping it (a reply of tens of
+     * thousands of messages), until {@code each} returns false; the rest of that frame's messages
+     * are kept as usual.
+     */
+    void readMessages(java.util.function.Predicate<RawWebSocket.Msg> each) throws IOException {
+        List<RawWebSocket.Msg> frameMessages = new java.util.ArrayList<>();
+        while (true) {
+            frameMessages.clear();
+            readFrame(frameMessages);
+            for (int i = 0; i < frameMessages.size(); i++) {
+                if (!each.test(frameMessages.get(i))) {
+                    messages.addAll(frameMessages.subList(i + 1, frameMessages.size()));
+                    return;
+                }
+            }
+        }
+    }
+
     /** Reads one frame (blocking, at most the socket timeout), records it and decodes its messages. */
     Frame readFrame() throws IOException {
         return readFrame(messages);

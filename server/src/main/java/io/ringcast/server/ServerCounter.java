@@ -26,6 +26,12 @@ public enum ServerCounter {
             + "yet (updates and replies, with Netty's per-write overhead).", ServerCounters::outboundQueuedBytes),
     OUTBOUND_QUEUE_LARGEST_BYTES(Kind.GAUGE, "ringcast_outbound_queue_largest_bytes", "The largest of those queues, "
             + "which limits.outboundQueueBytes bounds.", ServerCounters::outboundQueueLargestBytes),
+    SUBSCRIBE_REPLIES_PENDING(Kind.GAUGE, "ringcast_subscribe_replies_pending", "Sessions whose subscribe reply is "
+            + "streamed: too large for one window, it is produced a window at a time as the client reads it.",
+            ServerCounters::subscribeRepliesPending),
+    SUBSCRIBE_REPLY_WINDOW_BYTES(Kind.GAUGE, "ringcast_subscribe_reply_window_bytes", "Bytes of streamed subscribe "
+            + "replies produced and not yet written to the sockets: at most one window (256 KiB, plus one topic's "
+            + "messages) per session with a reply pending.", ServerCounters::subscribeReplyWindowBytes),
     RECEIVED_BYTES(Kind.COUNTER, "ringcast_received_bytes", "Payload bytes of the binary frames clients sent.",
             ServerCounters::receivedBytes),
     VALUES_CACHED(Kind.GAUGE, "ringcast_values_cached", "Topics whose newest value is kept (last-value cache on).",

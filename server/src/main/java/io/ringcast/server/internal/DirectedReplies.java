@@ -24,6 +24,12 @@ final class DirectedReplies implements AutoCloseable {
     /** The frame being built, or null; for {@link #target}. */
     private ByteBuf frame;
     private Session target;
+    /** Bytes of every message written so far: a streamed subscribe reply measures its window by it. */
+    private long writtenBytes;
+    /** How the frames begun from now on are flagged: {@link #holdFrames}. */
+    private Boolean holdOverride;
+    /** Whether the frame being built is held by the target's poller ({@link FanOutProxy#directed}). */
+    private boolean frameHeld;
 
     DirectedReplies(ByteBufAllocator alloc, FanOutProxy fanOut, UpdateEncoder encoder, ServerCounters counters) {
         this.alloc = alloc;
@@ -33,7 +39,26 @@ final class DirectedReplies implements AutoCloseable {
     }
 
     void topic(Session session, Topic topic) {
-        WireCodec.writeTopic(room(session, WireCodec.topicBytes(topic.path)), topic.alias, topic.path);
+        WireCodec.writeTopic(room(session, topicBytes(topic)), topic.alias, topic.path);
+    }
+
+    /** The size of {@link #topic}'s message. */
+    static int topicBytes(Topic topic) {
+        return WireCodec.topicBytes(topic.path);
+    }
+
+    /** The size of {@link #snapshot}'s message of the topic's last value (a {@link #gapWithoutValue} when it has none). */
+    static int snapshotBytes(Topic topic) {
+        return WireCodec.snapshotBytes(topic.hasValue() ? topic.lastValueLength() : 0);
+    }
+
+    /** The size of {@link #replay}'s messages. */
+    static long replayBytes(Topic topic, long lastSeen) {
+        long bytes = 0;
+        for (long s = lastSeen + 1; s <= topic.sequence; s++) {
+            bytes += topic.historyUpdateLength(s);
+        }
+        return bytes;
     }
 
     /** A {@code SNAPSHOT} of the topic's last value, which it must have. */
@@ -79,15 +104,34 @@ final class DirectedReplies implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the target's poller holds the frames begun from now on, with the updates it holds for
+     * a session whose subscribe reply is streamed ({@link SubscriberSet#holds}): {@code true} or
+     * {@code false} for frames about a topic the session is a held or an ordinary member of, and
+     * frames of the streamed reply itself ({@code false}); null, the default, for the rest (acks,
+     * refusals): held while the target's reply is pending, so they keep their order with the acks
+     * the poller holds.
+     */
+    void holdFrames(Boolean hold) {
+        holdOverride = hold;
+    }
+
+    /** Bytes of every message written so far, flushed or not. */
+    long writtenBytes() {
+        return writtenBytes;
+    }
+
     /** The frame for {@code session}, with room for a message of {@code bytes}. */
     private ByteBuf room(Session session, int bytes) {
         assert target == null || target == session : "replies to " + target + " not flushed before " + session;
+        writtenBytes += bytes;
         if (frame != null && OutboundFrame.payloadBytes(frame) + bytes > OutboundFrame.GATHERED_PAYLOAD_BYTES) {
             flush();
         }
         if (frame == null) {
             frame = OutboundFrame.allocate(alloc, Math.max(bytes, MIN_FRAME_BYTES));
             target = session;
+            frameHeld = holdOverride != null ? holdOverride : session.pendingRequests != null;
         }
         return frame;
     }
@@ -95,12 +139,30 @@ final class DirectedReplies implements AutoCloseable {
     /** Puts the frame being built (if any) on the fan-out ring. */
     void flush() {
         if (frame != null) {
-            ByteBuf finished = encoder.compressedFor(target, OutboundFrame.finish(frame));
             Session to = target;
-            frame = null;
-            target = null;
-            fanOut.directed(to, finished);
+            boolean held = frameHeld;
+            fanOut.directed(to, finishFrame(), held);
         }
+    }
+
+    /**
+     * Puts the frame being built, which must exist, on the fan-out ring as the last of a window of a
+     * streamed subscribe reply: {@code windowBytes} of messages, written to the socket once this
+     * frame is; {@code continues} when the reply goes on after it; {@code replied} when it ends with
+     * a reply's {@code SUBSCRIBED}, after which the poller writes what it held for the session
+     * ({@link FanOutPoller}).
+     */
+    void flushWindow(int windowBytes, boolean continues, boolean replied) {
+        assert frame != null && !frameHeld : "a window ends with a frame of its own";
+        Session to = target;
+        fanOut.replyWindowEnd(to, finishFrame(), windowBytes, continues, replied);
+    }
+
+    private ByteBuf finishFrame() {
+        ByteBuf finished = encoder.compressedFor(target, OutboundFrame.finish(frame));
+        frame = null;
+        target = null;
+        return finished;
     }
 
     /** Releases a frame left unflushed. Only after the sequencer stopped. */

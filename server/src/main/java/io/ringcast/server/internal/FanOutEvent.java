@@ -36,6 +36,20 @@ final class FanOutEvent {
     SubscriberSet subscribers;
     /** {@link #DIRECTED}: the one session the frame is for. */
     Session target;
+    /**
+     * {@link #DIRECTED}: when above 0, the frame ends a window of a streamed subscribe reply of
+     * this many bytes, in flight until the frame reached the socket.
+     */
+    int replyWindowBytes;
+    /** {@link #DIRECTED} ending a window: the reply goes on once this window reached the socket. */
+    boolean replyContinues;
+    /**
+     * {@link #DIRECTED} ending a window with a reply's {@code SUBSCRIBED}: the poller writes what it
+     * held for the session right after it.
+     */
+    boolean replyEndsHolding;
+    /** {@link #DIRECTED}: kept with what the poller holds for the session until its streamed reply is written. */
+    boolean heldForTarget;
     /** {@link #UPDATE}: the publisher to ack, or null; {@link #ACK}: the publisher. */
     Session publisher;
     int correlationId;
@@ -46,6 +60,21 @@ final class FanOutEvent {
     /** {@link #UPDATE}: the frame for a session, the compressed one when it negotiated compression and there is one. */
     ByteBuf frameFor(boolean compressedSession) {
         return compressedSession && compressedFrame != null ? compressedFrame : frame;
+    }
+
+    /**
+     * {@link #DIRECTED}: hands the frame over to the one poller it is for, which then owns its
+     * reference. Left in the slot it would stay allocated until the sequencer reuses the slot, a
+     * whole ring later: with subscribe replies of 64 KiB frames and little else on the ring, 65,536
+     * slots pinned gigabytes of replies long written. Safe without a lock: no other poller reads a
+     * directed frame, and the sequencer reads the slot again only once every poller has passed it.
+     * The target's poller only.
+     */
+    ByteBuf takeDirectedFrame() {
+        assert kind == DIRECTED;
+        ByteBuf taken = frame;
+        frame = null;
+        return taken;
     }
 
     /** Releases the frame of the previous use of this slot. Sequencer thread. */
@@ -67,6 +96,10 @@ final class FanOutEvent {
         conflation = null;
         subscribers = null;
         target = null;
+        replyWindowBytes = 0;
+        replyContinues = false;
+        heldForTarget = false;
+        replyEndsHolding = false;
         publisher = null;
     }
 }

@@ -4,6 +4,9 @@ import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.config.Conflation;
@@ -12,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,6 +37,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * needs each update apart (a compressed frame of its own, or updates held by conflation) gets them
  * one by one, in the same order. Anything else on the ring (a directed frame, an ack, a conflated
  * topic's update) ends the run first, so every session's order is the ring's.
+ *
+ * <p><b>Streamed subscribe replies.</b> The last frame of each window of a streamed reply
+ * ({@link Subscriptions}) is written with a listener that asks the sequencer for the next window
+ * once the socket took it. Updates of topics a session joined while its reply streams (held members
+ * of their {@link SubscriberSet}), and its acks and refusals behind them, are kept for it and
+ * written right after the reply's {@code SUBSCRIBED}, so that a client sees nothing of a new
+ * subscription's topics between its {@code SUBSCRIBE} and {@code SUBSCRIBED}, as when the reply is
+ * sent at once.
  *
  * <p>When it flushes is the {@link FlushPolicy}: after every write, once per session at the end of
  * each drained batch (the default), or once per session at most {@code flushMaxDelayNs} after its
@@ -177,13 +189,22 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             runCompressed |= ev.compressedFrame != null;
         } else if (ev.kind == FanOutEvent.UPDATE) {
             for (Session s : ev.subscribers.forLoop(loopIndex)) {
-                deliverOrHold(s, ev);
+                if (ev.subscribers.holds(s)) {
+                    holdForReply(s, ev.frameFor(s.compressed), 1);
+                } else {
+                    deliverOrHold(s, ev);
+                }
             }
             observeAndAck(ev);
         } else if (ev.kind == FanOutEvent.ACK) {
             ackIfOfThisLoop(ev);
+        } else if (ev.heldForTarget) { // directed to a session of this loop (nothingForThisLoop)
+            holdDirected(ev.target, ev.takeDirectedFrame());
+        } else if (ev.replyWindowBytes > 0) {
+            deliverReplyWindowEnd(ev, ev.takeDirectedFrame());
         } else {
-            deliver(ev.target, ev.frame, 1); // directed to a session of this loop (nothingForThisLoop)
+            Session target = ev.target;
+            deliverDirected(target, ev.takeDirectedFrame(), target.ctx.voidPromise());
         }
         return endOfBatchOrBudget(endOfBatch);
     }
@@ -222,13 +243,21 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         ByteBuf frame = gathered != null ? gathered : ring.get(runFirst).frame;
         try {
             for (Session s : sessions) {
-                if (s.compressed && runCompressed || s.conflation != null && !s.conflation.isEmpty()) {
+                boolean heldForReply = set.holds(s);
+                if (s.compressed && runCompressed || !heldForReply && s.conflation != null && !s.conflation.isEmpty()) {
                     for (long q = runFirst; q <= runLast; q++) {
                         FanOutEvent ev = ring.get(q);
-                        if (ev.subscribers == set) {
+                        if (ev.subscribers != set) {
+                            continue;
+                        }
+                        if (heldForReply) {
+                            holdForReply(s, ev.frameFor(s.compressed), 1);
+                        } else {
                             deliverOrHold(s, ev);
                         }
                     }
+                } else if (heldForReply) {
+                    holdForReply(s, frame, runUpdates);
                 } else {
                     deliver(s, frame, runUpdates);
                 }
@@ -341,15 +370,110 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         }
     }
 
-    /** Writes {@code frame}, holding {@code updates} updates (or one directed reply), to {@code s}. */
+    /**
+     * The last frame of a window of a streamed subscribe reply: written with a listener (one per
+     * window) that takes the window off {@link ServerCounters#subscribeReplyWindowBytes} once the
+     * socket took it, and asks the sequencer for the next window when the reply goes on. A session
+     * that takes no more writes asks for nothing: its close drops the reply.
+     */
+    private void deliverReplyWindowEnd(FanOutEvent ev, ByteBuf frame) {
+        Session s = ev.target;
+        if (!s.acceptsWrites()) {
+            frame.release();
+            counters.replyWindowWritten(ev.replyWindowBytes);
+            s.releaseHeldForReply();
+            return;
+        }
+        ChannelPromise written = s.ctx.newPromise();
+        written.addListener(new ReplyWindowWritten(s, ev.replyWindowBytes, ev.replyContinues, counters));
+        deliverDirected(s, frame, written);
+        if (ev.replyEndsHolding) {
+            writeHeldForReply(s);
+        }
+    }
+
+    /** A directed frame kept for {@code s}'s streamed reply ({@link #holdForReply}); takes over {@code frame}. */
+    private void holdDirected(Session s, ByteBuf frame) {
+        if (!s.acceptsWrites()) {
+            frame.release();
+            return;
+        }
+        s.holdForReply(frame);
+        outboundLimit.closeIfOver(s, s.heldForReplyBytes);
+    }
+
+    /**
+     * Keeps {@code frame} (a retained duplicate of it) for {@code s} until its streamed reply's
+     * {@code SUBSCRIBED} is written: an update of a topic it joined while the reply streams, or an
+     * ack or refusal behind one. It counts against {@code limits.outboundQueueBytes} as if queued.
+     */
+    private void holdForReply(Session s, ByteBuf frame, int updates) {
+        if (!s.acceptsWrites()) {
+            return;
+        }
+        s.holdForReply(frame.retainedDuplicate());
+        deliveriesInRun += updates;
+        framesInRun++;
+        bytesInRun += frame.readableBytes();
+        outboundLimit.closeIfOver(s, s.heldForReplyBytes);
+    }
+
+    /** Writes what {@link #holdForReply} kept for {@code s}, in order: its reply's {@code SUBSCRIBED} was just written. */
+    private void writeHeldForReply(Session s) {
+        ArrayDeque<ByteBuf> held = s.heldForReply;
+        if (held == null) {
+            return;
+        }
+        s.heldForReply = null;
+        s.heldForReplyBytes = 0;
+        for (ByteBuf frame; (frame = held.poll()) != null; ) {
+            if (s.acceptsWrites()) {
+                s.ctx.write(frame, s.ctx.voidPromise());
+            } else {
+                frame.release();
+            }
+        }
+        markDirty(s);
+        outboundLimit.closeIfOver(s);
+    }
+
+    /** Takes a written window off the gauge, and asks for the next one. The session's event loop. */
+    private record ReplyWindowWritten(Session session, int bytes, boolean continues, ServerCounters counters)
+            implements ChannelFutureListener {
+        @Override
+        public void operationComplete(ChannelFuture future) {
+            counters.replyWindowWritten(bytes);
+            if (continues && future.isSuccess() && session.acceptsWrites()) {
+                session.continueReplies.run();
+            }
+        }
+    }
+
+    /** Writes {@code frame}, shared, holding {@code updates} updates, to {@code s}. */
     private void deliver(Session s, ByteBuf frame, int updates) {
         if (!s.acceptsWrites()) {
             return;
         }
-        s.writeShared(frame);
+        s.writeShared(frame, s.ctx.voidPromise());
+        wrote(s, frame.readableBytes(), updates);
+    }
+
+    /** Writes a directed frame (one reply) to {@code s}, taking over its reference. */
+    private void deliverDirected(Session s, ByteBuf frame, ChannelPromise promise) {
+        if (!s.acceptsWrites()) {
+            frame.release();
+            return;
+        }
+        int bytes = frame.readableBytes();
+        s.ctx.write(frame, promise);
+        wrote(s, bytes, 1);
+    }
+
+    /** Counts a write of {@code bytes} holding {@code updates} updates (or one reply), and checks the session's queue. */
+    private void wrote(Session s, int bytes, int updates) {
         deliveriesInRun += updates;
         framesInRun++;
-        bytesInRun += frame.readableBytes();
+        bytesInRun += bytes;
         markDirty(s);
         outboundLimit.closeIfOver(s);
     }
@@ -365,6 +489,12 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private void ack(Session publisher, int correlationId, long sequence) {
         ByteBuf frame = OutboundFrame.allocate(publisher.ctx.alloc(), WireCodec.PUBLISH_ACK_BYTES);
         WireCodec.writePublishAck(frame, correlationId, sequence);
+        if (publisher.heldForReply != null) {
+            // behind an update held for the publisher's streamed reply, or a held ack: acks keep their order
+            publisher.holdForReply(OutboundFrame.finish(frame));
+            outboundLimit.closeIfOver(publisher, publisher.heldForReplyBytes);
+            return;
+        }
         publisher.ctx.write(OutboundFrame.finish(frame), publisher.ctx.voidPromise());
         markDirty(publisher);
         outboundLimit.closeIfOver(publisher); // a publisher that reads no acks is a slow consumer too

@@ -59,11 +59,39 @@ final class FanOutProxy {
 
     /** Puts {@code frame} on the ring for {@code target} alone; the ring takes it over. */
     void directed(Session target, ByteBuf frame) {
+        directed(target, frame, false);
+    }
+
+    /**
+     * The same; {@code held}: the target's poller keeps it with the updates it holds for the
+     * target until its streamed subscribe reply is written ({@link SubscriberSet#holds}).
+     */
+    void directed(Session target, ByteBuf frame, boolean held) {
+        putDirected(target, frame, held, 0, false, false);
+    }
+
+    /**
+     * The last frame of a window of a streamed subscribe reply ({@code windowBytes} of messages):
+     * its poller writes it with a listener that tells the session once it reached the socket
+     * (asking for the next window when {@code continues}), and, when it ends with a reply's
+     * {@code SUBSCRIBED} ({@code replied}), writes what it held for the session right after it.
+     */
+    void replyWindowEnd(Session target, ByteBuf frame, int windowBytes, boolean continues, boolean replied) {
+        assert windowBytes > 0;
+        putDirected(target, frame, false, windowBytes, continues, replied);
+    }
+
+    private void putDirected(Session target, ByteBuf frame, boolean held, int windowBytes, boolean continues,
+                             boolean replied) {
         long slot = claim(frame, null, null);
         FanOutEvent ev = ring.get(slot);
         ev.kind = FanOutEvent.DIRECTED;
         ev.frame = frame;
         ev.target = target;
+        ev.heldForTarget = held;
+        ev.replyWindowBytes = windowBytes;
+        ev.replyContinues = continues;
+        ev.replyEndsHolding = replied;
         commit(slot);
     }
 

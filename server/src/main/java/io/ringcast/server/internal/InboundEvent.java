@@ -24,6 +24,11 @@ final class InboundEvent {
     static final int CLUSTER_ACK = 6;
     /** The cluster's snapshot: {@link #snapshot} asks the sequencer to capture the topics, or to take over a snapshot's. */
     static final int TOPIC_SNAPSHOT = 7;
+    /**
+     * The last window of {@link #session}'s streamed subscribe reply reached its socket: the
+     * sequencer produces the next ({@link Subscriptions#continueReplies}).
+     */
+    static final int CONTINUE_REPLIES = 8;
 
     int kind;
     Session session;

@@ -108,11 +108,25 @@ final class SequencerProxy {
      * @return false when the ring is full: nothing was sent, the caller retries
      */
     boolean trySessionClosed(Session session) {
+        return trySessionCommand(InboundEvent.SESSION_CLOSED, session);
+    }
+
+    /**
+     * Asks the sequencer for the next window of {@code session}'s streamed subscribe reply, the last
+     * one having reached the socket. Never waits.
+     *
+     * @return false when the ring is full: nothing was sent, the caller retries
+     */
+    boolean tryContinueReplies(Session session) {
+        return trySessionCommand(InboundEvent.CONTINUE_REPLIES, session);
+    }
+
+    private boolean trySessionCommand(int kind, Session session) {
         long slot = tryClaim();
         if (slot == RING_FULL) {
             return false;
         }
-        command(slot, InboundEvent.SESSION_CLOSED, session, 0);
+        command(slot, kind, session, 0);
         commit(slot);
         return true;
     }

@@ -80,6 +80,14 @@ public final class ServerCounters {
     /** Edits of the config file refused (invalid); the settings in force stayed. */
     final LongAdder configReloadsRefused = new LongAdder();
     private volatile int valuesCached;
+    /** Sessions whose subscribe reply is being streamed; written by the sequencer. */
+    private volatile int subscribeRepliesPending;
+    /**
+     * Bytes of streamed subscribe-reply windows produced and not yet written to their sockets:
+     * added by the sequencer as it produces a window, taken off on the session's event loop once
+     * the window's last frame was written (or dropped with its session).
+     */
+    private final AtomicLong subscribeReplyWindowBytes = new AtomicLong();
     private volatile long deltasSent;
     private volatile long deltaBytesSaved;
     private volatile long compressedFrames;
@@ -137,6 +145,29 @@ public final class ServerCounters {
     /** Topics that gained ({@code +1}) or dropped ({@code -1}) a cached value. Sequencer thread only. */
     void valuesCached(int change) {
         valuesCached = valuesCached + change;
+    }
+
+    /** Sessions with a streamed subscribe reply pending. Sequencer thread only. */
+    void subscribeRepliesPending(int n) {
+        subscribeRepliesPending = n;
+    }
+
+    /** A window of a streamed subscribe reply, {@code bytes} long, is on its way to a socket. Sequencer thread. */
+    void replyWindowProduced(int bytes) {
+        subscribeReplyWindowBytes.addAndGet(bytes);
+    }
+
+    /** That window was written to its socket, or dropped with its session. The session's event loop. */
+    void replyWindowWritten(int bytes) {
+        subscribeReplyWindowBytes.addAndGet(-bytes);
+    }
+
+    public int subscribeRepliesPending() {
+        return subscribeRepliesPending;
+    }
+
+    public long subscribeReplyWindowBytes() {
+        return subscribeReplyWindowBytes.get();
     }
 
     /** Sequencer thread only. */

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.ringcast.protocol.ErrorCode;
@@ -11,6 +12,7 @@ import io.ringcast.protocol.Selector;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.config.Conflation;
 
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -77,6 +79,23 @@ final class Session {
     ConflationBuffer conflation;
     /** In its poller's list of sessions with held updates. */
     boolean draining;
+    /**
+     * Frames kept back while this session's streamed subscribe reply is written, oldest first:
+     * updates of topics it joined meanwhile ({@link SubscriberSet#holds}), and its acks and refusals
+     * behind them; written right after the reply's {@code SUBSCRIBED} ({@link FanOutPoller}). Null
+     * when none.
+     */
+    ArrayDeque<ByteBuf> heldForReply;
+    /** The bytes of {@link #heldForReply}. */
+    long heldForReplyBytes;
+    /**
+     * Asks the sequencer for the next window of this session's streamed subscribe reply, once the
+     * last reached the socket ({@link FanOutPoller}); set by {@link SessionHandler} when it opens the
+     * session (through the inbound ring, retried on this loop while the ring is full).
+     */
+    Runnable continueReplies = () -> {
+        throw new IllegalStateException("no way to the sequencer set for session " + this);
+    };
 
     // ---- sequencer fields (ringcast-sequencer)
     /** Open subscriptions by id. */
@@ -91,6 +110,12 @@ final class Session {
     PublisherLedgers.Ledger ledger;
     /** Marker the sequencer uses to visit a session once while matching (no per-match set). */
     long visitMark;
+    /**
+     * While a subscribe reply is streamed ({@link Subscriptions}): that reply, first, then the
+     * {@code SUBSCRIBE}s and {@code UNSUBSCRIBE}s the session sent after it, in order; null when
+     * no reply is pending.
+     */
+    ArrayDeque<SubscriptionRequest> pendingRequests;
 
     Session(long id, ChannelHandlerContext ctx, int loopIndex, boolean compressed) {
         this.id = id;
@@ -107,12 +132,12 @@ final class Session {
     }
 
     /**
-     * Writes a frame shared with other sessions: a retained duplicate, never a copy. Not flushed.
-     * I/O thread.
+     * Writes a frame shared with other sessions: a retained duplicate, never a copy; {@code promise}
+     * completes when the socket took it (or is the void promise). Not flushed. I/O thread.
      */
-    void writeShared(ByteBuf frame) {
+    void writeShared(ByteBuf frame, ChannelPromise promise) {
         assert channel.eventLoop().inEventLoop();
-        ctx.write(frame.retainedDuplicate(), ctx.voidPromise());
+        ctx.write(frame.retainedDuplicate(), promise);
     }
 
     /**
@@ -127,6 +152,26 @@ final class Session {
             return true;
         }
         return conflation != null && !conflation.isEmpty() && conflation.holds(topic);
+    }
+
+    /** Keeps {@code frame} (taking over its reference) in {@link #heldForReply}. I/O thread. */
+    void holdForReply(ByteBuf frame) {
+        if (heldForReply == null) {
+            heldForReply = new ArrayDeque<>();
+        }
+        heldForReply.addLast(frame);
+        heldForReplyBytes += frame.readableBytes();
+    }
+
+    /** Releases what {@link #heldForReply} keeps: the session is closing. I/O thread. */
+    void releaseHeldForReply() {
+        if (heldForReply != null) {
+            for (ByteBuf frame; (frame = heldForReply.poll()) != null; ) {
+                frame.release();
+            }
+            heldForReply = null;
+            heldForReplyBytes = 0;
+        }
     }
 
     /** Releases updates held back by conflation: the session is closing. I/O thread. */

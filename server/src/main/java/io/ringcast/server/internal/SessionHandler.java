@@ -106,6 +106,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
             ctx.pipeline().remove(HttpPhaseDeadline.class);
         }
         session = node.sessions().newSession(ctx, deflateNegotiated(ctx.pipeline()));
+        session.continueReplies = this::sendContinueReplies;
         replies = new SessionReplies(session, node.limits().maxFrameBytes(), node.outboundLimit(), node.counters(),
                 this::holdReadsUntilWritable);
         int sessions = node.sessions().add(session);
@@ -153,6 +154,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
         if (session != null) {
             replies.release();
             session.releaseConflated();
+            session.releaseHeldForReply();
             node.sessions().remove(session);
             log.info("session {} (client '{}') closed: {}", session, session.clientName,
                     session.closeReason != null ? session.closeReason : "connection closed by the client");
@@ -169,6 +171,19 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
         closeCommandSent = sequencer.trySessionClosed(session);
         if (!closeCommandSent) {
             session.channel.eventLoop().schedule(this::sendSessionClosed, RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
+        }
+    }
+
+    /**
+     * Asks the sequencer for the next window of the session's streamed subscribe reply; retried on
+     * this loop while the ring is full. Not once the session is closing: its close drops the reply.
+     */
+    private void sendContinueReplies() {
+        if (session.closing || !session.channel.isActive()) {
+            return;
+        }
+        if (!sequencer.tryContinueReplies(session)) {
+            session.channel.eventLoop().schedule(this::sendContinueReplies, RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
         }
     }
 

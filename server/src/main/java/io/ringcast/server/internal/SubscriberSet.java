@@ -15,6 +15,11 @@ import java.util.List;
  * {@link SubscriberSets} keeps one instance of each, so that a poller can tell by identity that two
  * updates go to the same sessions and put them in one frame.
  *
+ * <p>A session may be a <em>held</em> member ({@link #holds}): it joined the topic while a
+ * subscribe reply of its own was being streamed, and its poller keeps the topic's updates for it
+ * until the reply's {@code SUBSCRIBED} is written ({@link Subscriptions}). Held members are members:
+ * {@link #forLoop} lists them with the others.
+ *
  * <p>The mutable fields ({@link #uses} and the memos) belong to {@link SubscriberSets}, on the
  * sequencer thread; pollers never read them.
  */
@@ -23,7 +28,10 @@ final class SubscriberSet {
     private static final Comparator<Session> BY_ID = Comparator.comparingLong(s -> s.id);
 
     private final Session[][] byLoop;
+    /** The held members of each loop, a subset of {@link #byLoop}'s, in the same order. */
+    private final Session[][] heldByLoop;
     private final int size;
+    private final int heldSize;
     private final int hash;
     /** How many sessions negotiated permessage-deflate: none, and nothing is compressed for this set. */
     private final int compressedSessions;
@@ -31,16 +39,25 @@ final class SubscriberSet {
     // ---- sequencer thread only (SubscriberSets)
     /** Topics whose current set this is, while it is the canonical instance. */
     int uses;
-    /** The session last added to this set, and the canonical set that made: the next topic asks the same. */
+    /**
+     * The session last added to this set, whether held ({@link #memoAddedHeld}), and the canonical
+     * set that made: the next topic asks the same.
+     */
     Session memoAdded;
+    boolean memoAddedHeld;
     SubscriberSet memoAddedResult;
     /** The session last removed from this set, and the canonical set that made. */
     Session memoRemoved;
     SubscriberSet memoRemovedResult;
+    /** The session last released from holding in this set, and the canonical set that made. */
+    Session memoReleased;
+    SubscriberSet memoReleasedResult;
 
-    private SubscriberSet(Session[][] byLoop) {
+    private SubscriberSet(Session[][] byLoop, Session[][] heldByLoop) {
         this.byLoop = byLoop;
+        this.heldByLoop = heldByLoop;
         int n = 0;
+        int held = 0;
         int compressed = 0;
         int h = byLoop.length;
         for (Session[] loop : byLoop) {
@@ -52,7 +69,14 @@ final class SubscriberSet {
                 }
             }
         }
+        for (Session[] loop : heldByLoop) {
+            held += loop.length;
+            for (Session s : loop) {
+                h = 31 * h + ~Long.hashCode(s.id);
+            }
+        }
         this.size = n;
+        this.heldSize = held;
         this.hash = h;
         this.compressedSessions = compressed;
     }
@@ -67,6 +91,10 @@ final class SubscriberSet {
             memoRemoved = null;
             memoRemovedResult = null;
         }
+        if (memoReleased == session) {
+            memoReleased = null;
+            memoReleasedResult = null;
+        }
     }
 
     /** The number of sessions, all loops together. */
@@ -80,9 +108,14 @@ final class SubscriberSet {
     }
 
     static SubscriberSet empty(int loops) {
+        Session[][] none = none(loops);
+        return new SubscriberSet(none, none);
+    }
+
+    private static Session[][] none(int loops) {
         Session[][] byLoop = new Session[loops][];
         Arrays.fill(byLoop, NONE);
-        return new SubscriberSet(byLoop);
+        return byLoop;
     }
 
     /** The number of event loops, empty ones too. */
@@ -90,7 +123,7 @@ final class SubscriberSet {
         return byLoop.length;
     }
 
-    /** The sessions of event loop {@code loopIndex}. The array must not be modified. */
+    /** The sessions of event loop {@code loopIndex}, held ones included. The array must not be modified. */
     Session[] forLoop(int loopIndex) {
         return byLoop[loopIndex];
     }
@@ -99,8 +132,22 @@ final class SubscriberSet {
         return Arrays.binarySearch(byLoop[session.loopIndex], session, BY_ID) >= 0;
     }
 
+    /** Whether {@code session} is a held member: its updates wait until its streamed reply is written. */
+    boolean holds(Session session) {
+        return heldSize > 0 && Arrays.binarySearch(heldByLoop[session.loopIndex], session, BY_ID) >= 0;
+    }
+
     /** A set of exactly these (distinct) sessions, built in one pass: O(n log n), not n copies. */
     static SubscriberSet of(List<Session> sessions, int loops) {
+        return of(sessions, List.of(), loops);
+    }
+
+    /** The same, {@code held} (among {@code sessions}) held. */
+    static SubscriberSet of(List<Session> sessions, List<Session> held, int loops) {
+        return new SubscriberSet(byLoop(sessions, loops), held.isEmpty() ? none(loops) : byLoop(held, loops));
+    }
+
+    private static Session[][] byLoop(List<Session> sessions, int loops) {
         int[] perLoop = new int[loops];
         for (Session s : sessions) {
             perLoop[s.loopIndex]++;
@@ -116,54 +163,86 @@ final class SubscriberSet {
         for (Session[] loop : byLoop) {
             Arrays.sort(loop, BY_ID);
         }
-        return new SubscriberSet(byLoop);
+        return byLoop;
     }
 
-    /** A set with {@code session} added (this set if already there). */
+    /** A set with {@code session} added (this set if already there, held or not). */
     SubscriberSet with(Session session) {
-        Session[] old = byLoop[session.loopIndex];
+        Session[][] added = inserted(byLoop, session);
+        return added == null ? this : new SubscriberSet(added, heldByLoop);
+    }
+
+    /** A set with {@code session} added as a held member (this set if already there, held or not). */
+    SubscriberSet withHeld(Session session) {
+        Session[][] added = inserted(byLoop, session);
+        return added == null ? this : new SubscriberSet(added, inserted(heldByLoop, session));
+    }
+
+    /** A set where {@code session} is no longer held (this set if it was not). */
+    SubscriberSet released(Session session) {
+        Session[][] held = removed(heldByLoop, session);
+        return held == null ? this : new SubscriberSet(byLoop, held);
+    }
+
+    /** A set with {@code session} removed (this set if absent). */
+    SubscriberSet without(Session session) {
+        Session[][] shrunk = removed(byLoop, session);
+        if (shrunk == null) {
+            return this;
+        }
+        Session[][] held = removed(heldByLoop, session);
+        return new SubscriberSet(shrunk, held == null ? heldByLoop : held);
+    }
+
+    /** {@code sessions} with {@code session} inserted in its place, or null when it is there already. */
+    private static Session[][] inserted(Session[][] sessions, Session session) {
+        Session[] old = sessions[session.loopIndex];
         int at = Arrays.binarySearch(old, session, BY_ID);
         if (at >= 0) {
-            return this;
+            return null;
         }
         at = -at - 1;
         Session[] grown = new Session[old.length + 1];
         System.arraycopy(old, 0, grown, 0, at);
         grown[at] = session;
         System.arraycopy(old, at, grown, at + 1, old.length - at);
-        Session[][] copy = byLoop.clone();
+        Session[][] copy = sessions.clone();
         copy[session.loopIndex] = grown;
-        return new SubscriberSet(copy);
+        return copy;
     }
 
-    /** A set with {@code session} removed (this set if absent). */
-    SubscriberSet without(Session session) {
-        Session[] old = byLoop[session.loopIndex];
+    /** {@code sessions} without {@code session}, or null when it is not there. */
+    private static Session[][] removed(Session[][] sessions, Session session) {
+        Session[] old = sessions[session.loopIndex];
         int at = Arrays.binarySearch(old, session, BY_ID);
         if (at < 0) {
-            return this;
+            return null;
         }
         Session[] shrunk = old.length == 1 ? NONE : new Session[old.length - 1];
         System.arraycopy(old, 0, shrunk, 0, at);
         System.arraycopy(old, at + 1, shrunk, at, old.length - at - 1);
-        Session[][] copy = byLoop.clone();
+        Session[][] copy = sessions.clone();
         copy[session.loopIndex] = shrunk;
-        return new SubscriberSet(copy);
+        return copy;
     }
 
-    /** The same sessions (identity), loop by loop. */
+    /** The same sessions (identity), loop by loop, the same of them held. */
     @Override
     public boolean equals(Object o) {
         if (this == o) {
             return true;
         }
         if (!(o instanceof SubscriberSet other) || other.hash != hash || other.size != size
-                || other.byLoop.length != byLoop.length) {
+                || other.heldSize != heldSize || other.byLoop.length != byLoop.length) {
             return false;
         }
-        for (int i = 0; i < byLoop.length; i++) {
-            Session[] a = byLoop[i];
-            Session[] b = other.byLoop[i];
+        return sameSessions(byLoop, other.byLoop) && (heldSize == 0 || sameSessions(heldByLoop, other.heldByLoop));
+    }
+
+    private static boolean sameSessions(Session[][] x, Session[][] y) {
+        for (int i = 0; i < x.length; i++) {
+            Session[] a = x[i];
+            Session[] b = y[i];
             if (a.length != b.length) {
                 return false;
             }

@@ -36,14 +36,37 @@ final class SubscriberSets {
 
     /** Adds {@code session} to {@code topic}'s subscribers. */
     void add(Topic topic, Session session) {
+        add(topic, session, false);
+    }
+
+    /**
+     * Adds {@code session} to {@code topic}'s subscribers, as a held member when {@code held} (its
+     * updates wait for its streamed reply: {@link SubscriberSet#holds}); a member stays as it was.
+     */
+    void add(Topic topic, Session session, boolean held) {
         SubscriberSet from = topic.subscribers;
         SubscriberSet to;
-        if (from.memoAdded == session && from.memoAddedResult.uses > 0) {
+        if (from.memoAdded == session && from.memoAddedHeld == held && from.memoAddedResult.uses > 0) {
             to = from.memoAddedResult;
         } else {
-            to = intern(from.with(session));
+            to = intern(held ? from.withHeld(session) : from.with(session));
             from.memoAdded = session;
+            from.memoAddedHeld = held;
             from.memoAddedResult = to;
+        }
+        move(topic, to);
+    }
+
+    /** Makes {@code session}, a held member of {@code topic}'s subscribers, an ordinary one. */
+    void release(Topic topic, Session session) {
+        SubscriberSet from = topic.subscribers;
+        SubscriberSet to;
+        if (from.memoReleased == session && from.memoReleasedResult.uses > 0) {
+            to = from.memoReleasedResult;
+        } else {
+            to = intern(from.released(session));
+            from.memoReleased = session;
+            from.memoReleasedResult = to;
         }
         move(topic, to);
     }
@@ -67,7 +90,12 @@ final class SubscriberSets {
 
     /** Gives {@code topic} exactly these (distinct) sessions. */
     void assign(Topic topic, List<Session> sessions) {
-        move(topic, sessions.isEmpty() ? empty : intern(SubscriberSet.of(sessions, empty.loops())));
+        assign(topic, sessions, List.of());
+    }
+
+    /** Gives {@code topic} exactly these (distinct) sessions, {@code held} among them held. */
+    void assign(Topic topic, List<Session> sessions, List<Session> held) {
+        move(topic, sessions.isEmpty() ? empty : intern(SubscriberSet.of(sessions, held, empty.loops())));
     }
 
     private SubscriberSet intern(SubscriberSet set) {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.ringcast.protocol.Selector;
 import io.ringcast.protocol.UpdateFlags;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Map;
 
@@ -12,15 +13,51 @@ import java.util.Map;
  * finds its subscribers, and each topic's {@link SubscriberSet}. Answers a subscribe with the
  * topics it matches (definitions, then a snapshot, a replay from a resume position, or a gap),
  * through the {@link DirectedReplies}. Sequencer thread only.
+ *
+ * <p><b>Streamed replies.</b> A reply larger than {@link #REPLY_WINDOW_BYTES} is not produced at
+ * once: a thousand sessions subscribing to {@code #} over 100,000 topics would otherwise put
+ * gigabytes of frames in direct memory before any of them is read. It is produced a window at a
+ * time: the window goes to the session's poller, which tells the sequencer when its last frame
+ * reached the socket ({@link InboundEvent#CONTINUE_REPLIES}), and only then is the next one made.
+ * It goes through the topics in the order of their creation, from where it got to up to the topics
+ * that existed when the subscription opened ({@link SubscriptionRequest}).
+ *
+ * <p>A topic is joined (added to its subscribers) when the reply reaches it, in the step that
+ * writes its {@code TOPIC} and its snapshot, replay or gap, exactly as a small reply joins all of its
+ * topics at once: what the reply holds of it is just older than its next update. A topic updated
+ * before the reply reached it is sent as it is then (its value, or the replay of everything after
+ * the resume position). It joins as a <em>held</em> member ({@link SubscriberSet#holds}), and so
+ * does a topic created while the reply streams: the poller keeps its updates, and the session's
+ * acks behind them, until the reply's {@code SUBSCRIBED} is written, then writes them
+ * ({@link #releaseHeld} makes the memberships ordinary). So the client sees what
+ * {@code docs/protocol.md} promises: nothing of the subscription's topics between the reply's first
+ * {@code TOPIC} and its {@code SUBSCRIBED}, except updates of topics the session received before
+ * through another subscription, which stay ordinary, in order with the snapshots the reply sends
+ * of them. The session's later {@code SUBSCRIBE}s and {@code UNSUBSCRIBE}s wait behind the reply,
+ * in order ({@link Session#pendingRequests}); its publishes do not. A window ends with at most one
+ * reply's {@code SUBSCRIBED}.
  */
 final class Subscriptions {
+    /**
+     * The most bytes of a subscribe reply a session has produced and not yet written to its socket:
+     * a reply that fits is answered at once, a larger one is streamed a window of this size at a
+     * time. A window may end past it by one topic's messages.
+     */
+    static final int REPLY_WINDOW_BYTES = 256 * 1024;
     /** The resume position of a topic the client never received an update of: it gets them from #1. */
     private static final Long NOTHING_SEEN = 0L;
+
+    /** What a subscription's reply holds for one topic, after its {@code TOPIC} ({@link #start}). */
+    private static final int SENDS_NOTHING = 0;
+    private static final int SENDS_SNAPSHOT = 1;
+    private static final int SENDS_REPLAY = 2;
+    private static final int SENDS_GAP = 3;
 
     private final TopicTree tree;
     private final SelectorIndex index = new SelectorIndex();
     private final DirectedReplies replies;
     private final SubscriberSets sets;
+    private final ServerCounters counters;
     private final int loops;
     /**
      * In a cluster a client may resume on a node that has not applied yet what another node showed
@@ -28,74 +65,254 @@ final class Subscriptions {
      */
     private final boolean clusterMode;
     private long visitCounter;
+    /** Sessions with a streamed reply pending: those whose {@link Session#pendingRequests} is set. */
+    private int repliesPending;
     /** Reused while creating a topic: the sessions its path matches. */
     private final ArrayList<Session> matchedSessions = new ArrayList<>();
+    /** Reused while creating a topic: those of {@link #matchedSessions} whose streamed reply is pending. */
+    private final ArrayList<Session> heldSessions = new ArrayList<>();
     /** Reused while creating a topic: matched sessions that had resumed its path from an earlier server. */
     private final ArrayList<Session> resettingSessions = new ArrayList<>();
 
-    Subscriptions(TopicTree tree, DirectedReplies replies, int loops, boolean clusterMode) {
+    Subscriptions(TopicTree tree, DirectedReplies replies, int loops, boolean clusterMode, ServerCounters counters) {
         this.tree = tree;
         this.replies = replies;
         this.loops = loops;
         this.sets = new SubscriberSets(loops);
         this.clusterMode = clusterMode;
+        this.counters = counters;
     }
 
     /**
-     * Opens subscription {@code subscriptionId} and replies with what it matches, then {@code SUBSCRIBED}.
-     * A non-empty {@code resume} list makes it a resume of a subscription the client had before: a
-     * matching topic the list leaves out is resumed from {@link #NOTHING_SEEN}, since it came while
-     * the client was away (or the client cut its list to fit a frame): a plain snapshot would hide
-     * the updates before it.
+     * Opens subscription {@code subscriptionId} and replies with what it matches, then {@code SUBSCRIBED}:
+     * at once when the reply fits in a window, else streamed. Behind a reply of the session that is
+     * still streaming, it waits its turn. A non-empty {@code resume} list makes it a resume of a
+     * subscription the client had before: a matching topic the list leaves out is resumed from
+     * {@link #NOTHING_SEEN}, since it came while the client was away (or the client cut its list to
+     * fit a frame): a plain snapshot would hide the updates before it.
      */
     void subscribe(Session session, int subscriptionId, Selector selector, Map<String, Long> resume) {
-        session.subscriptions.put(subscriptionId, selector);
-        index.add(selector, session, subscriptionId);
-        for (Map.Entry<String, Long> r : resume.entrySet()) {
-            if (!clusterMode && tree.get(r.getKey()) == null) {
-                session.resumeForMissingTopics.put(r.getKey(), r.getValue());
-            }
+        SubscriptionRequest request = SubscriptionRequest.subscribe(subscriptionId, selector, resume);
+        if (session.pendingRequests != null) {
+            session.pendingRequests.addLast(request);
+            return;
         }
-        Long unlisted = resume.isEmpty() ? null : NOTHING_SEEN;
-        int[] matched = {0};
-        tree.forEachMatch(selector, topic -> {
-            if (session.permissions.mayRead(topic.segments)) { // a subscription to # sees only what the session may read
-                matched[0]++;
-                join(session, subscriptionId, topic, resume.getOrDefault(topic.path, unlisted));
-            }
-        });
-        replies.subscribed(session, subscriptionId, matched[0]);
-        replies.flush();
+        long windowStart = replies.writtenBytes();
+        if (openAndAnswerWithin(session, request, REPLY_WINDOW_BYTES)) {
+            replies.flush();
+            return;
+        }
+        session.pendingRequests = new ArrayDeque<>(2);
+        session.pendingRequests.addLast(request);
+        counters.subscribeRepliesPending(++repliesPending);
+        produce(session, windowStart);
+    }
+
+    /** Closes subscription {@code subscriptionId}, behind a reply of the session still streaming. */
+    void unsubscribe(Session session, int subscriptionId) {
+        if (session.pendingRequests != null) {
+            session.pendingRequests.addLast(SubscriptionRequest.unsubscribe(subscriptionId));
+            return;
+        }
+        unsubscribeNow(session, subscriptionId);
     }
 
     /**
-     * Adds the session to the topic's subscribers and sends what the subscription starts from:
-     * {@code resumeFrom} null for a first subscribe (the value), else the last sequence the client
-     * has (the updates after it, or a gap).
+     * The last window of the session's streamed reply reached its socket: the next one. Nothing when
+     * the session closed meanwhile (its requests were dropped).
      */
-    private void join(Session session, int subscriptionId, Topic topic, Long resumeFrom) {
-        if (topic.subscribers.contains(session)) {
+    void continueReplies(Session session) {
+        if (session.pendingRequests != null) {
+            produce(session, replies.writtenBytes());
+        }
+    }
+
+    /**
+     * Serves the session's pending requests, oldest first, until this window's
+     * {@link #REPLY_WINDOW_BYTES} are written (counted from {@code windowStart}) or a reply is
+     * complete, and puts the window on the fan-out ring: its end asks for the next while requests
+     * remain. A window holds the end of one reply at most: the poller writes what it held for the
+     * session right after that reply's {@code SUBSCRIBED} ({@link #releaseHeld}).
+     */
+    private void produce(Session session, long windowStart) {
+        ArrayDeque<SubscriptionRequest> pending = session.pendingRequests;
+        boolean replied = false;
+        replies.holdFrames(false); // the reply itself goes out as it is made
+        try {
+            while (!pending.isEmpty()) {
+                SubscriptionRequest r = pending.peekFirst();
+                if (r.unsubscribe) {
+                    unsubscribeNow(session, r.subscriptionId);
+                    pending.pollFirst();
+                    continue;
+                }
+                if (replied || replies.writtenBytes() - windowStart >= REPLY_WINDOW_BYTES) {
+                    break;
+                }
+                boolean done = !r.opened
+                        && openAndAnswerWithin(session, r, REPLY_WINDOW_BYTES - (replies.writtenBytes() - windowStart));
+                if (!done) {
+                    done = advance(session, r, windowStart); // a reply too large for what is left of the window
+                }
+                if (!done) {
+                    break; // the window is full
+                }
+                pending.pollFirst();
+                replied = true;
+            }
+            boolean continues = !pending.isEmpty();
+            if (!continues) {
+                session.pendingRequests = null;
+                counters.subscribeRepliesPending(--repliesPending);
+            }
+            int windowBytes = (int) (replies.writtenBytes() - windowStart);
+            if (windowBytes > 0) {
+                counters.replyWindowProduced(windowBytes);
+                replies.flushWindow(windowBytes, continues, replied);
+            } else {
+                // only unsubscribes were waiting: nothing to write, nothing held, nothing to wait for
+                assert !continues && !replied : "a window that asks for the next, or ends a reply, has bytes";
+            }
+            if (replied) {
+                releaseHeld(session);
+            }
+        } finally {
+            replies.holdFrames(null);
+        }
+    }
+
+    /**
+     * The session's reply is written up to its {@code SUBSCRIBED}: every topic it joined while the
+     * reply was streamed (or that was created then) becomes an ordinary subscription of it, whose
+     * updates its poller writes at once; the poller writes those it held right after the reply's
+     * last frame. One look at every topic, once per streamed reply.
+     */
+    private void releaseHeld(Session session) {
+        for (int i = 0, n = tree.size(); i < n; i++) {
+            Topic topic = tree.inCreationOrder(i);
+            if (topic.subscribers.holds(session)) {
+                sets.release(topic, session);
+            }
+        }
+    }
+
+    /**
+     * Opens the subscription. When its whole reply fits in {@code roomBytes} (or the selector names
+     * one topic, whose reply cannot be cut anyway), answers it now, in the tree's order, and returns
+     * true; else leaves it to {@link #advance} from the first topic created.
+     */
+    private boolean openAndAnswerWithin(Session session, SubscriptionRequest r, long roomBytes) {
+        session.subscriptions.put(r.subscriptionId, r.selector);
+        index.add(r.selector, session, r.subscriptionId);
+        for (Map.Entry<String, Long> resumed : r.resume.entrySet()) {
+            if (!clusterMode && tree.get(resumed.getKey()) == null) {
+                session.resumeForMissingTopics.put(resumed.getKey(), resumed.getValue());
+            }
+        }
+        r.unlisted = r.resume.isEmpty() ? null : NOTHING_SEEN;
+        r.opened = true;
+        if (!r.selector.isExact() && !replyFits(session, r, roomBytes)) {
+            r.next = 0;
+            r.end = tree.size();
+            return false;
+        }
+        int[] matched = {0};
+        tree.forEachMatch(r.selector, topic -> {
+            if (session.permissions.mayRead(topic.segments)) { // a subscription to # sees only what the session may read
+                matched[0]++;
+                join(session, r.subscriptionId, topic, resumeFrom(r, topic));
+            }
+        });
+        replies.subscribed(session, r.subscriptionId, matched[0]);
+        return true;
+    }
+
+    /** Whether the reply to {@code r} would take at most {@code roomBytes}; stops counting past them. */
+    private boolean replyFits(Session session, SubscriptionRequest r, long roomBytes) {
+        long[] bytes = {0};
+        return tree.forEachMatchWhile(r.selector, topic -> {
+            if (session.permissions.mayRead(topic.segments)) {
+                bytes[0] += replyBytes(session, topic, resumeFrom(r, topic));
+            }
+            return bytes[0] <= roomBytes;
+        });
+    }
+
+    /**
+     * Joins the streamed reply's next topics, in the order of their creation, until the window is
+     * written; then, at the end, {@code SUBSCRIBED}. Returns whether the reply is complete.
+     */
+    private boolean advance(Session session, SubscriptionRequest r, long windowStart) {
+        while (r.next < r.end) {
+            if (replies.writtenBytes() - windowStart >= REPLY_WINDOW_BYTES) {
+                return false;
+            }
+            Topic topic = tree.inCreationOrder(r.next++);
+            if (r.selector.matches(topic.segments) && session.permissions.mayRead(topic.segments)) {
+                r.matched++;
+                join(session, r.subscriptionId, topic, resumeFrom(r, topic));
+            }
+        }
+        replies.subscribed(session, r.subscriptionId, r.matched);
+        return true;
+    }
+
+    /** What the subscription starts {@code topic} from: null for a first subscribe, else the client's last sequence. */
+    private static Long resumeFrom(SubscriptionRequest r, Topic topic) {
+        return r.unlisted == null ? null : r.resume.getOrDefault(topic.path, r.unlisted);
+    }
+
+    /**
+     * What the reply holds for {@code topic} after its {@code TOPIC}: {@code resumeFrom} null for a
+     * first subscribe (the value), else the last sequence the client has (the updates after it, or
+     * a gap); {@code joined} when the session receives the topic already through another subscription.
+     */
+    private int start(Topic topic, Long resumeFrom, boolean joined) {
+        if (joined) {
             // live already through another subscription, whose reply brought the session up to
             // date; a resumed listener took it too, only a new one needs the value
-            if (resumeFrom == null && topic.hasValue()) {
-                replies.snapshot(session, subscriptionId, topic, 0);
-            }
-            return;
+            return resumeFrom == null && topic.hasValue() ? SENDS_SNAPSHOT : SENDS_NOTHING;
         }
-        sets.add(topic, session);
-        replies.topic(session, topic);
         if (resumeFrom == null) {
-            if (topic.hasValue()) {
-                replies.snapshot(session, subscriptionId, topic, 0);
-            }
-        } else if (resumeFrom == topic.sequence || (clusterMode && resumeFrom > topic.sequence)) {
+            return topic.hasValue() ? SENDS_SNAPSHOT : SENDS_NOTHING;
+        }
+        if (resumeFrom == topic.sequence || (clusterMode && resumeFrom > topic.sequence)) {
             // the client is up to date (or, in a cluster, this node is catching up with it: the
             // client drops what it has seen already)
-        } else if (topic.canReplayAfter(resumeFrom)) {
-            replies.replay(session, topic, resumeFrom);
-        } else {
-            // history no longer reaches back (or the client is ahead of a restarted server)
-            gap(session, topic);
+            return SENDS_NOTHING;
+        }
+        // else history no longer reaches back (or the client is ahead of a restarted server)
+        return topic.canReplayAfter(resumeFrom) ? SENDS_REPLAY : SENDS_GAP;
+    }
+
+    /** The bytes {@link #join} would write. */
+    private long replyBytes(Session session, Topic topic, Long resumeFrom) {
+        boolean joined = topic.subscribers.contains(session);
+        long bytes = joined ? 0 : DirectedReplies.topicBytes(topic);
+        return bytes + switch (start(topic, resumeFrom, joined)) {
+            case SENDS_SNAPSHOT, SENDS_GAP -> DirectedReplies.snapshotBytes(topic);
+            case SENDS_REPLAY -> DirectedReplies.replayBytes(topic, resumeFrom);
+            default -> 0;
+        };
+    }
+
+    /**
+     * Adds the session to the topic's subscribers and sends what the subscription starts from
+     * ({@link #start}), after the topic's {@code TOPIC} where the session did not receive it yet.
+     */
+    private void join(Session session, int subscriptionId, Topic topic, Long resumeFrom) {
+        boolean joined = topic.subscribers.contains(session);
+        int start = start(topic, resumeFrom, joined);
+        if (!joined) {
+            // held while a reply of the session streams: see the class comment
+            sets.add(topic, session, session.pendingRequests != null);
+            replies.topic(session, topic);
+        }
+        switch (start) {
+            case SENDS_SNAPSHOT -> replies.snapshot(session, subscriptionId, topic, 0);
+            case SENDS_REPLAY -> replies.replay(session, topic, resumeFrom);
+            case SENDS_GAP -> gap(session, topic);
+            default -> { }
         }
     }
 
@@ -126,6 +343,8 @@ final class Subscriptions {
         boolean replay = sequenceBefore < topic.sequence && topic.canReplayAfter(sequenceBefore);
         for (int loop = 0; loop < loops; loop++) {
             for (Session session : topic.subscribers.forLoop(loop)) {
+                // in order with the topic's updates, which the poller holds for a held member
+                replies.holdFrames(topic.subscribers.holds(session));
                 if (created) {
                     replies.topic(session, topic);
                 }
@@ -135,12 +354,13 @@ final class Subscriptions {
                     gap(session, topic);
                 }
                 replies.flush();
+                replies.holdFrames(null);
             }
         }
     }
 
     /** Closes subscription {@code subscriptionId}: the session leaves the topics no other of its subscriptions matches. */
-    void unsubscribe(Session session, int subscriptionId) {
+    private void unsubscribeNow(Session session, int subscriptionId) {
         Selector selector = session.subscriptions.remove(subscriptionId);
         if (selector == null) {
             return;
@@ -157,12 +377,18 @@ final class Subscriptions {
     }
 
     /**
-     * The session is gone: it leaves the index and every topic its subscriptions match (it joined
-     * no other). No set of its topics is kept for this: at a thousand sessions on {@code #} over a
+     * The session is gone: its pending requests are dropped, and it leaves the index and every topic
+     * its subscriptions match (it joined no other). No set of its topics is kept for this: at a thousand sessions on {@code #} over a
      * thousand topics that was a million map entries; the topics are found again instead, and
      * removing the session from each shared set is one step after the first ({@link SubscriberSets}).
      */
     void sessionClosed(Session session) {
+        if (session.pendingRequests != null) {
+            // a streamed reply stops here; topics it had not reached were never joined, and
+            // leaving them below is a lookup each
+            session.pendingRequests = null;
+            counters.subscribeRepliesPending(--repliesPending);
+        }
         for (Map.Entry<Integer, Selector> s : session.subscriptions.entrySet()) {
             index.remove(s.getValue(), session, s.getKey());
             tree.forEachMatch(s.getValue(), topic -> sets.remove(topic, session));
@@ -186,11 +412,15 @@ final class Subscriptions {
                 resettingSessions.add(session);
             } else {
                 matchedSessions.add(session);
+                if (session.pendingRequests != null) {
+                    heldSessions.add(session);
+                }
             }
         });
         // one pass: adding sessions one by one would copy the set once per session, O(n^2)
-        sets.assign(topic, matchedSessions);
+        sets.assign(topic, matchedSessions, heldSessions);
         matchedSessions.clear();
+        heldSessions.clear();
     }
 
     /**
@@ -202,8 +432,8 @@ final class Subscriptions {
         for (Session s : resettingSessions) {
             replies.topic(s, topic);
             replies.snapshot(s, 0, topic, UpdateFlags.GAP, value, valueIndex, valueLength);
-            replies.flush();
-            sets.add(topic, s);
+            replies.flush(); // held with the topic's updates while a reply of the session streams
+            sets.add(topic, s, s.pendingRequests != null);
         }
         resettingSessions.clear();
     }

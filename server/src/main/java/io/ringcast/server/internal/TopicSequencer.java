@@ -23,7 +23,8 @@ import java.util.Set;
  * thread, do the rest: the {@link UpdateEncoder} encodes the update once, the {@link FanOutProxy}
  * puts it on the fan-out ring with the topic's current subscribers, the {@link Subscriptions}
  * keep who receives what, the {@link DirectedReplies} answer one session, the
- * {@link RepublishAnswers} answer a {@code REPUBLISH}. Subscribe, unsubscribe, session-close,
+ * {@link RepublishAnswers} answer a {@code REPUBLISH}. Subscribe, unsubscribe, the next window of a
+ * streamed subscribe reply, session-close,
  * feature reloads and the cluster's snapshot requests arrive on the same ring, so they are ordered
  * with the publishes around them: a new subscriber's snapshot is on the fan-out ring before any
  * later update of its topics, and a cluster snapshot captures the state after the updates before it.
@@ -55,7 +56,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.maxTopics = limits.maxTopics();
         this.encoder = new UpdateEncoder(alloc, features.features(), counters);
         this.replies = new DirectedReplies(alloc, fanOut, encoder, counters);
-        this.subscriptions = new Subscriptions(tree, replies, fanOut.loops(), clusterMode);
+        this.subscriptions = new Subscriptions(tree, replies, fanOut.loops(), clusterMode, counters);
         this.republishes = new RepublishAnswers(limits.publisherLedgers(), limits.publisherLedgersPerPrincipal(),
                 replies, counters);
     }
@@ -77,6 +78,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                 case InboundEvent.PUBLISH -> publish(e);
                 case InboundEvent.SUBSCRIBE -> subscriptions.subscribe(e.session, e.id, e.selector, e.resume);
                 case InboundEvent.UNSUBSCRIBE -> subscriptions.unsubscribe(e.session, e.id);
+                case InboundEvent.CONTINUE_REPLIES -> subscriptions.continueReplies(e.session);
                 case InboundEvent.SESSION_CLOSED -> sessionClosed(e.session);
                 case InboundEvent.FEATURES -> reloadFeatures(e.features);
                 // after the update it acks: acked by the publisher's poller, as a single node's publish

@@ -41,6 +41,8 @@ final class EmbeddedNode implements AutoCloseable {
     private final EmbeddedChannel[] loopChannels = new EmbeddedChannel[LOOPS];
     private final List<EmbeddedChannel> sessionChannels = new ArrayList<>();
     private final InboundEvent event = new InboundEvent();
+    /** Sessions whose streamed reply's last window was written: they asked for the next, in order. */
+    private final List<Session> continuing = new ArrayList<>();
     private final ServerConfig config;
     /** How many saved topics a {@link #restoring} node took over. */
     final int restoredTopics;
@@ -129,7 +131,9 @@ final class EmbeddedNode implements AutoCloseable {
     }
 
     Session session(int loop, boolean compressed) {
-        return session(sessionChannels, loop, compressed);
+        Session s = session(sessionChannels, loop, compressed);
+        s.continueReplies = () -> continuing.add(s);
+        return s;
     }
 
     /**
@@ -275,11 +279,43 @@ final class EmbeddedNode implements AutoCloseable {
         }
     }
 
-    /** Runs every poller on its loop: what the sequencer put on the fan-out ring reaches the sessions. */
+    /**
+     * Runs every poller on its loop: what the sequencer put on the fan-out ring reaches the sessions;
+     * a streamed subscribe reply is produced to its end, window by window, as a client reading at
+     * once would receive it.
+     */
     void deliver() {
+        do {
+            deliverWindow();
+        } while (continueReplies() > 0);
+    }
+
+    /**
+     * Runs every poller once: a streamed reply's window reaches its session, which asks for the next
+     * ({@link #continueReplies}), as a client that read the window would.
+     */
+    void deliverWindow() {
         for (EmbeddedChannel loop : loopChannels) {
             loop.runPendingTasks();
         }
+    }
+
+    /**
+     * Hands the sequencer the requests for the next window of the sessions whose last window was
+     * written ({@link InboundEvent#CONTINUE_REPLIES}); returns how many.
+     */
+    int continueReplies() {
+        List<Session> asked = new ArrayList<>(continuing);
+        continuing.clear();
+        for (Session s : asked) {
+            run(command(InboundEvent.CONTINUE_REPLIES, s, 0));
+        }
+        return asked.size();
+    }
+
+    /** Decodes what {@code session} was written since the last call, without running anything. */
+    static List<Received> drained(Session session) {
+        return ReceivedFrames.drain((EmbeddedChannel) session.channel);
     }
 
     /** Delivers, then decodes what {@code session} was written since the last call. */

@@ -187,6 +187,53 @@ class TopicSnapshotContentTest {
         assertThat(b.node().counters.valuesCached()).isEqualTo(3);
     }
 
+    /** Creates {@code n} topics with one update of 200 bytes each, delivering as it goes (the ring has 1,024 slots). */
+    private static void applyMany(EmbeddedNode node, int n) {
+        String value = "v".repeat(200);
+        for (int i = 0; i < n; i++) {
+            node.apply(String.format("s/topic-%05d", i), 1, value);
+            if (i % 500 == 499) {
+                node.deliver();
+            }
+        }
+        node.deliver();
+    }
+
+    /**
+     * A subscriber on '#' whose reply streams (3,001 topics) has been sent "a" (at #2) when the node
+     * takes over a snapshot that moves "a" on to #5: the replay of 3 to 5 is held with a's updates
+     * and comes after SUBSCRIBED, after a's snapshot, as the updates themselves would have.
+     */
+    @Test
+    void aSubscriberWhoseReplyStreamsIsReplayedATopicTheSnapshotMovesOnAfterItsSubscribed() throws Exception {
+        EmbeddedNode leader = clusterNode();
+        applyAll(leader, "a", 1, 5);
+        applyMany(leader, 3000);
+        byte[] snapshot = snapshotOf(leader);
+
+        EmbeddedNode behind = clusterNode();
+        applyAll(behind, "a", 1, 2);
+        applyMany(behind, 3000);
+        Session sub = behind.session(0);
+        behind.subscribe(sub, 1, "#");
+        behind.deliverWindow(); // "a", created first, is in the first window
+        assertThat(behind.counters.subscribeRepliesPending()).isEqualTo(1);
+        takeOver(behind, snapshot);
+        behind.deliver();
+
+        List<String> ofA = new ArrayList<>();
+        int aliasOfA = 1;
+        boolean subscribed = false;
+        for (Received m : behind.received(sub)) {
+            subscribed |= m.is(MessageType.SUBSCRIBED);
+            if (m.alias() == aliasOfA && !m.is(MessageType.SUBSCRIBED)) {
+                ofA.add((subscribed ? "after " : "before ") + m.line());
+            }
+        }
+        assertThat(ofA).containsExactly("before TOPIC 1 a", "before SNAPSHOT 1 1 #2 a#2", "after UPDATE 1 #3 a#3",
+                "after UPDATE 1 #4 a#4", "after UPDATE 1 #5 a#5");
+    }
+
     /** Topics are never removed, so this should not happen; if it does, the log decides. */
     @Test
     void aTopicTheSnapshotLacksIsEmptiedSoTheLogsNewNumberingOfItIsApplied() throws Exception {

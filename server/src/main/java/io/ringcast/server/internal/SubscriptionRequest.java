@@ -1,0 +1,49 @@
+package io.ringcast.server.internal;
+
+import io.ringcast.protocol.Selector;
+
+import java.util.Map;
+
+/**
+ * A {@code SUBSCRIBE} or {@code UNSUBSCRIBE} of a session whose subscribe reply is being streamed,
+ * waiting its turn in {@link Session#pendingRequests}, or that streamed reply itself: where it has
+ * got to. Sequencer thread only.
+ *
+ * <p>A streamed reply goes through the topics in the order of their creation
+ * ({@link TopicTree#inCreationOrder}), from {@link #next} up to {@link #end}, the number of topics
+ * when the subscription opened: two ints, however many topics it matches. Topics created later
+ * joined the subscription at their creation, and are not part of the reply.
+ */
+final class SubscriptionRequest {
+    final boolean unsubscribe;
+    final int subscriptionId;
+    /** A subscribe's selector; null for an unsubscribe. */
+    final Selector selector;
+    /** A subscribe's resume list (empty for a first subscribe). */
+    final Map<String, Long> resume;
+    /** Whether the subscription is open and its reply under way. */
+    boolean opened;
+    /** The resume position of a topic the resume list does not name: null for a first subscribe. */
+    Long unlisted;
+    /** The next topic, in creation order, the reply looks at. */
+    int next;
+    /** The topics that existed when the subscription opened: the reply looks at those below. */
+    int end;
+    /** Topics the reply matched so far: {@code SUBSCRIBED}'s count at the end. */
+    int matched;
+
+    private SubscriptionRequest(boolean unsubscribe, int subscriptionId, Selector selector, Map<String, Long> resume) {
+        this.unsubscribe = unsubscribe;
+        this.subscriptionId = subscriptionId;
+        this.selector = selector;
+        this.resume = resume;
+    }
+
+    static SubscriptionRequest subscribe(int subscriptionId, Selector selector, Map<String, Long> resume) {
+        return new SubscriptionRequest(false, subscriptionId, selector, resume);
+    }
+
+    static SubscriptionRequest unsubscribe(int subscriptionId) {
+        return new SubscriptionRequest(true, subscriptionId, null, Map.of());
+    }
+}
