@@ -55,9 +55,21 @@ class UnreadRepliesTest {
         return t;
     }
 
+    /**
+     * At a sampled leak level, as {@link #aClientThatReadsNoRepliesIsHeldBackByTcpAndGetsEveryReplyWhenItReads}:
+     * paranoid detection records a stack trace for every read of a buffer, so unmasking and answering
+     * a flood took an event loop over ten seconds (thread dumps of CI's failures, in
+     * {@code WebSocket08FrameDecoder.unmask}), and the next flooder's upgrade or {@code HELLO} on that
+     * loop waited past its socket's timeout: a cost of the detector, not of the server.
+     */
     @Test
-    void fourSessionsFloodingPingsAndReadingNothingAreSlowConsumersAtTheLimit() throws Exception {
-        long limit = 65536; // a quarter of one frame's replies: the limit, not the pause, stops them
+    void fourSessionsFloodingPingsAndReadingNothingNeverQueueMoreThanTheLimit() throws Exception {
+        io.ringcast.testkit.FailOnLeakExtension.withLevel(io.netty.util.ResourceLeakDetector.Level.SIMPLE,
+                this::fourSessionsFloodPingsAndReadNothing);
+    }
+
+    private void fourSessionsFloodPingsAndReadNothing() throws Exception {
+        long limit = 65536; // a quarter of one frame's replies
         try (RingcastServer server = TestServers.start("limits:\n  outboundQueueBytes: " + limit
                 + "\n  slowConsumerCloseGraceMs: 200\n");
              Witness witness = Witness.start(server);
@@ -71,23 +83,26 @@ class UnreadRepliesTest {
                 // 1,000,000 PINGs each: 13 MB of queued PONGs per session if nothing stopped them
                 floods.add(flood(flooder, 50, PINGS_PER_LARGE_FRAME, "flooder-" + s));
             }
-            MetricSampler.await(server, "ringcast_slow_consumer_disconnects_total", v -> v >= 4,
-                    "the four flooders to be closed as slow consumers");
+            // Each flooder ends either cut at the limit (SLOW_CONSUMER) or held below it with its reads
+            // paused, since the server stops reading a session whose replies wait unwritten past half the
+            // limit (aClientThatReadsNoRepliesIsHeldBackByTcp...): which of the two depends on how much of a
+            // frame's PONGs the kernel took before the check, so this test asserts what holds either way.
+            // Samples spanning the flood: each check comes right after a write, so a queue passes the limit
+            // by one reply at most, plus the ERROR and close frame that end it (without the limit: tens of MB).
+            queue.awaitSamples(50);
+            assertThat(queue.largest()).as("the largest outbound queue during the flood ("
+                            + MetricSampler.metric(server, "ringcast_slow_consumer_disconnects_total")
+                            + " flooders cut as slow consumers)")
+                    .isLessThanOrEqualTo(limit + 4096);
+            for (WireSocket flooder : flooders) {
+                flooder.close(); // ends a flood the server holds back, as a cut ends the others
+            }
             for (Thread t : floods) {
                 t.join(30_000);
-                assertThat(t.isAlive()).as(t.getName() + " stopped: the server closed its connection").isFalse();
+                assertThat(t.isAlive()).as(t.getName() + " stopped: its connection is closed").isFalse();
             }
-            queue.awaitSamples(3);
-            // each check comes right after a write, so a queue passes the limit by one reply at most, plus the
-            // ERROR and close frame that end it; a queue this small goes to the kernel at the end of the read
-            // that made it, so the sampler may see it at any size up to there (without the limit: tens of MB)
-            assertThat(queue.largest()).as("the largest outbound queue during the flood")
-                    .isLessThanOrEqualTo(limit + 4096);
             MetricSampler.await(server, "ringcast_sessions", v -> v == 2,
                     "the flooders' sessions to be gone, the witness's two left");
-            for (WireSocket flooder : flooders) {
-                flooder.close();
-            }
             witness.stopAndVerify();
             try (RawWebSocket newcomer = RawWebSocket.connectAndHello(server.webSocketUrl())) {
                 newcomer.send(out -> WireCodec.writePing(out, 42));

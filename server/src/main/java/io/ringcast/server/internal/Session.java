@@ -203,10 +203,13 @@ final class Session {
             return;
         }
         channel.config().setAutoRead(true); // read and drop, even if reading was paused
+        if (channel.pipeline().get(ClosingSessionInput.NAME) == null) {
+            channel.pipeline().addFirst(ClosingSessionInput.NAME, ClosingSessionInput.INSTANCE);
+        }
         ByteBuf out = OutboundFrame.allocate(ctx.alloc(), WireCodec.errorBytes(reason));
         WireCodec.writeError(out, code, 0, reason);
         ctx.write(OutboundFrame.finish(out), ctx.voidPromise());
-        // Half-close once they are out, and go on reading (and dropping: the session is closing) until
+        // Half-close once they are out, and go on reading (and dropping, undecoded: ClosingSessionInput) until
         // the peer closes or the grace ends. Closing at once with input still unread, such as the rest
         // of an oversized frame, makes the kernel send a reset, which can destroy the ERROR and the
         // close frame in the peer's receive buffer before it reads them.
