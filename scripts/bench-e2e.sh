@@ -17,14 +17,16 @@
 #   --fanout   the peers' workload of the fan-out issue: 1,000 topics of 200 B, ONE paced publisher,
 #              every subscriber on '#', the server's defaults: 10 subscribers at 10,000/s, 100 at
 #              5,000/s and 10,000/s, 1,000 at 1,000/s, then sweeps at 100 and at 1,000 subscribers;
+#              then the two million-deliveries points again on a server with flushPolicy max-delay
+#              (FANOUT_MAX_DELAY_US, default 5000 µs: the server CPU it saves under load);
 #              with BASE_JAR, every point runs against that server jar too (a build of an earlier
 #              commit), alternating with this one, so before and after come from one run (about 25
 #              minutes with BASE_JAR on 2 cores, half without)
 #   --quick    the same shape with 2 s runs and a short sweep, to check the script (about 2 minutes)
 # Environment: PORT (default 18080), OUT (default load-results/e2e, load-results/toggles or
-#              load-results/fanout), MAX_DELAY_US (default 200), BASE_JAR (--fanout: the server jar
-#              to compare with), SERVER_JAVA_OPTS (JVM options of every server started, after those
-#              scripts/ringcast gives a node).
+#              load-results/fanout), MAX_DELAY_US (default 200), FANOUT_MAX_DELAY_US (default 5000),
+#              BASE_JAR (--fanout: the server jar to compare with), SERVER_JAVA_OPTS (JVM options of
+#              every server started, after those scripts/ringcast gives a node).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/machine.sh
@@ -51,6 +53,7 @@ esac
 base_jar=${BASE_JAR:-}
 if [ -n "$base_jar" ] && [ ! -f "$base_jar" ]; then echo "BASE_JAR: no such file: $base_jar"; exit 2; fi
 max_delay_us=${MAX_DELAY_US:-200}
+fanout_max_delay_us=${FANOUT_MAX_DELAY_US:-5000}
 
 server_jar=server/target/ringcast-server.jar
 bench_jar=benchmark/target/ringcast-bench.jar
@@ -113,14 +116,18 @@ machine_info "$($quick && echo quick || echo full)" > "$out/machine.txt"
 if [ "$set_name" = fanout ]; then
   variants=(current)
   [ -n "$base_jar" ] && variants=(base current)
-  # point ARGS...: one generator run per variant, each against a fresh server of its jar
+  # point ARGS...: one generator run per variant, each against a fresh server of its jar, with the
+  # server config in $point_yaml and results under $point_suffix
+  point_yaml=""
+  point_suffix=""
   point() {
     for variant in "${variants[@]}"; do
-      mkdir -p "$out/$variant"
+      local name=$variant$point_suffix
+      mkdir -p "$out/$name"
       local jar=$server_jar
       [ "$variant" = base ] && jar=$base_jar
-      start_server "$variant" "" "$jar"
-      bench "$variant" --publishers 1 --server-pids "$server_pid" "$@"
+      start_server "$name" "$point_yaml" "$jar"
+      bench "$name" --publishers 1 --server-pids "$server_pid" "$@"
       stop_server
     done
   }
@@ -130,6 +137,10 @@ if [ "$set_name" = fanout ]; then
   point --subscribers 1000 --rate 1000 "${run_time[@]}"
   point --subscribers 100 "${sweep[@]}"
   point --subscribers 1000 "${sweep_1000[@]}"
+  point_yaml=$(printf 'pipeline:\n  flushPolicy: max-delay\n  flushMaxDelayUs: %s\n' "$fanout_max_delay_us")
+  point_suffix=-max-delay
+  point --subscribers 100 --rate 10000 "${run_time[@]}"
+  point --subscribers 1000 --rate 1000 "${run_time[@]}"
 elif [ "$set_name" = flush ]; then
   for policy in end-of-batch immediate max-delay; do
     mkdir -p "$out/$policy"

@@ -166,7 +166,8 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param fanOutRingSize  slots in the fan-out ring, a power of two
      * @param waitStrategy    how ring consumers wait for work
      * @param flushPolicy     when fan-out readers flush what they wrote
-     * @param flushMaxDelayUs with {@link FlushPolicy#MAX_DELAY}: the longest a written frame waits for its flush
+     * @param flushMaxDelayUs with {@link FlushPolicy#MAX_DELAY}: the shortest time between two drains of a loop,
+     *                        so the longest an update waits for its drain
      */
     public record Pipeline(int inboundRingSize, int fanOutRingSize, WaitStrategyKind waitStrategy,
                            FlushPolicy flushPolicy, int flushMaxDelayUs) {

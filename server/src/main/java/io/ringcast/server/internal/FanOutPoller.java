@@ -19,6 +19,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * One reader of the fan-out ring per Netty event loop, running <em>on</em> that loop, with its own
@@ -46,9 +47,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * subscription's topics between its {@code SUBSCRIBE} and {@code SUBSCRIBED}, as when the reply is
  * sent at once.
  *
- * <p>When it flushes is the {@link FlushPolicy}: after every write, once per session at the end of
- * each drained batch (the default), or once per session at most {@code flushMaxDelayNs} after its
- * first unflushed write, gathering several batches into one system call.
+ * <p>When it flushes is the {@link FlushPolicy}: after every write, or once per session at the end
+ * of each drained batch (the default). With {@link FlushPolicy#MAX_DELAY} it also paces its drains:
+ * a drain that would follow the previous one within {@code flushMaxDelayNs} waits, on a timer, for
+ * the rest of that time, so under load each drain gathers that long's updates into one frame and
+ * one system call per session, while an update after a quiet spell goes out at once. A waiting
+ * poller keeps {@link #scheduled} set, so the sequencer does not wake its loop meanwhile.
  */
 final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private static final Logger log = LoggerFactory.getLogger(FanOutPoller.class);
@@ -63,10 +67,11 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private final ServerCounters counters;
     private final FlushPolicy flushPolicy;
     private final long flushMaxDelayNs;
-    private final Runnable delayedFlush = this::delayedFlush;
-    private boolean delayedFlushScheduled;
-    /** With {@link FlushPolicy#MAX_DELAY}: when the oldest unflushed write was made. */
-    private long firstUnflushedNs;
+    private final LongSupplier nanoClock;
+    /** With {@link FlushPolicy#MAX_DELAY}: when the last drain started. */
+    private long lastDrainNs;
+    /** The next run drains without pacing: it is the paced one, or it continues a drain cut by the budget. */
+    private boolean drainAtOnce;
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final ArrayList<Session> dirty = new ArrayList<>();
     /** Sessions of this loop with updates held back by conflation. */
@@ -90,6 +95,13 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
 
     FanOutPoller(int loopIndex, EventLoop loop, RingBuffer<FanOutEvent> ring, OutboundLimit outboundLimit,
                  FlushPolicy flushPolicy, long flushMaxDelayNs, ServerCounters counters) {
+        this(loopIndex, loop, ring, outboundLimit, flushPolicy, flushMaxDelayNs, counters, System::nanoTime);
+    }
+
+    /** @param nanoClock the time {@link FlushPolicy#MAX_DELAY} paces drains by: the loop's scheduler's clock */
+    FanOutPoller(int loopIndex, EventLoop loop, RingBuffer<FanOutEvent> ring, OutboundLimit outboundLimit,
+                 FlushPolicy flushPolicy, long flushMaxDelayNs, ServerCounters counters, LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
         this.loopIndex = loopIndex;
         this.loop = loop;
         this.ring = ring;
@@ -99,6 +111,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         this.counters = counters;
         this.flushPolicy = flushPolicy;
         this.flushMaxDelayNs = flushMaxDelayNs;
+        this.lastDrainNs = nanoClock.getAsLong() - flushMaxDelayNs; // the first drain goes at once
     }
 
     /** Schedules a drain on the loop unless one is pending. Any thread; cheap when already scheduled. */
@@ -111,6 +124,9 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     @Override
     public void run() {
         assert loop.inEventLoop();
+        if (paced()) {
+            return;
+        }
         scheduled.set(false); // before draining: an event published from now on wakes us again
         VarHandle.fullFence(); // the flag's store before the cursor's load: see FanOutProxy.wakePollers
         budget = MAX_EVENTS_PER_RUN;
@@ -125,13 +141,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             if (!draining.isEmpty()) {
                 drainConflated();
             }
-            if (flushPolicy == FlushPolicy.END_OF_BATCH) {
-                flushDirty();
-            } else if (flushPolicy == FlushPolicy.MAX_DELAY && !dirty.isEmpty() && !delayedFlushScheduled) {
-                delayedFlushScheduled = true;
-                long waitNs = flushMaxDelayNs - (System.nanoTime() - firstUnflushedNs);
-                loop.schedule(delayedFlush, Math.max(waitNs, 0), TimeUnit.NANOSECONDS);
-            }
+            flushDirty(); // empty with IMMEDIATE
         } finally {
             if (deliveriesInRun != 0) {
                 counters.deliveries.add(deliveriesInRun);
@@ -142,6 +152,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
                 framesInRun = 0;
             }
             if (budget <= 0) {
+                drainAtOnce = true;
                 wake(); // more may be waiting; continue after the loop's pending I/O
             }
         }
@@ -158,9 +169,27 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         dirty.clear();
     }
 
-    private void delayedFlush() {
-        delayedFlushScheduled = false;
-        flushDirty();
+    /**
+     * With {@link FlushPolicy#MAX_DELAY}, whether this run waits: when the previous drain started
+     * less than {@code flushMaxDelayNs} ago, it runs again, at once, when that time is up. Otherwise
+     * notes the start of the drain about to run.
+     */
+    private boolean paced() {
+        if (flushPolicy != FlushPolicy.MAX_DELAY) {
+            return false;
+        }
+        long now = nanoClock.getAsLong();
+        if (!drainAtOnce) {
+            long waitNs = lastDrainNs + flushMaxDelayNs - now;
+            if (waitNs > 0) {
+                drainAtOnce = true;
+                loop.schedule(this, waitNs, TimeUnit.NANOSECONDS);
+                return true;
+            }
+        }
+        drainAtOnce = false;
+        lastDrainNs = now;
+        return false;
     }
 
     @Override
@@ -504,9 +533,6 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         if (flushPolicy == FlushPolicy.IMMEDIATE) {
             s.ctx.flush();
             return;
-        }
-        if (dirty.isEmpty()) {
-            firstUnflushedNs = System.nanoTime();
         }
         if (!s.dirty) {
             s.dirty = true;

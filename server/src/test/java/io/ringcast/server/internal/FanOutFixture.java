@@ -42,6 +42,8 @@ final class FanOutFixture implements AutoCloseable {
     final RingBuffer<FanOutEvent> ring = RingBuffer.createSingleProducer(FanOutEvent::new, RING_SIZE);
     final FanOutPoller[] pollers;
     private final EmbeddedChannel[] loops;
+    /** Each loop's clock as its poller reads it: it moves with the loop's frozen scheduler clock ({@link #advanceTime}). */
+    private final long[] clockNanos;
     private final List<Peer> peers = new ArrayList<>();
     private long nextSessionId = 1;
 
@@ -53,12 +55,14 @@ final class FanOutFixture implements AutoCloseable {
     FanOutFixture(int loops, FlushPolicy flushPolicy, long flushMaxDelayNs, long outboundQueueBytes) {
         this.loops = new EmbeddedChannel[loops];
         this.pollers = new FanOutPoller[loops];
+        this.clockNanos = new long[loops];
         OutboundLimit limit = new OutboundLimit(outboundQueueBytes, SLOW_CONSUMER_GRACE_MS, counters);
         for (int i = 0; i < loops; i++) {
             this.loops[i] = new EmbeddedChannel();
             this.loops[i].freezeTime(); // the poller's timers fire when a test advances the clock
+            int loopIndex = i;
             pollers[i] = new FanOutPoller(i, this.loops[i].eventLoop(), ring, limit, flushPolicy, flushMaxDelayNs,
-                    counters);
+                    counters, () -> clockNanos[loopIndex]);
         }
     }
 
@@ -259,6 +263,7 @@ final class FanOutFixture implements AutoCloseable {
 
     /** Moves loop {@code loopIndex}'s clock on and runs the timers that came due. */
     void advanceTime(int loopIndex, long nanos) {
+        clockNanos[loopIndex] += nanos;
         loops[loopIndex].advanceTimeBy(nanos, TimeUnit.NANOSECONDS);
         loops[loopIndex].runScheduledPendingTasks();
     }

@@ -5,6 +5,7 @@ import io.ringcast.server.internal.FanOutFixture.Peer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,6 +24,19 @@ class FanOutFlushPolicyTest {
         Topic t = fx.topic(1, "t");
         for (int i = firstSequence; i < firstSequence + 3; i++) {
             FanOutFixture.Update u = fx.update(t, i, "v" + i).to(a, b);
+            if (i == firstSequence + 2) {
+                u.ackingTo(a, i);
+            }
+            u.publish();
+        }
+        fx.drain(0);
+    }
+
+    /** Three updates of one topic to {@code set} (one instance, as the sequencer gives sessions with the same topics), the last acked to {@code a}. */
+    private static void batchAckedToA(FanOutFixture fx, SubscriberSet set, Peer a, int firstSequence) {
+        Topic t = fx.topic(1, "t");
+        for (int i = firstSequence; i < firstSequence + 3; i++) {
+            FanOutFixture.Update u = fx.update(t, i, "v" + i).to(set);
             if (i == firstSequence + 2) {
                 u.ackingTo(a, i);
             }
@@ -72,36 +86,55 @@ class FanOutFlushPolicyTest {
     }
 
     @Test
-    void maxDelayHoldsSeveralBatchesBackAndFlushesEachSessionOnceWhenTheDelayIsUp() {
+    void maxDelayDrainsAtOnceAfterAQuietSpell() {
+        try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.MAX_DELAY, MAX_DELAY_NS, Long.MAX_VALUE)) {
+            Peer a = fx.session(0);
+            Peer b = fx.session(0);
+            oneBatch(fx, a, b, 1);
+            assertThat(a.flushes()).as("the loop's first drain waits for nothing").isEqualTo(1);
+            assertThat(a.messages()).containsExactly("UPDATE 1 #1 v1", "UPDATE 1 #2 v2", "UPDATE 1 #3 v3",
+                    "PUBLISH_ACK 3 #3");
+            b.messages();
+
+            fx.advanceTime(0, MAX_DELAY_NS);
+            oneBatch(fx, a, b, 4);
+            assertThat(a.flushes()).as("a whole delay after the last drain: at once again").isEqualTo(2);
+            assertThat(b.messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5", "UPDATE 1 #6 v6");
+            a.messages();
+        }
+    }
+
+    @Test
+    void maxDelayPacesADrainThatFollowsTheLastWithinTheDelayAndGathersItsUpdatesIntoOneFrame() {
         try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.MAX_DELAY, MAX_DELAY_NS, Long.MAX_VALUE)) {
             Peer a = fx.session(0);
             Peer b = fx.session(0);
             Peer idle = fx.session(0);
-            oneBatch(fx, a, b, 1);
-            oneBatch(fx, a, b, 4);
-
-            assertThat(a.flushes()).as("nothing flushed at the end of a batch").isZero();
-            assertThat(b.flushes()).isZero();
-            assertThat(a.messages()).as("the frames wait in the channel").isEmpty();
-            assertThat(a.pendingBytes()).isPositive();
+            SubscriberSet both = fx.subscribers(a, b);
+            batchAckedToA(fx, both, a, 1);
+            a.messages();
+            b.messages();
 
             fx.advanceTime(0, MAX_DELAY_NS / 10);
-            assertThat(a.flushes()).as("not before the delay").isZero();
+            batchAckedToA(fx, both, a, 4);
+            batchAckedToA(fx, both, a, 7); // the sequencer's second wake finds the poller waiting: no second timer
+            assertThat(a.flushes()).as("nothing written before the delay is up").isEqualTo(1);
+            assertThat(b.frames()).isEmpty();
 
-            fx.advanceTime(0, MAX_DELAY_NS - MAX_DELAY_NS / 10);
-            assertThat(a.flushes()).as("both batches in one flush").isEqualTo(1);
-            assertThat(b.flushes()).isEqualTo(1);
+            fx.advanceTime(0, MAX_DELAY_NS - MAX_DELAY_NS / 10 - 1);
+            assertThat(b.frames()).as("not a nanosecond early").isEmpty();
+
+            fx.advanceTime(0, 1);
+            assertThat(a.flushes()).as("both batches in one drain and one flush").isEqualTo(2);
+            assertThat(b.flushes()).isEqualTo(2);
             assertThat(idle.flushes()).isZero();
-            assertThat(a.messages()).containsExactly("UPDATE 1 #1 v1", "UPDATE 1 #2 v2", "UPDATE 1 #3 v3",
-                    "PUBLISH_ACK 3 #3", "UPDATE 1 #4 v4", "UPDATE 1 #5 v5", "UPDATE 1 #6 v6", "PUBLISH_ACK 6 #6");
-            assertThat(b.messages()).hasSize(6);
-
-            oneBatch(fx, a, b, 7);
-            assertThat(a.flushes()).as("a write after the flush waits for a timer of its own").isEqualTo(1);
-            fx.advanceTime(0, MAX_DELAY_NS);
-            assertThat(a.flushes()).isEqualTo(2);
-            assertThat(a.messages()).hasSize(4);
-            b.messages();
+            List<ReceivedFrames.Frame> frames = b.frames();
+            assertThat(frames).as("six updates for the same sessions: one gathered frame").hasSize(1);
+            assertThat(frames.get(0).messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5",
+                    "UPDATE 1 #6 v6", "UPDATE 1 #7 v7", "UPDATE 1 #8 v8", "UPDATE 1 #9 v9");
+            assertThat(a.messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5", "UPDATE 1 #6 v6",
+                    "UPDATE 1 #7 v7", "UPDATE 1 #8 v8", "UPDATE 1 #9 v9", "PUBLISH_ACK 6 #6", "PUBLISH_ACK 9 #9");
+            assertThat(fx.hasPendingTasks(0)).as("no drain left behind").isFalse();
         }
     }
 }
