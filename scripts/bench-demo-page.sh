@@ -20,8 +20,9 @@
 # Environment: BASE_JAR (a second server jar, e.g. an earlier commit's build: the runs alternate
 #              base, current, base, current ...), ROUNDS (default 2: runs per jar), WARMUP (seconds,
 #              default 10), DURATION (measured seconds, default 20), OUT (default
-#              load-results/demo-page), SERVER_JAVA_OPTS (JVM options of every server started),
-#              CHROMIUM_BIN, CHROMEDRIVER_BIN (default /usr/bin/chromium, /usr/bin/chromedriver).
+#              load-results/demo-page), SERVER_JAVA_OPTS (JVM options of every server started, after
+#              those scripts/ringcast gives a node), CHROMIUM_BIN, CHROMEDRIVER_BIN (default
+#              /usr/bin/chromium, /usr/bin/chromedriver).
 # Output: OUT/runs.jsonl (a JSON line per run), OUT/summary.md (printed at the end), OUT/machine.txt,
 #         and per run OUT/run-R-VARIANT/: server.log, chromedriver.log, chromium-cmdline.txt, samples.jsonl
 #         (each second's reading). JAR, BASE_JAR and OUT are relative to the current directory.
@@ -31,6 +32,8 @@ caller_dir=$PWD
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/machine.sh
 . scripts/lib/machine.sh
+# shellcheck source=lib/bench_server.sh
+. scripts/lib/bench_server.sh
 
 # relative PATH: from the directory the script was started in
 from_caller() {
@@ -144,20 +147,13 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# start_server JAR DIR: a fresh server of JAR on a free port, its log in DIR; sets server_pid, port
+# start_server JAR DIR: a fresh server of JAR on a free port, started as bench_start_server starts
+# one (scripts/ringcast), its log in DIR; sets server_pid, port
 start_server() {
   port=$(free_port)
   printf 'server:\n  host: "127.0.0.1"\n  port: %s\ndemo:\n  enabled: true\n  instruments: %s\n  updatesPerSecond: %s\n' \
     "$port" "$instruments" "$demo_rate" > "$work/server.yaml"
-  # shellcheck disable=SC2086 # SERVER_JAVA_OPTS is a list of options
-  java -XX:+ExitOnOutOfMemoryError ${SERVER_JAVA_OPTS:-} -jar "$1" --config "$work/server.yaml" > "$2/server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 600); do
-    if grep -q 'Ringcast listening on' "$2/server.log"; then return 0; fi
-    if ! kill -0 "$server_pid" 2> /dev/null; then cat "$2/server.log"; echo "server did not start"; exit 3; fi
-    sleep 0.1 # polling the server's log for its start line; there is nothing to wait on
-  done
-  echo "server did not listen within 60 s"; exit 3
+  bench_start_server "$1" "$work/server.yaml" "$2/server.log"
 }
 
 # start_driver DIR: chromedriver on a port of its choice; sets driver_pid, driver_port

@@ -14,6 +14,13 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>A full ring is waited out, never dropped: the slowest poller is then a whole ring behind,
  * the inbound ring fills behind the sequencer, and publishers' sockets stop being read.
+ *
+ * <p>A wake reaches only the pollers with something to write since the last one: the loops of an
+ * update's subscribers and of its publisher, a directed frame's target, an ack's publisher. Waking
+ * an idle event loop costs a system call here and a thread's wake-up there, so a topic with a few
+ * subscribers on a machine of many loops wakes a few, not all. A poller left asleep still gates the
+ * ring: once the ring is half full, a wake goes to every poller, so that those behind skip what had
+ * nothing for them and give the slots back.
  */
 final class FanOutProxy {
     /** Within one long inbound batch, wake the pollers this often so fan-out starts early. */
@@ -23,11 +30,17 @@ final class FanOutProxy {
     private final RingBuffer<FanOutEvent> ring;
     private final FanOutPoller[] pollers;
     private int publishedSinceWake;
+    /** Which pollers have something on the ring since the last wake; {@link #dueList} lists them. */
+    private final boolean[] due;
+    private final int[] dueList;
+    private int dueCount;
     private volatile boolean halted;
 
     FanOutProxy(RingBuffer<FanOutEvent> ring, FanOutPoller[] pollers) {
         this.ring = ring;
         this.pollers = pollers;
+        this.due = new boolean[pollers.length];
+        this.dueList = new int[pollers.length];
     }
 
     /** The number of pollers, one per event loop: the width of every {@link SubscriberSet}. */
@@ -54,6 +67,12 @@ final class FanOutProxy {
         ev.correlationId = publish.id;
         ev.receivedNanos = publish.receivedNanos;
         ev.sequence = sequence;
+        for (int loop : topic.subscribers.loopsWithSessions()) {
+            due(loop);
+        }
+        if (publish.session != null) {
+            due(publish.session.loopIndex);
+        }
         commit(slot);
     }
 
@@ -92,6 +111,7 @@ final class FanOutProxy {
         ev.replyWindowBytes = windowBytes;
         ev.replyContinues = continues;
         ev.replyEndsHolding = replied;
+        due(target.loopIndex);
         commit(slot);
     }
 
@@ -106,7 +126,15 @@ final class FanOutProxy {
         ev.publisher = publisher;
         ev.correlationId = correlationId;
         ev.sequence = sequence;
+        due(publisher.loopIndex);
         commit(slot);
+    }
+
+    private void due(int loopIndex) {
+        if (!due[loopIndex]) {
+            due[loopIndex] = true;
+            dueList[dueCount++] = loopIndex;
+        }
     }
 
     /**
@@ -145,7 +173,11 @@ final class FanOutProxy {
         }
     }
 
-    /** Wakes every poller: at the end of each inbound batch, and while the ring is full. */
+    /**
+     * Wakes the pollers with something on the ring since the last wake, or every poller once the
+     * ring is half full: at the end of each inbound batch, every {@value #WAKE_EVERY_EVENTS} events
+     * within one, and while the ring is full.
+     */
     void wakePollers() {
         publishedSinceWake = 0;
         // Dekker pattern with FanOutPoller.run: we store the ring cursor then read each poller's
@@ -153,9 +185,19 @@ final class FanOutProxy {
         // release store, which a later load may overtake: without this fence we could read a stale
         // 'scheduled' while the poller reads the old cursor, and the update would wait for the next wake.
         VarHandle.fullFence();
-        for (FanOutPoller p : pollers) {
-            p.wake();
+        if (ring.remainingCapacity() < ring.getBufferSize() / 2) {
+            for (FanOutPoller p : pollers) {
+                p.wake();
+            }
+        } else {
+            for (int i = 0; i < dueCount; i++) {
+                pollers[dueList[i]].wake();
+            }
         }
+        for (int i = 0; i < dueCount; i++) {
+            due[dueList[i]] = false;
+        }
+        dueCount = 0;
     }
 
     /** Tells a sequencer blocked on a full ring to give up: the server is stopping. Any thread. */

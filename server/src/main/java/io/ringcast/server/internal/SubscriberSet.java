@@ -28,6 +28,8 @@ final class SubscriberSet {
     private static final Comparator<Session> BY_ID = Comparator.comparingLong(s -> s.id);
 
     private final Session[][] byLoop;
+    /** The indexes of the loops with at least one session, ascending: the pollers an update of this set wakes. */
+    private final int[] loopsWithSessions;
     /** The held members of each loop, a subset of {@link #byLoop}'s, in the same order. */
     private final Session[][] heldByLoop;
     private final int size;
@@ -79,6 +81,16 @@ final class SubscriberSet {
         this.heldSize = held;
         this.hash = h;
         this.compressedSessions = compressed;
+        int busy = 0;
+        for (Session[] loop : byLoop) {
+            busy += loop.length > 0 ? 1 : 0;
+        }
+        this.loopsWithSessions = new int[busy];
+        for (int i = 0, j = 0; i < byLoop.length; i++) {
+            if (byLoop[i].length > 0) {
+                loopsWithSessions[j++] = i;
+            }
+        }
     }
 
     /** Drops the memos naming {@code session}. Sequencer thread ({@link SubscriberSets}). */
@@ -121,6 +133,11 @@ final class SubscriberSet {
     /** The number of event loops, empty ones too. */
     int loops() {
         return byLoop.length;
+    }
+
+    /** The indexes of the event loops with at least one session of this set, ascending. The array must not be modified. */
+    int[] loopsWithSessions() {
+        return loopsWithSessions;
     }
 
     /** The sessions of event loop {@code loopIndex}, held ones included. The array must not be modified. */
