@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,26 +20,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FanOutFlushPolicyTest {
     private static final long MAX_DELAY_NS = TimeUnit.SECONDS.toNanos(10);
 
-    /** Two sessions, one batch: three updates to both, a publish ack to the first; a third session gets nothing. */
+    /**
+     * Two sessions, one batch: three updates to both, a publish ack to the first; a third session
+     * gets nothing. Each update has a set of its own, so they do not travel in one frame.
+     */
     private static void oneBatch(FanOutFixture fx, Peer a, Peer b, int firstSequence) {
-        Topic t = fx.topic(1, "t");
-        for (int i = firstSequence; i < firstSequence + 3; i++) {
-            FanOutFixture.Update u = fx.update(t, i, "v" + i).to(a, b);
-            if (i == firstSequence + 2) {
-                u.ackingTo(a, i);
-            }
-            u.publish();
-        }
-        fx.drain(0);
+        batch(fx, () -> fx.subscribers(a, b), a, firstSequence);
     }
 
-    /** Three updates of one topic to {@code set} (one instance, as the sequencer gives sessions with the same topics), the last acked to {@code a}. */
-    private static void batchAckedToA(FanOutFixture fx, SubscriberSet set, Peer a, int firstSequence) {
+    /** Three updates of one topic to the sets {@code sets} gives, the last acked to {@code acked}; then a drain. */
+    private static void batch(FanOutFixture fx, Supplier<SubscriberSet> sets, Peer acked, int firstSequence) {
         Topic t = fx.topic(1, "t");
         for (int i = firstSequence; i < firstSequence + 3; i++) {
-            FanOutFixture.Update u = fx.update(t, i, "v" + i).to(set);
+            FanOutFixture.Update u = fx.update(t, i, "v" + i).to(sets.get());
             if (i == firstSequence + 2) {
-                u.ackingTo(a, i);
+                u.ackingTo(acked, i);
             }
             u.publish();
         }
@@ -111,13 +107,13 @@ class FanOutFlushPolicyTest {
             Peer b = fx.session(0);
             Peer idle = fx.session(0);
             SubscriberSet both = fx.subscribers(a, b);
-            batchAckedToA(fx, both, a, 1);
+            batch(fx, () -> both, a, 1);
             a.messages();
             b.messages();
 
             fx.advanceTime(0, MAX_DELAY_NS / 10);
-            batchAckedToA(fx, both, a, 4);
-            batchAckedToA(fx, both, a, 7); // the sequencer's second wake finds the poller waiting: no second timer
+            batch(fx, () -> both, a, 4);
+            batch(fx, () -> both, a, 7); // the sequencer's second wake finds the poller waiting: no second timer
             assertThat(a.flushes()).as("nothing written before the delay is up").isEqualTo(1);
             assertThat(b.frames()).isEmpty();
 
