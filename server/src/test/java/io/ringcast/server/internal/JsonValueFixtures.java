@@ -28,6 +28,31 @@ final class JsonValueFixtures {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    static boolean matches(ValueFilter filter, String json) {
+        return matches(filter, utf8(json));
+    }
+
+    static boolean matches(ValueFilter filter, byte[] value) {
+        boolean onHeap = matchesIn(filter, value, false);
+        boolean direct = matchesIn(filter, value, true);
+        assertThat(direct).as("direct buffer agrees with heap for %s", filter).isEqualTo(onHeap);
+        return onHeap;
+    }
+
+    private static boolean matchesIn(ValueFilter filter, byte[] value, boolean direct) {
+        ByteBuf buf = placed(value, direct);
+        try {
+            int reader = buf.readerIndex();
+            int writer = buf.writerIndex();
+            boolean result = filter.matches(buf, BEFORE.length, value.length);
+            assertThat(buf.readerIndex()).isEqualTo(reader);
+            assertThat(buf.writerIndex()).isEqualTo(writer);
+            return result;
+        } finally {
+            buf.release();
+        }
+    }
+
     static String project(FieldProjection projection, String json) {
         return new String(project(projection, utf8(json)), StandardCharsets.UTF_8);
     }
