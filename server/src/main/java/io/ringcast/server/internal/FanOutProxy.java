@@ -131,7 +131,8 @@ final class FanOutProxy {
     }
 
     private void due(int loopIndex) {
-        if (!due[loopIndex]) {
+        // a proxy without pollers (a ring nobody reads: tests of what goes on it) has nobody to wake
+        if (loopIndex < due.length && !due[loopIndex]) {
             due[loopIndex] = true;
             dueList[dueCount++] = loopIndex;
         }
