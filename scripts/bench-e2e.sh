@@ -18,13 +18,16 @@
 #              every subscriber on '#', the server's defaults: 10 subscribers at 10,000/s, 100 at
 #              5,000/s and 10,000/s, 1,000 at 1,000/s, then sweeps at 100 and at 1,000 subscribers;
 #              then the two million-deliveries points again on a server with flushPolicy max-delay
-#              (FANOUT_MAX_DELAY_US, default 5000 µs: the server CPU it saves under load);
+#              (the server CPU it saves under load; FANOUT_MAX_DELAY_US_100, default 6000 µs, at 100
+#              subscribers, and FANOUT_MAX_DELAY_US_1000, default 15000 µs, at 1,000, whose drains
+#              already take longer than 6 ms);
 #              with BASE_JAR, every point runs against that server jar too (a build of an earlier
 #              commit), alternating with this one, so before and after come from one run (about 25
 #              minutes with BASE_JAR on 2 cores, half without)
 #   --quick    the same shape with 2 s runs and a short sweep, to check the script (about 2 minutes)
 # Environment: PORT (default 18080), OUT (default load-results/e2e, load-results/toggles or
-#              load-results/fanout), MAX_DELAY_US (default 200), FANOUT_MAX_DELAY_US (default 5000),
+#              load-results/fanout), MAX_DELAY_US (default 200), FANOUT_MAX_DELAY_US_100 (default 6000),
+#              FANOUT_MAX_DELAY_US_1000 (default 15000),
 #              BASE_JAR (--fanout: the server jar to compare with), SERVER_JAVA_OPTS (JVM options of
 #              every server started, after those scripts/ringcast gives a node).
 set -euo pipefail
@@ -53,7 +56,8 @@ esac
 base_jar=${BASE_JAR:-}
 if [ -n "$base_jar" ] && [ ! -f "$base_jar" ]; then echo "BASE_JAR: no such file: $base_jar"; exit 2; fi
 max_delay_us=${MAX_DELAY_US:-200}
-fanout_max_delay_us=${FANOUT_MAX_DELAY_US:-5000}
+fanout_max_delay_us_100=${FANOUT_MAX_DELAY_US_100:-6000}
+fanout_max_delay_us_1000=${FANOUT_MAX_DELAY_US_1000:-15000}
 
 server_jar=server/target/ringcast-server.jar
 bench_jar=benchmark/target/ringcast-bench.jar
@@ -137,9 +141,10 @@ if [ "$set_name" = fanout ]; then
   point --subscribers 1000 --rate 1000 "${run_time[@]}"
   point --subscribers 100 "${sweep[@]}"
   point --subscribers 1000 "${sweep_1000[@]}"
-  point_yaml=$(printf 'pipeline:\n  flushPolicy: max-delay\n  flushMaxDelayUs: %s\n' "$fanout_max_delay_us")
   point_suffix=-max-delay
+  point_yaml=$(printf 'pipeline:\n  flushPolicy: max-delay\n  flushMaxDelayUs: %s\n' "$fanout_max_delay_us_100")
   point --subscribers 100 --rate 10000 "${run_time[@]}"
+  point_yaml=$(printf 'pipeline:\n  flushPolicy: max-delay\n  flushMaxDelayUs: %s\n' "$fanout_max_delay_us_1000")
   point --subscribers 1000 --rate 1000 "${run_time[@]}"
 elif [ "$set_name" = flush ]; then
   for policy in end-of-batch immediate max-delay; do
