@@ -55,6 +55,11 @@ export declare const ErrorCode: Readonly<{
     PUBLISH_OUTCOME_UNKNOWN: 30;
     /** A publish sent again whose correlation id this publisher first published to another topic; not applied. */
     REPUBLISH_CONFLICT: 31;
+    /**
+     * A subscription whose options the server refused (issue 16, being built: today's server refuses
+     * every option, and this client sends none yet).
+     */
+    INVALID_OPTIONS: 32;
 }>;
 
 /** A protocol error name, such as `'SLOW_CONSUMER'`. */

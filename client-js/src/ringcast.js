@@ -83,6 +83,7 @@ const ERRORS = Object.freeze({
     REPLICATION_TIMEOUT: [29, false, 0],
     PUBLISH_OUTCOME_UNKNOWN: [30, false, 0],
     REPUBLISH_CONFLICT: [31, false, 0],
+    INVALID_OPTIONS: [32, false, 0],
 });
 
 /** Protocol error codes by name; the fatal ones are marked in ERRORS. */
