@@ -55,6 +55,11 @@ export declare const ErrorCode: Readonly<{
     PUBLISH_OUTCOME_UNKNOWN: 30;
     /** A publish sent again whose correlation id this publisher first published to another topic; not applied. */
     REPUBLISH_CONFLICT: 31;
+    /**
+     * A subscription whose options the server refused (issue 16, being built: today's server refuses
+     * every option, and this client sends none yet).
+     */
+    INVALID_OPTIONS: 32;
 }>;
 
 /** A protocol error name, such as `'SLOW_CONSUMER'`. */
@@ -264,6 +269,24 @@ export declare function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Ar
 
 /** CRC-32 (IEEE 802.3, as zlib and PNG) of the bytes, as an unsigned number. */
 export declare function crc32(bytes: Uint8Array): number;
+
+/**
+ * The options of a subscription (docs/protocol.md, "Subscribe options"; issue 16, being built):
+ * encoded by the codec only. `subscribe()` does not take them yet, and today's server refuses
+ * every option with `INVALID_OPTIONS` until it serves views.
+ */
+export interface SubscribeOptions {
+    /** At most this many updates per second per topic, 0.001 to 100000 (sent in thousandths, rounded). */
+    maxRate?: number;
+    /** Only these fields of each value: 1 to 32 paths (docs/subscription-options.md). */
+    fields?: string[];
+    /** Only the updates whose value passes this predicate: 1 to 1024 characters (docs/subscription-options.md). */
+    filter?: string;
+    /** Start with each topic's last `rewind` updates (1 to 2^31-1; the server refuses more than its history keeps). */
+    rewind?: number;
+    /** Start with each topic's updates since this time, in milliseconds since the epoch. */
+    rewindSince?: number | bigint;
+}
 
 /** Codec, path and selector internals for the tests. Not public API: may change in any release. */
 export declare const internals: Readonly<Record<string, any>>;

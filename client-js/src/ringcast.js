@@ -46,10 +46,11 @@ const BACKPRESSURE_RETRY_MS = 10;
 const MessageType = Object.freeze({
     HELLO: 0x01, SUBSCRIBE: 0x02, UNSUBSCRIBE: 0x03, PUBLISH: 0x04, PING: 0x05, REPUBLISH: 0x06,
     WELCOME: 0x81, TOPIC: 0x82, SNAPSHOT: 0x83, UPDATE: 0x84, PUBLISH_ACK: 0x85,
-    SUBSCRIBED: 0x86, ERROR: 0x87, PONG: 0x88,
+    SUBSCRIBED: 0x86, ERROR: 0x87, PONG: 0x88, VIEW: 0x89, UNMATCHED: 0x8A,
 });
 
-const Flags = Object.freeze({ GAP: 0x01, DELTA: 0x02, CONFLATED: 0x04, NO_VALUE: 0x08 });
+/** VIEWED (issue 16, being built): the message comes through a view, its u32 viewId after the flags. */
+const Flags = Object.freeze({ GAP: 0x01, DELTA: 0x02, CONFLATED: 0x04, NO_VALUE: 0x08, VIEWED: 0x10 });
 
 /**
  * The protocol's errors (docs/protocol.md, "Errors"), row for row the server's ErrorCode table:
@@ -83,6 +84,7 @@ const ERRORS = Object.freeze({
     REPLICATION_TIMEOUT: [29, false, 0],
     PUBLISH_OUTCOME_UNKNOWN: [30, false, 0],
     REPUBLISH_CONFLICT: [31, false, 0],
+    INVALID_OPTIONS: [32, false, 0],
 });
 
 /** Protocol error codes by name; the fatal ones are marked in ERRORS. */
@@ -213,15 +215,120 @@ function encodeHello(clientName, version = PROTOCOL_VERSION, credentials = undef
     return w.bytes;
 }
 
-/** @param resume array of [pathUtf8OrString, lastSequence] */
-function encodeSubscribe(subscriptionId, selector, resume = []) {
+/**
+ * @param resume array of [pathUtf8OrString, lastSequence]
+ * @param options undefined, or { maxRate, fields, filter, rewind, rewindSince }: see encodeSubscribeOptions
+ */
+function encodeSubscribe(subscriptionId, selector, resume = [], options = undefined) {
     const sel = checkStringField(utf8Of(selector), 'selector');
     const entries = resume.map(([path, sequence]) => [checkStringField(utf8Of(path), 'path'), sequence]);
-    let body = 4 + 2 + sel.length + 4;
+    const block = encodeSubscribeOptions(options);
+    let body = 4 + 2 + sel.length + 4 + block.length;
     for (const [path] of entries) body += 2 + path.length + 8;
     const w = new MessageWriter(MessageType.SUBSCRIBE, body).u32(subscriptionId).str(sel).u32(entries.length);
     for (const [path, sequence] of entries) w.str(path).u64(sequence);
-    return w.bytes;
+    return w.raw(block).bytes;
+}
+
+/** The kinds of the options block of SUBSCRIBE (docs/protocol.md, "Subscribe options"), by option name. */
+const SUBSCRIBE_OPTION_KINDS = Object.freeze({ maxRate: 1, fields: 2, filter: 3, rewind: 4, rewindSince: 5 });
+const MAX_FIELDS = 32;
+const MAX_FILTER_CHARS = 1024;
+const MAX_OPTION_VALUE_BYTES = 0xFFFF;
+
+/** A u32 or u64 option value, big-endian. */
+function uintBytes(bytes, value) {
+    const v = new Uint8Array(bytes);
+    if (bytes === 4) new DataView(v.buffer).setUint32(0, value);
+    else new DataView(v.buffer).setBigUint64(0, BigInt(value));
+    return v;
+}
+
+/**
+ * The options block of SUBSCRIBE (issue 16, being built: the server refuses options with
+ * INVALID_OPTIONS until views are served): `u8 optionCount`, then per option `u8 kind`,
+ * `u16 length` and its value, in the order of their kinds. No options (undefined, null, or none
+ * set) is no block at all: such a SUBSCRIBE is byte for byte that of protocol version 1.
+ * Refuses what the wire cannot carry, as the Java codec's SubscribeOptions does, with a
+ * TypeError or RangeError whose message starts with the option's name; the paths and the filter
+ * themselves are checked by the server.
+ *
+ * @param options { maxRate: updates per second per topic, 0.001 to 100000 (sent in thousandths,
+ *   rounded); fields: 1 to 32 paths; filter: 1 to 1024 characters; rewind: the last N updates,
+ *   1 to 2^31-1; rewindSince: milliseconds since the epoch, a Number or BigInt >= 0 }
+ */
+function encodeSubscribeOptions(options) {
+    if (options === undefined || options === null) return EMPTY;
+    if (typeof options !== 'object' || Array.isArray(options)) {
+        throw new TypeError(`subscribe options must be an object of ${Object.keys(SUBSCRIBE_OPTION_KINDS).join(', ')}`);
+    }
+    for (const name of Object.keys(options)) {
+        if (!Object.hasOwn(SUBSCRIBE_OPTION_KINDS, name)) {
+            throw new TypeError(`unknown subscribe option '${name}' (${Object.keys(SUBSCRIBE_OPTION_KINDS).join(', ')})`);
+        }
+    }
+    const { maxRate, fields, filter, rewind, rewindSince } = options;
+    const values = []; // [kind, value bytes], in the order of the kinds
+    if (maxRate !== undefined) {
+        if (typeof maxRate !== 'number' || !(maxRate >= 0.001 && maxRate <= 100_000)) {
+            throw new RangeError(`maxRate: ${maxRate} updates per second is out of range (0.001 to 100000)`);
+        }
+        values.push([SUBSCRIBE_OPTION_KINDS.maxRate, uintBytes(4, Math.round(maxRate * 1000))]);
+    }
+    if (fields !== undefined) {
+        if (!Array.isArray(fields)) throw new TypeError('fields: an array of paths');
+        if (fields.length === 0) throw new RangeError('fields: no paths given; name at least one');
+        if (fields.length > MAX_FIELDS) throw new RangeError(`fields: ${fields.length} paths, more than ${MAX_FIELDS}`);
+        const paths = fields.map((path, i) => {
+            if (typeof path !== 'string') throw new TypeError(`fields: path ${i + 1} is not a string`);
+            return utf8Encoder.encode(path);
+        });
+        const bytes = paths.reduce((sum, p) => sum + 2 + p.length, 1);
+        if (bytes > MAX_OPTION_VALUE_BYTES) {
+            throw new RangeError(`fields: ${bytes} bytes on the wire, more than the ${MAX_OPTION_VALUE_BYTES} an option holds`);
+        }
+        const v = new Uint8Array(bytes);
+        const view = new DataView(v.buffer);
+        v[0] = paths.length;
+        let pos = 1;
+        for (const p of paths) { view.setUint16(pos, p.length); v.set(p, pos + 2); pos += 2 + p.length; }
+        values.push([SUBSCRIBE_OPTION_KINDS.fields, v]);
+    }
+    if (filter !== undefined) {
+        if (typeof filter !== 'string') throw new TypeError('filter: a string');
+        if (filter.length === 0) throw new RangeError('filter: empty');
+        if (filter.length > MAX_FILTER_CHARS) { // UTF-16 code units, as the server counts
+            throw new RangeError(`filter: longer than ${MAX_FILTER_CHARS} characters (${filter.length})`);
+        }
+        values.push([SUBSCRIBE_OPTION_KINDS.filter, utf8Encoder.encode(filter)]);
+    }
+    if (rewind !== undefined) {
+        if (!Number.isInteger(rewind) || rewind < 1 || rewind > 2 ** 31 - 1) {
+            throw new RangeError(`rewind: ${rewind} updates, out of range (1 to ${2 ** 31 - 1})`);
+        }
+        values.push([SUBSCRIBE_OPTION_KINDS.rewind, uintBytes(4, rewind)]);
+    }
+    if (rewindSince !== undefined) {
+        const ok = typeof rewindSince === 'bigint' ? rewindSince >= 0n && rewindSince <= 0x7FFFFFFFFFFFFFFFn
+            : Number.isSafeInteger(rewindSince) && rewindSince >= 0;
+        if (!ok) {
+            throw new RangeError(`rewindSince: ${rewindSince} is not milliseconds since the epoch (a whole number, `
+                + 'at least 0, at most 2^63-1)');
+        }
+        values.push([SUBSCRIBE_OPTION_KINDS.rewindSince, uintBytes(8, rewindSince)]);
+    }
+    if (values.length === 0) return EMPTY;
+    const block = new Uint8Array(values.reduce((sum, [, v]) => sum + 3 + v.length, 1));
+    const view = new DataView(block.buffer);
+    block[0] = values.length;
+    let pos = 1;
+    for (const [kind, v] of values) {
+        block[pos] = kind;
+        view.setUint16(pos + 1, v.length);
+        block.set(v, pos + 3);
+        pos += 3 + v.length;
+    }
+    return block;
 }
 
 function encodeUnsubscribe(subscriptionId) {
@@ -298,11 +405,11 @@ function decodeBody(r) {
         case MessageType.TOPIC:
             return { type: 'TOPIC', alias: r.u32('alias'), path: r.string('topicPath') };
         case MessageType.SNAPSHOT:
-            return { type: 'SNAPSHOT', subscriptionId: r.u32('subscriptionId'), alias: r.u32('alias'),
-                sequence: r.u64('sequence'), flags: r.u8('flags'), value: r.rest() };
+            return viewed(r, { type: 'SNAPSHOT', subscriptionId: r.u32('subscriptionId'), alias: r.u32('alias'),
+                sequence: r.u64('sequence'), flags: r.u8('flags') });
         case MessageType.UPDATE:
-            return { type: 'UPDATE', alias: r.u32('alias'), sequence: r.u64('sequence'), flags: r.u8('flags'),
-                value: r.rest() };
+            return viewed(r, { type: 'UPDATE', alias: r.u32('alias'), sequence: r.u64('sequence'),
+                flags: r.u8('flags') });
         case MessageType.PUBLISH_ACK:
             return { type: 'PUBLISH_ACK', correlationId: r.u32('correlationId'), sequence: r.u64('sequence') };
         case MessageType.SUBSCRIBED:
@@ -314,9 +421,23 @@ function decodeBody(r) {
         case MessageType.PONG:
             r.need(8, 'nonce'); // opaque: all 64 bits allowed, and nothing reads it
             return { type: 'PONG' };
+        case MessageType.VIEW:
+            return { type: 'VIEW', subscriptionId: r.u32('subscriptionId'), viewId: r.u32('viewId') };
+        case MessageType.UNMATCHED:
+            return { type: 'UNMATCHED', viewId: r.u32('viewId'), alias: r.u32('alias'), sequence: r.u64('sequence') };
         default:
             throw new ProtocolError('UNKNOWN_MESSAGE_TYPE', `unknown message type ${typeName(r.type)} from the server`);
     }
+}
+
+/**
+ * The rest of a SNAPSHOT or UPDATE after its flags: with VIEWED, `viewId` (a u32) before the value;
+ * without, no `viewId` property at all, so that a message without a view is what it always was.
+ */
+function viewed(r, m) {
+    if ((m.flags & Flags.VIEWED) !== 0) m.viewId = r.u32('viewId');
+    m.value = r.rest();
+    return m;
 }
 
 /**
@@ -1034,6 +1155,10 @@ class RingcastClient {
         if (!c.welcomed && m.type !== 'WELCOME') {
             throw new ProtocolError('HANDSHAKE_REQUIRED', `${m.type} before WELCOME`);
         }
+        if (m.viewId !== undefined) { // VIEW, UNMATCHED, or a SNAPSHOT or UPDATE flagged VIEWED
+            throw new ProtocolError('UNKNOWN_MESSAGE_TYPE', `${m.type} through view ${m.viewId}, `
+                + 'but this client asked for no view (it sends no subscribe options yet)');
+        }
         switch (m.type) {
             case 'WELCOME': return this.#onWelcome(c, m);
             case 'TOPIC': c.aliases.set(m.alias, this.#topic(m.path)); return;
@@ -1507,7 +1632,7 @@ export async function connect(urlOrUrls, options = {}) {
 /** Internals for the tests. Not public API: may change in any release. */
 export const internals = Object.freeze({
     MessageType, Flags, HEADER_BYTES, MAX_PATH_BYTES, MAX_PATH_DEPTH, PUBLISH_WINDOW,
-    encodeHello, encodeSubscribe, encodeUnsubscribe, encodePublish, encodeRepublish, encodePing,
+    encodeHello, encodeSubscribe, encodeSubscribeOptions, encodeUnsubscribe, encodePublish, encodeRepublish, encodePing,
     decodeFrame, packFrames, ProtocolError,
     validatePath, parseSelector, matches, segmentsMatch,
 });

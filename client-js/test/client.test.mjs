@@ -36,6 +36,10 @@ const S = {
     subscribed: (id, n) => message(0x86, (w) => { w.u32(id); w.u32(n); }),
     error: (code, corr, reason) => message(0x87, (w) => { w.u16(code); w.u32(corr); w.str(reason); }),
     pong: () => message(0x88, (w) => w.u64(0)),
+    view: (id, viewId) => message(0x89, (w) => { w.u32(id); w.u32(viewId); }),
+    unmatched: (viewId, alias, seq) => message(0x8A, (w) => { w.u32(viewId); w.u32(alias); w.u64(seq); }),
+    viewedUpdate: (alias, seq, flags, viewId, value) =>
+        message(0x84, (w) => { w.u32(alias); w.u64(seq); w.u8(flags | 0x10); w.u32(viewId); w.raw(value); }),
 };
 
 /** Reads a client frame: [{ type, ...fields }] for the client-to-server messages. */
@@ -649,4 +653,22 @@ test('a publish sent again that the server can no longer place rejects with PUBL
         && /no longer knows/.test(e.message));
     await assert.rejects(b, (e) => e.code === 'REPUBLISH_CONFLICT');
     client.close();
+});
+
+test('a VIEW, an UNMATCHED or an update through a view, which this client never asked for, ends the connection', async () => {
+    for (const viewMessage of [S.view(1, 7), S.unmatched(7, 3, 2), S.viewedUpdate(3, 2, 0, 7, '{"x":1}')]) {
+        const errors = [];
+        const { client, ws, sockets } = await connected();
+        client.on('error', (e) => errors.push(e));
+        const got = [];
+        const s = client.subscribe('d', (u) => got.push(u));
+        await tick();
+        ws().push(S.topic(3, 'd'), S.snapshot(s.id, 3, 1, 0, 'one'), S.subscribed(s.id, 1));
+        ws().push(viewMessage, S.update(3, 2, 0, 'two'));
+        assert.deepEqual(got.map((u) => u.text()), ['one'], 'nothing after it is delivered');
+        assert.equal(errors.length, 1);
+        assert.match(errors[0].message, /UNKNOWN_MESSAGE_TYPE: (VIEW|UNMATCHED|UPDATE) through view 7, but this client asked for no view/);
+        assert.equal(sockets[0].closedWith.code, 4002);
+        client.close();
+    }
 });

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { internals, UpdateKind, ErrorCode, RingcastError } from '../src/ringcast.js';
 
-const { encodeHello, encodeSubscribe, encodeUnsubscribe, encodePublish, encodeRepublish, encodePing, decodeFrame,
-    packFrames, ProtocolError, validatePath, parseSelector, matches } = internals;
+const { encodeHello, encodeSubscribe, encodeSubscribeOptions, encodeUnsubscribe, encodePublish, encodeRepublish,
+    encodePing, decodeFrame, packFrames, ProtocolError, validatePath, parseSelector, matches, Flags } = internals;
 
 /** Hex as written in docs/protocol.md: fields separated by spaces, strings in double quotes. */
 function doc(text) {
@@ -260,4 +260,124 @@ test('error codes are those of the Java protocol module, by name and number', ()
     const codes = Object.fromEntries([...java.matchAll(/^\s+([A-Z_]+)\((\d+),/gm)].map(([, name, code]) => [name, Number(code)]));
     assert.ok(Object.keys(codes).length > 20);
     assert.deepEqual({ ...ErrorCode }, codes);
+});
+
+// ---------------------------------------------------------------- issue 16: options and views (being built)
+
+/** The options of golden/subscribe-options.hex, the same as the Java side's GoldenFramesTest. */
+const EVERY_OPTION = { maxRate: 4, fields: ['bid', 'ask'], filter: 'spread < 0.0005', rewind: 60,
+    rewindSince: 1795737600000 };
+
+test('SUBSCRIBE with every option encodes exactly as the golden frame the Java codec writes', () => {
+    assert.deepEqual(golden('subscribe-options.hex'), [encodeSubscribe(3, 'fx/+', [['fx/EURUSD', 42]], EVERY_OPTION)]);
+});
+
+test('the doc shows the golden SUBSCRIBE with every option', () => {
+    const md = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
+    const at = md.indexOf('A `SUBSCRIBE` with every option');
+    const block = md.slice(md.indexOf('```', at) + 3, md.indexOf('```', md.indexOf('```', at) + 3));
+    // each line: an optional direction, the bytes, then two or more spaces before the description
+    const bytes = block.split('\n').filter((l) => l.trim()).map((l) => l.replace(/^C->S/, '').trim().split(/\s{2,}/)[0]);
+    assert.deepEqual([doc(bytes.join(' '))], golden('subscribe-options.hex'));
+});
+
+test('no options is no block: SUBSCRIBE stays byte for byte that of protocol version 1', () => {
+    const plain = doc('02 0000000E 00000001 0004 "fx/#" 00000000');
+    for (const none of [undefined, null, {}, { maxRate: undefined, fields: undefined }]) {
+        assert.deepEqual(encodeSubscribe(1, 'fx/#', [], none), plain);
+        assert.deepEqual(encodeSubscribeOptions(none), new Uint8Array(0));
+    }
+});
+
+test('each option alone, and the block in the order of the kinds whatever the order of the keys', () => {
+    const block = (options) => Buffer.from(encodeSubscribeOptions(options)).toString('hex');
+    assert.equal(block({ maxRate: 0.001 }), '01' + '010004' + '00000001');
+    assert.equal(block({ maxRate: 100000 }), '01' + '010004' + '05f5e100');
+    assert.equal(block({ maxRate: 1 / 3 }), '01' + '010004' + '0000014d', 'rounded to thousandths: 333');
+    assert.equal(block({ fields: ['quote.bid'] }), '01' + '02000c' + '01' + '0009' + '71756f74652e626964');
+    assert.equal(block({ fields: ['価格'] }), '01' + '020009' + '01' + '0006' + 'e4bea1e6a0bc');
+    assert.equal(block({ filter: 'x = 1' }), '01' + '030005' + '78203d2031');
+    assert.equal(block({ rewind: 1 }), '01' + '040004' + '00000001');
+    assert.equal(block({ rewind: 2 ** 31 - 1 }), '01' + '040004' + '7fffffff');
+    assert.equal(block({ rewindSince: 0 }), '01' + '050008' + '0000000000000000');
+    assert.equal(block({ rewindSince: 0x7FFFFFFFFFFFFFFFn }), '01' + '050008' + '7fffffffffffffff');
+    assert.equal(block({ rewindSince: 1795737600000n }), block({ rewindSince: 1795737600000 }));
+    assert.equal(block({ rewindSince: 5, rewind: 4, filter: 'a=1', fields: ['b'], maxRate: 0.002 }),
+        '05' + '01000400000002' + '02000401000162' + '030003613d31' + '04000400000004' + '0500080000000000000005');
+});
+
+test('the body length counts the options block', () => {
+    const m = encodeSubscribe(9, '#', [['a', 1]], { fields: Array.from({ length: 32 }, (_, i) => `f${i}`) });
+    const v = new DataView(m.buffer, m.byteOffset, m.byteLength);
+    assert.equal(v.getUint32(1), m.length - 5);
+    assert.equal(m[5 + 4 + 3 + 4 + 2 + 1 + 8], 1, 'optionCount after the resume list');
+    assert.equal(m.length, 5 + 4 + 3 + 4 + 11 + 1 + 3 + 1 + 10 * 4 + 22 * 5);
+});
+
+test('options the wire cannot carry are refused with an error naming the option', () => {
+    const refused = (options, Type, message) => assert.throws(() => encodeSubscribe(1, '#', [], options),
+        (e) => e instanceof Type && e.message === message);
+    for (const rate of [0, 0.0009, -1, 100000.001, NaN, Infinity]) {
+        refused({ maxRate: rate }, RangeError, `maxRate: ${rate} updates per second is out of range (0.001 to 100000)`);
+    }
+    refused({ maxRate: '4' }, RangeError, 'maxRate: 4 updates per second is out of range (0.001 to 100000)');
+    refused({ fields: [] }, RangeError, 'fields: no paths given; name at least one');
+    refused({ fields: Array(33).fill('a') }, RangeError, 'fields: 33 paths, more than 32');
+    refused({ fields: ['p'.repeat(65533)] }, RangeError, 'fields: 65536 bytes on the wire, more than the 65535 an option holds');
+    refused({ fields: 'bid' }, TypeError, 'fields: an array of paths');
+    refused({ fields: ['a', 1] }, TypeError, 'fields: path 2 is not a string');
+    refused({ filter: '' }, RangeError, 'filter: empty');
+    refused({ filter: 'x'.repeat(1025) }, RangeError, 'filter: longer than 1024 characters (1025)');
+    refused({ filter: '😀'.repeat(513) }, RangeError, 'filter: longer than 1024 characters (1026)');
+    refused({ filter: 5 }, TypeError, 'filter: a string');
+    refused({ rewind: 0 }, RangeError, 'rewind: 0 updates, out of range (1 to 2147483647)');
+    refused({ rewind: 2 ** 31 }, RangeError, 'rewind: 2147483648 updates, out of range (1 to 2147483647)');
+    refused({ rewind: 1.5 }, RangeError, 'rewind: 1.5 updates, out of range (1 to 2147483647)');
+    refused({ rewindSince: -1 }, RangeError,
+        'rewindSince: -1 is not milliseconds since the epoch (a whole number, at least 0, at most 2^63-1)');
+    refused({ rewindSince: 2n ** 63n }, RangeError,
+        'rewindSince: 9223372036854775808 is not milliseconds since the epoch (a whole number, at least 0, at most 2^63-1)');
+    refused({ maxrate: 4 }, TypeError, "unknown subscribe option 'maxrate' (maxRate, fields, filter, rewind, rewindSince)");
+    refused('maxRate=4', TypeError, 'subscribe options must be an object of maxRate, fields, filter, rewind, rewindSince');
+    assert.equal(encodeSubscribeOptions({ fields: ['p'.repeat(65532)] }).length, 1 + 3 + 65535, 'the largest fields');
+    assert.equal(encodeSubscribeOptions({ filter: '€'.repeat(1024) }).length, 1 + 3 + 3072);
+});
+
+test('VIEW, UNMATCHED and the viewed SNAPSHOT and UPDATE decode as their golden frames say', () => {
+    assert.deepEqual(decodeFrame(golden('view.hex')[0]), [{ type: 'VIEW', subscriptionId: 3, viewId: 7 }]);
+    assert.deepEqual(decodeFrame(golden('unmatched.hex')[0]), [{ type: 'UNMATCHED', viewId: 7, alias: 12, sequence: 43 }]);
+    const [snapshot] = decodeFrame(golden('snapshot-viewed.hex')[0]);
+    assert.deepEqual({ ...snapshot, value: text(snapshot.value) },
+        { type: 'SNAPSHOT', subscriptionId: 3, alias: 12, sequence: 43, flags: Flags.VIEWED, viewId: 7, value: '{"bid":1.0841}' });
+    const [update] = decodeFrame(golden('update-viewed.hex')[0]);
+    assert.deepEqual({ ...update, value: text(update.value) },
+        { type: 'UPDATE', alias: 12, sequence: 44, flags: Flags.VIEWED, viewId: 7, value: '{"bid":1.0842}' });
+});
+
+test('a message without VIEWED has no viewId; with it, the view id comes before the value', () => {
+    const [plain] = decodeFrame(doc('84 00000013 00000007 000000000000002B 00 "1.0843"'));
+    assert.equal('viewId' in plain, false);
+    const [viewed] = decodeFrame(doc('84 00000017 00000007 000000000000002B 16 FFFFFFFF "1.0843"'));
+    assert.equal(viewed.flags, Flags.VIEWED | Flags.CONFLATED | Flags.DELTA);
+    assert.equal(viewed.viewId, 0xFFFFFFFF);
+    assert.equal(text(viewed.value), '1.0843');
+    const [empty] = decodeFrame(doc('83 00000015 00000000 00000001 0000000000000001 11 00000000'));
+    assert.deepEqual({ ...empty, value: empty.value.length },
+        { type: 'SNAPSHOT', subscriptionId: 0, alias: 1, sequence: 1, flags: Flags.GAP | Flags.VIEWED, viewId: 0, value: 0 });
+});
+
+test('a viewed message cut inside its view id, and VIEW and UNMATCHED cut short, are malformed', () => {
+    const fails = (hex, pattern) => assert.throws(() => decodeFrame(doc(hex)),
+        (e) => e instanceof ProtocolError && e.code === 'MALFORMED_FRAME' && pattern.test(e.message));
+    fails('84 0000000F 00000007 000000000000002B 10 0000', /UPDATE message: field viewId needs 4 bytes, 2 left/);
+    fails('83 00000011 00000000 00000001 0000000000000001 10', /SNAPSHOT message: field viewId needs 4 bytes, 0 left/);
+    fails('89 00000006 00000003 0000', /VIEW message: field viewId needs 4 bytes, 2 left/);
+    fails('8A 0000000C 00000007 0000000C 00000000', /UNMATCHED message: field sequence needs 8 bytes, 4 left/);
+    fails('8A 00000010 00000007 0000000C 8000000000000000', /UNMATCHED field sequence is 9223372036854775808, above 2\^63-1/);
+});
+
+test('INVALID_OPTIONS is error 32, and an ERROR with it decodes', () => {
+    assert.equal(ErrorCode.INVALID_OPTIONS, 32);
+    assert.deepEqual(decodeFrame(doc('87 0000001C 0020 00000005 0014 "maxRate: given twice"')),
+        [{ type: 'ERROR', code: 32, correlationId: 5, reason: 'maxRate: given twice' }]);
 });

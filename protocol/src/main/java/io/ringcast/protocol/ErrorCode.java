@@ -37,7 +37,13 @@ public enum ErrorCode {
      */
     PUBLISH_OUTCOME_UNKNOWN(30, false, 0),
     /** A {@code REPUBLISH} whose correlation id this publisher first published to another topic; not applied. */
-    REPUBLISH_CONFLICT(31, false, 0);
+    REPUBLISH_CONFLICT(31, false, 0),
+    /**
+     * A {@code SUBSCRIBE} whose options the server refuses: a well-framed options block with an
+     * unknown or repeated option, a value out of range, a path or filter that does not parse, or
+     * (issue 16, being built) any option while views are not served yet. Nothing was opened.
+     */
+    INVALID_OPTIONS(32, false, 0);
 
     private static final ErrorCode[] BY_CODE = new ErrorCode[64];
 

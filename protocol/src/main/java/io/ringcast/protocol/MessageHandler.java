@@ -41,6 +41,39 @@ public interface MessageHandler {
         throw unexpected(MessageType.SUBSCRIBE);
     }
 
+    /**
+     * {@code SUBSCRIBE} with its options ({@link SubscribeOptions#NONE} when it has no options
+     * block), well framed and each option in range. The default hands a subscription without
+     * options to {@link #onSubscribe(int, String, Map)}, and refuses one with options through
+     * {@link #onSubscribeRefused} with {@link ErrorCode#INVALID_OPTIONS}: a receiver that does not
+     * override this method serves no option.
+     *
+     * @param resume the client's last sequence per topic path, empty when it has none
+     */
+    default void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume, SubscribeOptions options)
+            throws ProtocolException {
+        if (options.isEmpty()) {
+            onSubscribe(subscriptionId, selector, resume);
+        } else {
+            onSubscribeRefused(subscriptionId, ErrorCode.INVALID_OPTIONS,
+                    "options are not served here: " + String.join(", ", options.names()));
+        }
+    }
+
+    /**
+     * A {@code SUBSCRIBE} that is well framed but cannot be opened as sent, decided by the decoder
+     * (an options block with an unknown or repeated option, a value of the wrong length for its
+     * kind or out of range, text that is not UTF-8) or by {@link #onSubscribe(int, String, Map,
+     * SubscribeOptions)}'s default; it is called instead of {@code onSubscribe}. Not fatal: a server
+     * answers {@code ERROR code} with {@code subscriptionId} as correlation id and opens nothing.
+     * The default refuses the message, as for a receiver that takes no {@code SUBSCRIBE}.
+     *
+     * @param reason names the option and the fault, e.g. {@code maxRate: given twice}
+     */
+    default void onSubscribeRefused(int subscriptionId, ErrorCode code, String reason) throws ProtocolException {
+        throw unexpected(MessageType.SUBSCRIBE);
+    }
+
     /** {@code UNSUBSCRIBE}: the client closes the subscription with this id. */
     default void onUnsubscribe(int subscriptionId) throws ProtocolException {
         throw unexpected(MessageType.UNSUBSCRIBE);
@@ -86,10 +119,40 @@ public interface MessageHandler {
         throw unexpected(MessageType.SNAPSHOT);
     }
 
+    /**
+     * {@code SNAPSHOT} as the decoder reads it: with {@link UpdateFlags#VIEWED} in {@code flags}, it
+     * comes through the view {@code viewId}; without, {@code viewId} is 0. The default hands one
+     * without a view to {@link #onSnapshot(int, int, long, int, ByteBuf, int, int)} and refuses one
+     * with a view ({@link ErrorCode#UNKNOWN_MESSAGE_TYPE}): a receiver that does not override this
+     * method asked for no view.
+     */
+    default void onSnapshot(int subscriptionId, int alias, long sequence, int flags, int viewId, ByteBuf frame,
+                            int valueIndex, int valueLength) throws ProtocolException {
+        if ((flags & UpdateFlags.VIEWED) != 0) {
+            throw unexpectedView(MessageType.SNAPSHOT, viewId);
+        }
+        onSnapshot(subscriptionId, alias, sequence, flags, frame, valueIndex, valueLength);
+    }
+
     /** {@code UPDATE}: the topic with this alias has a new value; {@code flags} are {@link UpdateFlags}. */
     default void onUpdate(int alias, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength)
             throws ProtocolException {
         throw unexpected(MessageType.UPDATE);
+    }
+
+    /**
+     * {@code UPDATE} as the decoder reads it: with {@link UpdateFlags#VIEWED} in {@code flags}, it
+     * comes through the view {@code viewId}; without, {@code viewId} is 0. The default hands one
+     * without a view to {@link #onUpdate(int, long, int, ByteBuf, int, int)} and refuses one with a
+     * view ({@link ErrorCode#UNKNOWN_MESSAGE_TYPE}): a receiver that does not override this method
+     * asked for no view.
+     */
+    default void onUpdate(int alias, long sequence, int flags, int viewId, ByteBuf frame, int valueIndex,
+                          int valueLength) throws ProtocolException {
+        if ((flags & UpdateFlags.VIEWED) != 0) {
+            throw unexpectedView(MessageType.UPDATE, viewId);
+        }
+        onUpdate(alias, sequence, flags, frame, valueIndex, valueLength);
     }
 
     /** {@code PUBLISH_ACK}: the publish with this correlation id was applied as {@code sequence}. */
@@ -115,8 +178,32 @@ public interface MessageHandler {
         throw unexpected(MessageType.PONG);
     }
 
+    /**
+     * {@code VIEW}: the subscription with this id receives its topics through the view
+     * {@code viewId} (the messages flagged {@link UpdateFlags#VIEWED} with that id); it starts the
+     * reply to a {@code SUBSCRIBE} with a view.
+     */
+    default void onView(int subscriptionId, int viewId) throws ProtocolException {
+        throw unexpected(MessageType.VIEW);
+    }
+
+    /**
+     * {@code UNMATCHED}: the value of {@code sequence} of the topic with this alias no longer passes
+     * the filter of the view {@code viewId}; nothing more of the topic comes through the view until
+     * a value passes again.
+     */
+    default void onUnmatched(int viewId, int alias, long sequence) throws ProtocolException {
+        throw unexpected(MessageType.UNMATCHED);
+    }
+
     private static ProtocolException unexpected(byte type) {
         return new ProtocolException(ErrorCode.UNKNOWN_MESSAGE_TYPE,
                 "message type " + MessageType.name(type) + " is not accepted in this direction");
+    }
+
+    private static ProtocolException unexpectedView(byte type, int viewId) {
+        return new ProtocolException(ErrorCode.UNKNOWN_MESSAGE_TYPE, "message type " + MessageType.name(type)
+                + " is not accepted through a view (flag VIEWED, view " + Integer.toUnsignedString(viewId)
+                + ") by this receiver, which asked for none");
     }
 }

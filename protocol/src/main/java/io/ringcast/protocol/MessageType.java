@@ -21,6 +21,10 @@ public final class MessageType {
     public static final byte SUBSCRIBED = (byte) 0x86;
     public static final byte ERROR = (byte) 0x87;
     public static final byte PONG = (byte) 0x88;
+    /** The view a subscription's topics come through (issue 16, being built). */
+    public static final byte VIEW = (byte) 0x89;
+    /** A topic's value no longer passes a view's filter (issue 16, being built). */
+    public static final byte UNMATCHED = (byte) 0x8A;
 
     private MessageType() {
     }
@@ -42,6 +46,8 @@ public final class MessageType {
             case SUBSCRIBED: return "SUBSCRIBED";
             case ERROR: return "ERROR";
             case PONG: return "PONG";
+            case VIEW: return "VIEW";
+            case UNMATCHED: return "UNMATCHED";
             default: return String.format("0x%02x", type & 0xff);
         }
     }

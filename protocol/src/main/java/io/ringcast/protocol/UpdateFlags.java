@@ -19,6 +19,13 @@ public final class UpdateFlags {
      * off): the value is empty and only says that updates were missed.
      */
     public static final int NO_VALUE = 0x08;
+    /**
+     * The message comes through a view (issue 16, being built): a {@code u32 viewId} follows the
+     * flags, before the value, and the message is for the subscriptions with that view. The
+     * sequence may jump, as with {@link #CONFLATED}: updates the view filtered out, left unchanged
+     * or throttled are not sent.
+     */
+    public static final int VIEWED = 0x10;
 
     private UpdateFlags() {
     }

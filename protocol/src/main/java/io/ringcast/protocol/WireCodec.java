@@ -34,6 +34,18 @@ public final class WireCodec {
     public static final int PUBLISH_ACK_BYTES = HEADER_BYTES + 4 + 8;
     /** Bytes of a {@code SUBSCRIBED}. */
     public static final int SUBSCRIBED_BYTES = HEADER_BYTES + 4 + 4;
+    /** Bytes of a {@code VIEW}. */
+    public static final int VIEW_BYTES = HEADER_BYTES + 4 + 4;
+    /** Bytes of an {@code UNMATCHED}. */
+    public static final int UNMATCHED_BYTES = HEADER_BYTES + 4 + 4 + 8;
+    /** Bytes the view id adds to a {@code SNAPSHOT} or {@code UPDATE} flagged {@link UpdateFlags#VIEWED}. */
+    public static final int VIEW_ID_BYTES = 4;
+    /** Bytes an {@code UPDATE} through a view adds to its value. */
+    public static final int VIEWED_UPDATE_OVERHEAD_BYTES = UPDATE_OVERHEAD_BYTES + VIEW_ID_BYTES;
+    /** Bytes a {@code SNAPSHOT} through a view adds to its value. */
+    public static final int VIEWED_SNAPSHOT_OVERHEAD_BYTES = SNAPSHOT_OVERHEAD_BYTES + VIEW_ID_BYTES;
+    /** Bytes of one option's head in the options block of {@code SUBSCRIBE}: {@code u8 kind, u16 length}. */
+    private static final int OPTION_HEAD_BYTES = 1 + 2;
     /** An {@code ERROR} reason longer than this many UTF-8 bytes is cut. */
     private static final int MAX_ERROR_REASON_BYTES = 1000;
     /** ... to its first this many characters, and an ellipsis. */
@@ -99,8 +111,24 @@ public final class WireCodec {
         return publisherId != 0 ? bytes + 8 : bytes;
     }
 
-    /** @param resume last sequence per topic path to resume from; may be empty */
+    /**
+     * {@code SUBSCRIBE} without options, byte for byte as in protocol version 1.
+     *
+     * @param resume last sequence per topic path to resume from; may be empty
+     */
     public static void writeSubscribe(ByteBuf out, int subscriptionId, String selector, Map<String, Long> resume) {
+        writeSubscribe(out, subscriptionId, selector, resume, SubscribeOptions.NONE);
+    }
+
+    /**
+     * {@code SUBSCRIBE} with options: the options block after the resume list, or none at all for
+     * {@link SubscribeOptions#NONE}. Its size is {@link #subscribeBytes}, a {@link #resumeEntryBytes}
+     * per resume position, and {@link #subscribeOptionsBytes}.
+     *
+     * @param resume last sequence per topic path to resume from; may be empty
+     */
+    public static void writeSubscribe(ByteBuf out, int subscriptionId, String selector, Map<String, Long> resume,
+                                      SubscribeOptions options) {
         for (String path : resume.keySet()) {
             checkString(path);
         }
@@ -112,7 +140,41 @@ public final class WireCodec {
             writeString(out, e.getKey());
             out.writeLong(e.getValue());
         }
+        if (!options.isEmpty()) {
+            writeOptions(out, options);
+        }
         end(out, start);
+    }
+
+    /**
+     * The options block: {@code u8 optionCount}, then per option {@code u8 kind, u16 length} and
+     * {@code length} bytes of value, in the order of their kinds. The builder of {@code options}
+     * made sure every value fits its {@code u16} length.
+     */
+    private static void writeOptions(ByteBuf out, SubscribeOptions options) {
+        out.writeByte(options.names().size());
+        if (options.has(SubscribeOptions.MAX_RATE)) {
+            out.writeByte(SubscribeOptions.MAX_RATE).writeShort(4).writeInt(options.maxRateThousandths());
+        }
+        if (options.has(SubscribeOptions.FIELDS)) {
+            out.writeByte(SubscribeOptions.FIELDS).writeShort((int) SubscribeOptions.fieldsValueBytes(options.fields()));
+            out.writeByte(options.fields().size());
+            for (String path : options.fields()) {
+                writeString(out, path);
+            }
+        }
+        if (options.has(SubscribeOptions.FILTER)) {
+            String filter = options.filter();
+            int length = ByteBufUtil.utf8Bytes(filter);
+            out.writeByte(SubscribeOptions.FILTER).writeShort(length);
+            ByteBufUtil.reserveAndWriteUtf8(out, filter, length);
+        }
+        if (options.has(SubscribeOptions.REWIND)) {
+            out.writeByte(SubscribeOptions.REWIND).writeShort(4).writeInt(options.rewind());
+        }
+        if (options.has(SubscribeOptions.REWIND_SINCE)) {
+            out.writeByte(SubscribeOptions.REWIND_SINCE).writeShort(8).writeLong(options.rewindSince());
+        }
     }
 
     /** {@code UNSUBSCRIBE}: closes one subscription; {@link #UNSUBSCRIBE_BYTES} long. */
@@ -142,7 +204,8 @@ public final class WireCodec {
 
     /**
      * Bytes of a {@code SUBSCRIBE} to a selector of {@code selectorBytes} UTF-8 bytes, with no
-     * resume positions; each position adds {@link #resumeEntryBytes}.
+     * resume positions and no options; each position adds {@link #resumeEntryBytes}, the options
+     * {@link #subscribeOptionsBytes}.
      */
     public static int subscribeBytes(int selectorBytes) {
         return HEADER_BYTES + 4 + 2 + selectorBytes + 4;
@@ -151,6 +214,30 @@ public final class WireCodec {
     /** Bytes one resume position, for a path of {@code topicPathBytes} UTF-8 bytes, adds to a {@code SUBSCRIBE}. */
     public static int resumeEntryBytes(int topicPathBytes) {
         return 2 + topicPathBytes + 8;
+    }
+
+    /** Bytes the options block adds to a {@code SUBSCRIBE}: 0 for {@link SubscribeOptions#NONE}, which has none. */
+    public static int subscribeOptionsBytes(SubscribeOptions options) {
+        if (options.isEmpty()) {
+            return 0;
+        }
+        int bytes = 1 + options.names().size() * OPTION_HEAD_BYTES;
+        if (options.has(SubscribeOptions.MAX_RATE)) {
+            bytes += 4;
+        }
+        if (options.has(SubscribeOptions.FIELDS)) {
+            bytes += (int) SubscribeOptions.fieldsValueBytes(options.fields());
+        }
+        if (options.has(SubscribeOptions.FILTER)) {
+            bytes += ByteBufUtil.utf8Bytes(options.filter());
+        }
+        if (options.has(SubscribeOptions.REWIND)) {
+            bytes += 4;
+        }
+        if (options.has(SubscribeOptions.REWIND_SINCE)) {
+            bytes += 8;
+        }
+        return bytes;
     }
 
     private static void writePublish(ByteBuf out, byte type, int correlationId, String topicPath, byte[] value) {
@@ -200,6 +287,16 @@ public final class WireCodec {
         return UPDATE_OVERHEAD_BYTES + valueLength;
     }
 
+    /** Bytes of a {@code SNAPSHOT} through a view, carrying {@code valueLength} bytes of value. */
+    public static int viewedSnapshotBytes(int valueLength) {
+        return VIEWED_SNAPSHOT_OVERHEAD_BYTES + valueLength;
+    }
+
+    /** Bytes of an {@code UPDATE} through a view, carrying {@code valueLength} bytes of value (or delta). */
+    public static int viewedUpdateBytes(int valueLength) {
+        return VIEWED_UPDATE_OVERHEAD_BYTES + valueLength;
+    }
+
     /**
      * {@code TOPIC}: defines {@code alias} as {@code topicPath} for the updates that follow; {@link
      * #topicBytes} long.
@@ -214,9 +311,13 @@ public final class WireCodec {
     /**
      * {@code SNAPSHOT}: a topic's value at {@code sequence}, for subscription {@code subscriptionId}
      * (0: for none in particular, as after a gap); {@link #snapshotBytes} long.
+     *
+     * @param flags {@link UpdateFlags}, without {@link UpdateFlags#VIEWED}: a snapshot through a view
+     *              is written by {@link #writeSnapshot(ByteBuf, int, int, long, int, int, ByteBuf, int, int)}
      */
     public static void writeSnapshot(ByteBuf out, int subscriptionId, int alias, long sequence, int flags,
                                      ByteBuf value, int valueIndex, int valueLength) {
+        checkNotViewed(flags);
         out.writeByte(MessageType.SNAPSHOT);
         out.writeInt(snapshotBytes(valueLength) - HEADER_BYTES);
         out.writeInt(subscriptionId);
@@ -227,17 +328,60 @@ public final class WireCodec {
     }
 
     /**
+     * {@code SNAPSHOT} through the view {@code viewId}: flagged {@link UpdateFlags#VIEWED} (added to
+     * {@code flags}), the view id after the flags; {@link #viewedSnapshotBytes} long.
+     */
+    public static void writeSnapshot(ByteBuf out, int subscriptionId, int alias, long sequence, int flags, int viewId,
+                                     ByteBuf value, int valueIndex, int valueLength) {
+        out.writeByte(MessageType.SNAPSHOT);
+        out.writeInt(viewedSnapshotBytes(valueLength) - HEADER_BYTES);
+        out.writeInt(subscriptionId);
+        out.writeInt(alias);
+        out.writeLong(sequence);
+        out.writeByte(flags | UpdateFlags.VIEWED);
+        out.writeInt(viewId);
+        out.writeBytes(value, valueIndex, valueLength);
+    }
+
+    /**
      * {@code UPDATE}: update {@code sequence} of the topic {@code alias} names (a value, or a delta); {@link
      * #updateBytes} long.
+     *
+     * @param flags {@link UpdateFlags}, without {@link UpdateFlags#VIEWED}: an update through a view
+     *              is written by {@link #writeUpdate(ByteBuf, int, long, int, int, ByteBuf, int, int)}
      */
     public static void writeUpdate(ByteBuf out, int alias, long sequence, int flags,
                                    ByteBuf value, int valueIndex, int valueLength) {
+        checkNotViewed(flags);
         out.writeByte(MessageType.UPDATE);
         out.writeInt(updateBytes(valueLength) - HEADER_BYTES);
         out.writeInt(alias);
         out.writeLong(sequence);
         out.writeByte(flags);
         out.writeBytes(value, valueIndex, valueLength);
+    }
+
+    /**
+     * {@code UPDATE} through the view {@code viewId}: flagged {@link UpdateFlags#VIEWED} (added to
+     * {@code flags}), the view id after the flags; {@link #viewedUpdateBytes} long.
+     */
+    public static void writeUpdate(ByteBuf out, int alias, long sequence, int flags, int viewId,
+                                   ByteBuf value, int valueIndex, int valueLength) {
+        out.writeByte(MessageType.UPDATE);
+        out.writeInt(viewedUpdateBytes(valueLength) - HEADER_BYTES);
+        out.writeInt(alias);
+        out.writeLong(sequence);
+        out.writeByte(flags | UpdateFlags.VIEWED);
+        out.writeInt(viewId);
+        out.writeBytes(value, valueIndex, valueLength);
+    }
+
+    /** Without a view id the flag would make a reader take the value's first 4 bytes for one. */
+    private static void checkNotViewed(int flags) {
+        if ((flags & UpdateFlags.VIEWED) != 0) {
+            throw new IllegalArgumentException("flags 0x" + Integer.toHexString(flags)
+                    + " include VIEWED: write a message through a view with the writer that takes its view id");
+        }
     }
 
     /**
@@ -257,6 +401,30 @@ public final class WireCodec {
         out.writeInt(SUBSCRIBED_BYTES - HEADER_BYTES);
         out.writeInt(subscriptionId);
         out.writeInt(matchedTopics);
+    }
+
+    /**
+     * {@code VIEW}: the subscription {@code subscriptionId} receives its topics through the view
+     * {@code viewId}; the first message of the reply to a {@code SUBSCRIBE} with a view.
+     * {@link #VIEW_BYTES} long.
+     */
+    public static void writeView(ByteBuf out, int subscriptionId, int viewId) {
+        out.writeByte(MessageType.VIEW);
+        out.writeInt(VIEW_BYTES - HEADER_BYTES);
+        out.writeInt(subscriptionId);
+        out.writeInt(viewId);
+    }
+
+    /**
+     * {@code UNMATCHED}: the value of {@code sequence} of the topic {@code alias} names no longer
+     * passes the filter of the view {@code viewId}. {@link #UNMATCHED_BYTES} long.
+     */
+    public static void writeUnmatched(ByteBuf out, int viewId, int alias, long sequence) {
+        out.writeByte(MessageType.UNMATCHED);
+        out.writeInt(UNMATCHED_BYTES - HEADER_BYTES);
+        out.writeInt(viewId);
+        out.writeInt(alias);
+        out.writeLong(sequence);
     }
 
     /** Writes an {@code ERROR}; a reason over 1,000 UTF-8 bytes is cut to its first 300 characters. */

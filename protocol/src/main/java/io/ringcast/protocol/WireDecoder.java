@@ -4,8 +4,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -46,7 +48,21 @@ final class WireDecoder {
                         resume.put(path, u64(in, end, type, "resume[" + i + "].lastSequence"));
                     }
                 }
-                h.onSubscribe(id, selector, resume);
+                if (in.readerIndex() == end) {
+                    h.onSubscribe(id, selector, resume, SubscribeOptions.NONE); // every version-1 client
+                    return;
+                }
+                // the block's framing first, all of it: a fault there is fatal even behind a refusable option
+                int block = in.readerIndex();
+                checkOptionsFraming(in, end, type);
+                in.readerIndex(block);
+                SubscribeOptions.Builder options = SubscribeOptions.builder();
+                String fault = readOptions(in, options);
+                if (fault != null) {
+                    h.onSubscribeRefused(id, ErrorCode.INVALID_OPTIONS, fault);
+                } else {
+                    h.onSubscribe(id, selector, resume, options.build());
+                }
                 return;
             }
             case MessageType.UNSUBSCRIBE:
@@ -83,14 +99,16 @@ final class WireDecoder {
                 int alias = u32(in, end, type, "alias");
                 long seq = u64(in, end, type, "sequence");
                 int flags = u8(in, end, type, "flags");
-                h.onSnapshot(id, alias, seq, flags, in, in.readerIndex(), end - in.readerIndex());
+                int viewId = (flags & UpdateFlags.VIEWED) != 0 ? u32(in, end, type, "viewId") : 0;
+                h.onSnapshot(id, alias, seq, flags, viewId, in, in.readerIndex(), end - in.readerIndex());
                 return;
             }
             case MessageType.UPDATE: {
                 int alias = u32(in, end, type, "alias");
                 long seq = u64(in, end, type, "sequence");
                 int flags = u8(in, end, type, "flags");
-                h.onUpdate(alias, seq, flags, in, in.readerIndex(), end - in.readerIndex());
+                int viewId = (flags & UpdateFlags.VIEWED) != 0 ? u32(in, end, type, "viewId") : 0;
+                h.onUpdate(alias, seq, flags, viewId, in, in.readerIndex(), end - in.readerIndex());
                 return;
             }
             case MessageType.PUBLISH_ACK: {
@@ -112,10 +130,173 @@ final class WireDecoder {
             case MessageType.PONG:
                 h.onPong(nonce(in, end, type));
                 return;
+            case MessageType.VIEW: {
+                int id = u32(in, end, type, "subscriptionId");
+                h.onView(id, u32(in, end, type, "viewId"));
+                return;
+            }
+            case MessageType.UNMATCHED: {
+                int viewId = u32(in, end, type, "viewId");
+                int alias = u32(in, end, type, "alias");
+                h.onUnmatched(viewId, alias, u64(in, end, type, "sequence"));
+                return;
+            }
             default:
                 throw new ProtocolException(ErrorCode.UNKNOWN_MESSAGE_TYPE, "unknown message type "
                         + MessageType.name(type) + " at offset " + (in.readerIndex() - WireCodec.HEADER_BYTES));
         }
+    }
+
+    /**
+     * Walks the options block of a {@code SUBSCRIBE} by its heads alone: {@code u8 optionCount},
+     * then that many times {@code u8 kind, u16 length} and {@code length} bytes, ending exactly at
+     * the end of the body. An option running past the body, a count the bytes do not hold, or bytes
+     * after the last option is {@code MALFORMED_FRAME}, like any other length fault; what the
+     * options say is not looked at here.
+     */
+    private static void checkOptionsFraming(ByteBuf in, int end, byte type) throws ProtocolException {
+        int count = u8(in, end, type, "optionCount");
+        for (int i = 0; i < count; i++) {
+            u8(in, end, type, "options[" + i + "].kind");
+            int length = u16(in, end, type, "options[" + i + "].length");
+            need(in, end, length, type, "options[" + i + "].value");
+            in.skipBytes(length);
+        }
+        if (in.readerIndex() != end) {
+            throw malformed(type, (end - in.readerIndex()) + " bytes after the last of " + count
+                    + " options: the options block ends the message");
+        }
+    }
+
+    /**
+     * Reads an options block whose framing {@link #checkOptionsFraming} accepted into
+     * {@code options}, option by option in their order on the wire.
+     *
+     * @return null, or the first fault of content (the reason a server sends with
+     *         {@code INVALID_OPTIONS}: the option, then what was wrong)
+     */
+    private static String readOptions(ByteBuf in, SubscribeOptions.Builder options) {
+        int count = in.readUnsignedByte();
+        if (count == 0) {
+            return "options: optionCount 0; a SUBSCRIBE without options has no options block";
+        }
+        int seen = 0; // one bit per kind
+        for (int i = 0; i < count; i++) {
+            int kind = in.readUnsignedByte();
+            int length = in.readUnsignedShort();
+            int valueEnd = in.readerIndex() + length;
+            String name = SubscribeOptions.name(kind);
+            if (name == null) {
+                return "option kind " + kind + " is unknown (1 maxRate, 2 fields, 3 filter, 4 rewind, 5 rewindSince)";
+            }
+            if ((seen & 1 << kind) != 0) {
+                return name + ": given twice";
+            }
+            seen |= 1 << kind;
+            String fault = switch (kind) {
+                case SubscribeOptions.MAX_RATE -> maxRate(in, length, options);
+                case SubscribeOptions.FIELDS -> fields(in, valueEnd, options);
+                case SubscribeOptions.FILTER -> filter(in, length, options);
+                case SubscribeOptions.REWIND -> rewind(in, length, options);
+                default -> rewindSince(in, length, options);
+            };
+            if (fault != null) {
+                return fault;
+            }
+            in.readerIndex(valueEnd);
+        }
+        return null;
+    }
+
+    private static String wrongLength(String name, int length, String what, int bytes) {
+        return name + ": " + length + " bytes; its value is " + what + " of " + bytes;
+    }
+
+    private static String maxRate(ByteBuf in, int length, SubscribeOptions.Builder options) {
+        if (length != 4) {
+            return wrongLength("maxRate", length, "a u32", 4);
+        }
+        long thousandths = in.readUnsignedInt();
+        if (thousandths < SubscribeOptions.MIN_MAX_RATE_THOUSANDTHS
+                || thousandths > SubscribeOptions.MAX_MAX_RATE_THOUSANDTHS) {
+            return "maxRate: " + thousandths + " thousandths of an update per second, out of range ("
+                    + SubscribeOptions.MIN_MAX_RATE_THOUSANDTHS + " to " + SubscribeOptions.MAX_MAX_RATE_THOUSANDTHS
+                    + ": 0.001 to 100000 updates per second)";
+        }
+        options.maxRateThousandths((int) thousandths);
+        return null;
+    }
+
+    private static String fields(ByteBuf in, int valueEnd, SubscribeOptions.Builder options) {
+        if (valueEnd == in.readerIndex()) {
+            return "fields: 0 bytes; its value starts with a u8 count of paths";
+        }
+        int n = in.readUnsignedByte();
+        if (n == 0) {
+            return "fields: no paths given; name at least one";
+        }
+        if (n > SubscribeOptions.MAX_FIELDS) {
+            return "fields: " + n + " paths, more than " + SubscribeOptions.MAX_FIELDS;
+        }
+        List<String> paths = new ArrayList<>(n);
+        for (int p = 1; p <= n; p++) {
+            int left = valueEnd - in.readerIndex();
+            int length = left >= 2 ? in.readUnsignedShort() : -1;
+            if (length < 0 || length > left - 2) {
+                return "fields: path " + p + " of " + n + " runs past the end of the option's value";
+            }
+            int index = in.readerIndex();
+            if (!ByteBufUtil.isText(in, index, length, StandardCharsets.UTF_8)) {
+                return "fields: path " + p + " of " + n + " is not valid UTF-8";
+            }
+            paths.add(in.toString(index, length, StandardCharsets.UTF_8));
+            in.skipBytes(length);
+        }
+        if (in.readerIndex() != valueEnd) {
+            return "fields: " + (valueEnd - in.readerIndex()) + " bytes after the last of " + n + " paths";
+        }
+        options.fieldsChecked(paths);
+        return null;
+    }
+
+    private static String filter(ByteBuf in, int length, SubscribeOptions.Builder options) {
+        int index = in.readerIndex();
+        if (!ByteBufUtil.isText(in, index, length, StandardCharsets.UTF_8)) {
+            return "filter: not valid UTF-8";
+        }
+        String text = in.toString(index, length, StandardCharsets.UTF_8);
+        if (text.isEmpty()) {
+            return "filter: empty";
+        }
+        if (text.length() > SubscribeOptions.MAX_FILTER_CHARS) {
+            return "filter: longer than " + SubscribeOptions.MAX_FILTER_CHARS + " characters (" + text.length() + ")";
+        }
+        options.filter(text);
+        return null;
+    }
+
+    private static String rewind(ByteBuf in, int length, SubscribeOptions.Builder options) {
+        if (length != 4) {
+            return wrongLength("rewind", length, "a u32", 4);
+        }
+        long lastUpdates = in.readUnsignedInt();
+        if (lastUpdates < 1 || lastUpdates > Integer.MAX_VALUE) {
+            return "rewind: " + lastUpdates + " updates, out of range (1 to " + Integer.MAX_VALUE + ")";
+        }
+        options.rewind((int) lastUpdates);
+        return null;
+    }
+
+    private static String rewindSince(ByteBuf in, int length, SubscribeOptions.Builder options) {
+        if (length != 8) {
+            return wrongLength("rewindSince", length, "a u64", 8);
+        }
+        long epochMillis = in.readLong();
+        if (epochMillis < 0) {
+            return "rewindSince: " + Long.toUnsignedString(epochMillis) + ", above 2^63-1";
+        }
+        options.rewindSince(epochMillis);
+        return null;
     }
 
     private static void need(ByteBuf in, int end, int bytes, byte type, String field) throws ProtocolException {

@@ -23,7 +23,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -64,11 +66,34 @@ class GoldenFramesTest {
         }
     }
 
+    /** The options of {@code subscribe-options.hex}: every option, as the file's comments say. */
+    static final SubscribeOptions EVERY_OPTION = SubscribeOptions.builder()
+            .maxRate(4)
+            .fields("bid", "ask")
+            .filter("spread < 0.0005")
+            .rewind(60)
+            .rewindSince(1_795_737_600_000L) // 2026-11-27T00:00:00Z
+            .build();
+
     static Stream<Named<Golden>> goldens() {
         Map<String, Long> resume = new LinkedHashMap<>();
         resume.put("fx/EURUSD/bid", 42L);
         resume.put("fx/GBPUSD/bid", 7L);
         return Stream.of(
+                golden("subscribe-options.hex",
+                        out -> WireCodec.writeSubscribe(out, 3, "fx/+", Map.of("fx/EURUSD", 42L), EVERY_OPTION),
+                        event("SUBSCRIBE", 3, "fx/+", "{fx/EURUSD=42}", "{maxRate=4, fields=[bid, ask], "
+                                + "filter='spread < 0.0005', rewind=60, rewindSince=1795737600000}")),
+                golden("view.hex", out -> WireCodec.writeView(out, 3, 7),
+                        event("VIEW", 3, 7)),
+                golden("unmatched.hex", out -> WireCodec.writeUnmatched(out, 7, 12, 43),
+                        event("UNMATCHED", 7, 12, 43)),
+                golden("snapshot-viewed.hex", out -> withValue("{\"bid\":1.0841}",
+                                v -> WireCodec.writeSnapshot(out, 3, 12, 43, 0, 7, v, 0, v.readableBytes())),
+                        event("SNAPSHOT", 3, 12, 43, UpdateFlags.VIEWED, "view 7", "7b22626964223a312e303834317d")),
+                golden("update-viewed.hex", out -> withValue("{\"bid\":1.0842}",
+                                v -> WireCodec.writeUpdate(out, 12, 44, 0, 7, v, 0, v.readableBytes())),
+                        event("UPDATE", 12, 44, UpdateFlags.VIEWED, "view 7", "7b22626964223a312e303834327d")),
                 golden("hello.hex", out -> WireCodec.writeHello(out, 1, "ringcli"),
                         event("HELLO", 1, "ringcli")),
                 golden("subscribe.hex", out -> WireCodec.writeSubscribe(out, 2, "fx/+/bid", resume),
@@ -169,12 +194,12 @@ class GoldenFramesTest {
 
     @Test
     void goldenFilesCoverEveryMessageType() throws IOException {
-        List<String> types = new ArrayList<>();
+        Set<String> types = new TreeSet<>();
         for (Named<Golden> g : goldens().toList()) {
             types.add(MessageType.name(goldenFrames(g.getPayload().file()).get(0).bytes()[0]));
         }
 
-        assertThat(types).containsExactlyInAnyOrderElementsOf(messageTypesInCode().keySet());
+        assertThat(types).isEqualTo(messageTypesInCode().keySet());
     }
 
     // ---------------------------------------------------------------- docs/protocol.md
@@ -193,6 +218,12 @@ class GoldenFramesTest {
     @Test
     void docExampleShowsTheGoldenExample() throws IOException {
         assertThat(HexFrames.parseDocExample(protocolDoc())).containsExactlyElementsOf(goldenFrames("doc-example.hex"));
+    }
+
+    @Test
+    void docOptionsExampleShowsTheGoldenSubscribeWithEveryOption() throws IOException {
+        assertThat(HexFrames.parseDocBlock(protocolDoc(), "A `SUBSCRIBE` with every option"))
+                .containsExactlyElementsOf(goldenFrames("subscribe-options.hex"));
     }
 
     @Test
@@ -271,8 +302,45 @@ class GoldenFramesTest {
     @Test
     void docFlagsTableMatchesUpdateFlags() throws IOException {
         String table = section(protocolDoc(), "### Flags", "### Delivery rules");
+        Matcher row = Pattern.compile("(?m)^\\| `0x([0-9a-fA-F]{2})` \\| `([A-Z_]+)` \\|").matcher(table);
+        Map<String, Integer> inDoc = new TreeMap<>();
+        while (row.find()) {
+            inDoc.put(row.group(2), Integer.parseInt(row.group(1), 16));
+        }
 
-        assertThat(table).containsPattern(String.format("\\| `0x%02x` \\| `GAP` \\|", UpdateFlags.GAP));
+        assertThat(inDoc).isEqualTo(flagsInCode());
+    }
+
+    private static Map<String, Integer> flagsInCode() {
+        Map<String, Integer> flags = new TreeMap<>();
+        for (Field f : UpdateFlags.class.getFields()) {
+            if (f.getType() == int.class && Modifier.isStatic(f.getModifiers())) {
+                try {
+                    flags.put(f.getName(), f.getInt(null));
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
+        return flags;
+    }
+
+    @Test
+    void docOptionKindsTableMatchesTheCodec() throws IOException {
+        String table = section(protocolDoc(), "### Subscribe options", "An option's value");
+        Matcher row = Pattern.compile("(?m)^\\| (\\d+) \\| `([a-zA-Z]+)` \\|").matcher(table);
+        Map<Integer, String> inDoc = new TreeMap<>();
+        while (row.find()) {
+            inDoc.put(Integer.parseInt(row.group(1)), row.group(2));
+        }
+
+        Map<Integer, String> inCode = new TreeMap<>();
+        for (int kind = 0; kind < 256; kind++) {
+            if (SubscribeOptions.name(kind) != null) {
+                inCode.put(kind, SubscribeOptions.name(kind));
+            }
+        }
+        assertThat(inDoc).isEqualTo(inCode);
     }
 
     @Test

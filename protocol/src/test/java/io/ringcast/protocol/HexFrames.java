@@ -94,9 +94,17 @@ final class HexFrames {
      * more spaces introduce the description ("HELLO v1").
      */
     static List<Frame> parseDocExample(String markdown) {
-        int section = markdown.indexOf("\n## Example");
+        return parseDocBlock(markdown, "\n## Example");
+    }
+
+    /**
+     * The frames of the first fenced block after {@code marker} in {@code docs/protocol.md}, in
+     * the notation of its {@code ## Example} ({@link #parseDocExample}).
+     */
+    static List<Frame> parseDocBlock(String markdown, String after) {
+        int section = markdown.indexOf(after);
         if (section < 0) {
-            throw new IllegalArgumentException("docs/protocol.md has no '## Example' section");
+            throw new IllegalArgumentException("docs/protocol.md has no '" + after.strip() + "'");
         }
         int open = markdown.indexOf("```", section);
         int bodyStart = markdown.indexOf('\n', open) + 1;

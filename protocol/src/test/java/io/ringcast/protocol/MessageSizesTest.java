@@ -31,6 +31,8 @@ class MessageSizesTest {
         assertEquals(WireCodec.UNSUBSCRIBE_BYTES, written(out -> WireCodec.writeUnsubscribe(out, 3)));
         assertEquals(WireCodec.PUBLISH_ACK_BYTES, written(out -> WireCodec.writePublishAck(out, 9, Long.MAX_VALUE)));
         assertEquals(WireCodec.SUBSCRIBED_BYTES, written(out -> WireCodec.writeSubscribed(out, 1, 100)));
+        assertEquals(WireCodec.VIEW_BYTES, written(out -> WireCodec.writeView(out, 1, 2)));
+        assertEquals(WireCodec.UNMATCHED_BYTES, written(out -> WireCodec.writeUnmatched(out, 1, 2, Long.MAX_VALUE)));
     }
 
     @Test
@@ -55,6 +57,10 @@ class MessageSizesTest {
                     written(out -> WireCodec.writeUpdate(out, 1, 2, 0, value, 0, length)));
             assertEquals(WireCodec.snapshotBytes(length),
                     written(out -> WireCodec.writeSnapshot(out, 1, 2, 3, 0, value, 0, length)));
+            assertEquals(WireCodec.viewedUpdateBytes(length),
+                    written(out -> WireCodec.writeUpdate(out, 1, 2, 0, 9, value, 0, length)));
+            assertEquals(WireCodec.viewedSnapshotBytes(length),
+                    written(out -> WireCodec.writeSnapshot(out, 1, 2, 3, 0, 9, value, 0, length)));
         }
     }
 
@@ -90,6 +96,23 @@ class MessageSizesTest {
             expected += WireCodec.resumeEntryBytes(ByteBufUtil.utf8Bytes(path));
         }
         assertEquals(expected, written(out -> WireCodec.writeSubscribe(out, 1, selector, resume)));
+        assertEquals(expected, written(out -> WireCodec.writeSubscribe(out, 1, selector, resume, SubscribeOptions.NONE)));
+    }
+
+    @Test
+    void subscribeSizeAddsTheOptionsBlockComputedByTheCodec() {
+        String selector = "prices/+/ü";
+        int selectorBytes = ByteBufUtil.utf8Bytes(selector);
+        Map<String, Long> resume = Map.of("prices/a/ü", 5L);
+        int withoutOptions = WireCodec.subscribeBytes(selectorBytes) + WireCodec.resumeEntryBytes(
+                ByteBufUtil.utf8Bytes("prices/a/ü"));
+        assertEquals(0, WireCodec.subscribeOptionsBytes(SubscribeOptions.NONE));
+        for (SubscribeOptions options : SubscribeOptionsWireTest.everyCombination()) {
+            assertEquals(withoutOptions + WireCodec.subscribeOptionsBytes(options),
+                    written(out -> WireCodec.writeSubscribe(out, 1, selector, resume, options)), options.toString());
+            assertEquals(WireCodec.subscribeBytes(selectorBytes) + WireCodec.subscribeOptionsBytes(options),
+                    written(out -> WireCodec.writeSubscribe(out, 1, selector, Map.of(), options)), options.toString());
+        }
     }
 
     @Test

@@ -46,6 +46,22 @@ final class Recorder {
                 events.add(event("SUBSCRIBE", u32(subscriptionId), selector, resume));
             }
 
+            /** With options, the options after the resume list; without, through the default to the method above. */
+            @Override
+            public void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume,
+                                    SubscribeOptions options) throws ProtocolException {
+                if (options.isEmpty()) {
+                    MessageHandler.super.onSubscribe(subscriptionId, selector, resume, options);
+                } else {
+                    events.add(event("SUBSCRIBE", u32(subscriptionId), selector, resume, options));
+                }
+            }
+
+            @Override
+            public void onSubscribeRefused(int subscriptionId, ErrorCode code, String reason) {
+                events.add(event("SUBSCRIBE_REFUSED", u32(subscriptionId), code, reason));
+            }
+
             @Override
             public void onUnsubscribe(int subscriptionId) {
                 events.add(event("UNSUBSCRIBE", u32(subscriptionId)));
@@ -93,6 +109,40 @@ final class Recorder {
                 events.add(event("UPDATE", u32(alias), sequence, flags, value(frame, valueIndex, valueLength)));
             }
 
+            /** Through a view, the view id before the value; without, through the default to the methods above. */
+            @Override
+            public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, int viewId, ByteBuf frame,
+                                   int valueIndex, int valueLength) throws ProtocolException {
+                if ((flags & UpdateFlags.VIEWED) == 0) {
+                    MessageHandler.super.onSnapshot(subscriptionId, alias, sequence, flags, viewId, frame, valueIndex,
+                            valueLength);
+                } else {
+                    events.add(event("SNAPSHOT", u32(subscriptionId), u32(alias), sequence, flags, "view " + u32(viewId),
+                            value(frame, valueIndex, valueLength)));
+                }
+            }
+
+            @Override
+            public void onUpdate(int alias, long sequence, int flags, int viewId, ByteBuf frame, int valueIndex,
+                                 int valueLength) throws ProtocolException {
+                if ((flags & UpdateFlags.VIEWED) == 0) {
+                    MessageHandler.super.onUpdate(alias, sequence, flags, viewId, frame, valueIndex, valueLength);
+                } else {
+                    events.add(event("UPDATE", u32(alias), sequence, flags, "view " + u32(viewId),
+                            value(frame, valueIndex, valueLength)));
+                }
+            }
+
+            @Override
+            public void onView(int subscriptionId, int viewId) {
+                events.add(event("VIEW", u32(subscriptionId), u32(viewId)));
+            }
+
+            @Override
+            public void onUnmatched(int viewId, int alias, long sequence) {
+                events.add(event("UNMATCHED", u32(viewId), u32(alias), sequence));
+            }
+
             @Override
             public void onPublishAck(int correlationId, long sequence) {
                 events.add(event("PUBLISH_ACK", u32(correlationId), sequence));
@@ -129,6 +179,17 @@ final class Recorder {
             public void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume)
                     throws ProtocolException {
                 s.onSubscribe(subscriptionId, selector, resume);
+            }
+
+            @Override
+            public void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume,
+                                    SubscribeOptions options) throws ProtocolException {
+                s.onSubscribe(subscriptionId, selector, resume, options);
+            }
+
+            @Override
+            public void onSubscribeRefused(int subscriptionId, ErrorCode code, String reason) throws ProtocolException {
+                s.onSubscribeRefused(subscriptionId, code, reason);
             }
 
             @Override
@@ -174,6 +235,28 @@ final class Recorder {
             public void onUpdate(int alias, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength)
                     throws ProtocolException {
                 c.onUpdate(alias, sequence, flags, frame, valueIndex, valueLength);
+            }
+
+            @Override
+            public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, int viewId, ByteBuf frame,
+                                   int valueIndex, int valueLength) throws ProtocolException {
+                c.onSnapshot(subscriptionId, alias, sequence, flags, viewId, frame, valueIndex, valueLength);
+            }
+
+            @Override
+            public void onUpdate(int alias, long sequence, int flags, int viewId, ByteBuf frame, int valueIndex,
+                                 int valueLength) throws ProtocolException {
+                c.onUpdate(alias, sequence, flags, viewId, frame, valueIndex, valueLength);
+            }
+
+            @Override
+            public void onView(int subscriptionId, int viewId) throws ProtocolException {
+                c.onView(subscriptionId, viewId);
+            }
+
+            @Override
+            public void onUnmatched(int viewId, int alias, long sequence) throws ProtocolException {
+                c.onUnmatched(viewId, alias, sequence);
             }
 
             @Override

@@ -19,8 +19,10 @@ class WireCodecFuzzTest {
 
     /**
      * Any frame either decodes completely, each message faithfully (encoding what the handler got
-     * gives the message's bytes back), or fails with a {@link ProtocolException} that has a code
-     * and a reason. No other exception, and the codec neither releases nor retains the frame.
+     * gives the message's bytes back, or for {@code SUBSCRIBE} a message that decodes the same) or,
+     * for a {@code SUBSCRIBE} whose options block is well framed, refused with
+     * {@code INVALID_OPTIONS} and a reason; or it fails with a {@link ProtocolException} that has a
+     * code and a reason. No other exception, and the codec neither releases nor retains the frame.
      */
     @FuzzTest(maxDuration = "2m")
     void anyFrameDecodesFaithfullyOrFailsWithACodeAndReason(byte[] bytes) {
@@ -29,7 +31,7 @@ class WireCodecFuzzTest {
         try {
             WireCodec.decode(frame, reEncoder);
             check(!frame.isReadable(), "decode returned with " + frame.readableBytes() + " bytes unread");
-            checkEveryMessageReEncodes(bytes, reEncoder.messages);
+            checkEveryMessageReEncodes(bytes, reEncoder.handled);
         } catch (ProtocolException e) {
             check(e.code() == ErrorCode.MALFORMED_FRAME || e.code() == ErrorCode.UNKNOWN_MESSAGE_TYPE,
                     "a handler that accepts every message got code " + e.code());
@@ -43,47 +45,92 @@ class WireCodecFuzzTest {
     /**
      * Walks the frame by its headers (decode accepted all of them) and compares each message with
      * what the handler received, re-encoded: equal for a message that ends with a value, a prefix
-     * of the body otherwise (a newer revision may append fields, which readers skip).
+     * of the body otherwise (a newer revision may append fields, which readers skip). A
+     * {@code SUBSCRIBE} is compared by what decoding gives, since its resume list is a map (a path
+     * named twice keeps its last sequence) and its options may come in any order; a refused one
+     * must have a well-framed options block.
      */
-    private static void checkEveryMessageReEncodes(byte[] frame, List<byte[]> reEncoded) {
+    private static void checkEveryMessageReEncodes(byte[] frame, List<Handled> handled) {
         int offset = 0;
         int i = 0;
         while (offset < frame.length) {
             byte type = frame[offset];
             int bodyLength = (int) readU32(frame, offset + 1);
-            byte[] body = Arrays.copyOfRange(frame, offset + WireCodec.HEADER_BYTES,
-                    offset + WireCodec.HEADER_BYTES + bodyLength);
-            check(i < reEncoded.size(), "message " + i + " at offset " + offset + " never reached the handler");
-            byte[] again = reEncoded.get(i);
-            check(again[0] == type, "message " + i + ": handler saw type " + again[0] + ", frame has " + type);
-            byte[] againBody = Arrays.copyOfRange(again, WireCodec.HEADER_BYTES, again.length);
-            boolean endsWithValue = type == MessageType.PUBLISH || type == MessageType.REPUBLISH
-                    || type == MessageType.SNAPSHOT
-                    || type == MessageType.UPDATE;
-            boolean same = endsWithValue
-                    ? Arrays.equals(againBody, body)
-                    : againBody.length <= body.length
-                    && Arrays.equals(againBody, 0, againBody.length, body, 0, againBody.length);
-            if (!same && type == MessageType.SUBSCRIBE && resumeCount(body) != resumeCount(againBody)) {
-                // the resume list is a map, so a path named twice keeps its last sequence: compare
-                // the subscription id and the selector only
-                int fixed = 4 + 2 + selectorLength(body);
-                same = Arrays.equals(againBody, 0, fixed, body, 0, fixed);
+            byte[] message = Arrays.copyOfRange(frame, offset, offset + WireCodec.HEADER_BYTES + bodyLength);
+            byte[] body = Arrays.copyOfRange(message, WireCodec.HEADER_BYTES, message.length);
+            check(i < handled.size(), "message " + i + " at offset " + offset + " never reached the handler");
+            Handled got = handled.get(i);
+            if (got.refusal() != null) {
+                check(type == MessageType.SUBSCRIBE, "message " + i + ": a " + MessageType.name(type) + " was refused");
+                check(readU32(body, 0) == (got.subscriptionId() & 0xFFFFFFFFL), "message " + i
+                        + ": refused with another subscription id");
+                check(!got.refusal().isBlank(), "message " + i + ": refused without a reason");
+                check(optionsBlockIsWellFramed(body), "message " + i + ": refused with a malformed options block "
+                        + ByteBufUtil.hexDump(body));
+            } else {
+                byte[] again = got.bytes();
+                check(again[0] == type, "message " + i + ": handler saw type " + again[0] + ", frame has " + type);
+                byte[] againBody = Arrays.copyOfRange(again, WireCodec.HEADER_BYTES, again.length);
+                boolean endsWithValue = type == MessageType.PUBLISH || type == MessageType.REPUBLISH
+                        || type == MessageType.SNAPSHOT
+                        || type == MessageType.UPDATE;
+                boolean same;
+                if (type == MessageType.SUBSCRIBE) {
+                    same = decoded(message).equals(decoded(again));
+                } else if (endsWithValue) {
+                    same = Arrays.equals(againBody, body);
+                } else {
+                    same = againBody.length <= body.length
+                            && Arrays.equals(againBody, 0, againBody.length, body, 0, againBody.length);
+                }
+                check(same, "message " + i + " (" + MessageType.name(type) + ") does not re-encode to its bytes:\n  frame "
+                        + ByteBufUtil.hexDump(body) + "\n  again " + ByteBufUtil.hexDump(againBody));
             }
-            check(same, "message " + i + " (" + MessageType.name(type) + ") does not re-encode to its bytes:\n  frame "
-                    + ByteBufUtil.hexDump(body) + "\n  again " + ByteBufUtil.hexDump(againBody));
             offset += WireCodec.HEADER_BYTES + bodyLength;
             i++;
         }
-        check(i == reEncoded.size(), "the handler got " + reEncoded.size() + " messages, the frame has " + i);
+        check(i == handled.size(), "the handler got " + handled.size() + " messages, the frame has " + i);
+    }
+
+    /** What a server's handler records of one message. */
+    private static List<String> decoded(byte[] message) {
+        Recorder recorder = new Recorder();
+        try {
+            WireCodec.decode(Unpooled.wrappedBuffer(message), recorder.serverSide());
+        } catch (ProtocolException e) {
+            throw new AssertionError("a message decoded once does not decode again: " + e.reason());
+        }
+        return recorder.events;
+    }
+
+    /**
+     * Whether the body of a {@code SUBSCRIBE} ends in a well-framed options block, read here on its
+     * own: after the resume list, {@code u8 count}, then count times {@code u8 kind, u16 length} and
+     * the value, ending at the end of the body.
+     */
+    private static boolean optionsBlockIsWellFramed(byte[] body) {
+        int at = 4 + 2 + selectorLength(body);
+        long resumeCount = readU32(body, at);
+        at += 4;
+        for (long r = 0; r < resumeCount; r++) {
+            at += 2 + (((body[at] & 0xFF) << 8) | (body[at + 1] & 0xFF)) + 8;
+        }
+        if (at >= body.length) {
+            return false;
+        }
+        int count = body[at++] & 0xFF;
+        for (int o = 0; o < count; o++) {
+            if (body.length - at < 3) {
+                return false;
+            }
+            int length = ((body[at + 1] & 0xFF) << 8) | (body[at + 2] & 0xFF);
+            at += 3 + length;
+        }
+        return at == body.length;
     }
 
     private static int selectorLength(byte[] subscribeBody) {
         return ((subscribeBody[4] & 0xFF) << 8) | (subscribeBody[5] & 0xFF);
-    }
-
-    private static long resumeCount(byte[] subscribeBody) {
-        return readU32(subscribeBody, 4 + 2 + selectorLength(subscribeBody));
     }
 
     private static long readU32(byte[] b, int i) {
@@ -96,12 +143,16 @@ class WireCodecFuzzTest {
         }
     }
 
+    /** One message as the handler got it: encoded again, or a {@code SUBSCRIBE} it was told to refuse. */
+    private record Handled(byte[] bytes, int subscriptionId, String refusal) {
+    }
+
     /** Accepts every message type and encodes each again with {@link WireCodec}'s writers. */
     private static final class ReEncoder implements MessageHandler {
-        final List<byte[]> messages = new ArrayList<>();
+        final List<Handled> handled = new ArrayList<>();
 
         private void add(ByteBuf message) {
-            messages.add(ByteBufUtil.getBytes(message));
+            handled.add(new Handled(ByteBufUtil.getBytes(message), 0, null));
             message.release();
         }
 
@@ -118,10 +169,17 @@ class WireCodecFuzzTest {
         }
 
         @Override
-        public void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume) {
+        public void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume,
+                                SubscribeOptions options) {
             ByteBuf out = Unpooled.buffer();
-            WireCodec.writeSubscribe(out, subscriptionId, selector, resume);
+            WireCodec.writeSubscribe(out, subscriptionId, selector, resume, options);
             add(out);
+        }
+
+        @Override
+        public void onSubscribeRefused(int subscriptionId, ErrorCode code, String reason) {
+            check(code == ErrorCode.INVALID_OPTIONS, "a SUBSCRIBE refused with " + code);
+            handled.add(new Handled(null, subscriptionId, reason));
         }
 
         @Override
@@ -169,19 +227,45 @@ class WireCodecFuzzTest {
         }
 
         @Override
-        public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, ByteBuf frame,
+        public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, int viewId, ByteBuf frame,
                                int valueIndex, int valueLength) {
             checkValueRange(frame, valueIndex, valueLength);
             ByteBuf out = Unpooled.buffer();
-            WireCodec.writeSnapshot(out, subscriptionId, alias, sequence, flags, frame, valueIndex, valueLength);
+            if ((flags & UpdateFlags.VIEWED) != 0) {
+                WireCodec.writeSnapshot(out, subscriptionId, alias, sequence, flags, viewId, frame, valueIndex,
+                        valueLength);
+            } else {
+                check(viewId == 0, "view id " + viewId + " without the flag");
+                WireCodec.writeSnapshot(out, subscriptionId, alias, sequence, flags, frame, valueIndex, valueLength);
+            }
             add(out);
         }
 
         @Override
-        public void onUpdate(int alias, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength) {
+        public void onUpdate(int alias, long sequence, int flags, int viewId, ByteBuf frame, int valueIndex,
+                             int valueLength) {
             checkValueRange(frame, valueIndex, valueLength);
             ByteBuf out = Unpooled.buffer();
-            WireCodec.writeUpdate(out, alias, sequence, flags, frame, valueIndex, valueLength);
+            if ((flags & UpdateFlags.VIEWED) != 0) {
+                WireCodec.writeUpdate(out, alias, sequence, flags, viewId, frame, valueIndex, valueLength);
+            } else {
+                check(viewId == 0, "view id " + viewId + " without the flag");
+                WireCodec.writeUpdate(out, alias, sequence, flags, frame, valueIndex, valueLength);
+            }
+            add(out);
+        }
+
+        @Override
+        public void onView(int subscriptionId, int viewId) {
+            ByteBuf out = Unpooled.buffer();
+            WireCodec.writeView(out, subscriptionId, viewId);
+            add(out);
+        }
+
+        @Override
+        public void onUnmatched(int viewId, int alias, long sequence) {
+            ByteBuf out = Unpooled.buffer();
+            WireCodec.writeUnmatched(out, viewId, alias, sequence);
             add(out);
         }
 

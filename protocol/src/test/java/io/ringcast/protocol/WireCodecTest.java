@@ -50,6 +50,7 @@ class WireCodecTest {
     }
 
     private static final byte[] VALUE = {0x00, 0x01, (byte) 0xfe, (byte) 0xff};
+    private static final SubscribeOptions EVERY_OPTION = GoldenFramesTest.EVERY_OPTION;
 
     /** Runs {@code use} with an unpooled buffer holding {@code bytes}, released afterwards. */
     private static void withBuffer(byte[] bytes, Consumer<ByteBuf> use) {
@@ -84,6 +85,13 @@ class WireCodecTest {
                 Named.of("SUBSCRIBE u32 max id, no resume", new Sample(MessageType.SUBSCRIBE,
                         out -> WireCodec.writeSubscribe(out, 0xFFFFFFFF, "#", Map.of()),
                         event("SUBSCRIBE", 4294967295L, "#", "{}"))),
+                Named.of("SUBSCRIBE with resume and every option", new Sample(MessageType.SUBSCRIBE,
+                        out -> WireCodec.writeSubscribe(out, 7, "fx/+/bid", resume(), EVERY_OPTION),
+                        event("SUBSCRIBE", 7, "fx/+/bid", resume(), EVERY_OPTION))),
+                Named.of("SUBSCRIBE with one option, no resume", new Sample(MessageType.SUBSCRIBE,
+                        out -> WireCodec.writeSubscribe(out, 8, "#", Map.of(),
+                                SubscribeOptions.builder().rewind(1).build()),
+                        event("SUBSCRIBE", 8, "#", "{}", "{rewind=1}"))),
                 Named.of("UNSUBSCRIBE", new Sample(MessageType.UNSUBSCRIBE,
                         out -> WireCodec.writeUnsubscribe(out, 0xFFFFFFFE),
                         event("UNSUBSCRIBE", 4294967294L))),
@@ -108,9 +116,24 @@ class WireCodecTest {
                 Named.of("SNAPSHOT after a gap, value at an offset", new Sample(MessageType.SNAPSHOT,
                         out -> withBuffer(framed, v -> WireCodec.writeSnapshot(out, 0, 7, 42, UpdateFlags.GAP, v, 2, 6)),
                         event("SNAPSHOT", 0, 7, 42, 1, "312e30383432"))),
-                Named.of("UPDATE with unknown flag bits", new Sample(MessageType.UPDATE,
-                        out -> withBuffer(VALUE, v -> WireCodec.writeUpdate(out, 7, Long.MAX_VALUE, 0xFF, v, 0, 4)),
-                        event("UPDATE", 7, Long.MAX_VALUE, 255, "0001feff"))),
+                Named.of("UPDATE with every flag bit but VIEWED", new Sample(MessageType.UPDATE,
+                        out -> withBuffer(VALUE, v -> WireCodec.writeUpdate(out, 7, Long.MAX_VALUE, 0xEF, v, 0, 4)),
+                        event("UPDATE", 7, Long.MAX_VALUE, 0xEF, "0001feff"))),
+                Named.of("UPDATE through a view, every flag bit, u32 max view id", new Sample(MessageType.UPDATE,
+                        out -> withBuffer(VALUE, v -> WireCodec.writeUpdate(out, 7, 9, 0xFF, 0xFFFFFFFF, v, 0, 4)),
+                        event("UPDATE", 7, 9, 0xFF, "view 4294967295", "0001feff"))),
+                Named.of("UPDATE through view 0, empty value", new Sample(MessageType.UPDATE,
+                        out -> withBuffer(VALUE, v -> WireCodec.writeUpdate(out, 1, 1, 0, 0, v, 4, 0)),
+                        event("UPDATE", 1, 1, UpdateFlags.VIEWED, "view 0", ""))),
+                Named.of("SNAPSHOT through a view, value at an offset", new Sample(MessageType.SNAPSHOT,
+                        out -> withBuffer(framed, v -> WireCodec.writeSnapshot(out, 3, 7, 42, UpdateFlags.GAP, 5, v, 2, 6)),
+                        event("SNAPSHOT", 3, 7, 42, UpdateFlags.GAP | UpdateFlags.VIEWED, "view 5", "312e30383432"))),
+                Named.of("VIEW", new Sample(MessageType.VIEW,
+                        out -> WireCodec.writeView(out, 0xFFFFFFFE, 0xFFFFFFFF),
+                        event("VIEW", 4294967294L, 4294967295L))),
+                Named.of("UNMATCHED", new Sample(MessageType.UNMATCHED,
+                        out -> WireCodec.writeUnmatched(out, 5, 0xFFFFFFFF, Long.MAX_VALUE),
+                        event("UNMATCHED", 5, 4294967295L, Long.MAX_VALUE))),
                 Named.of("UPDATE empty value", new Sample(MessageType.UPDATE,
                         out -> withBuffer(VALUE, v -> WireCodec.writeUpdate(out, 1, 1, 0, v, 4, 0)),
                         event("UPDATE", 1, 1, 0, ""))),
@@ -260,9 +283,12 @@ class WireCodecTest {
 
     // ---------------------------------------------------------------- forward compatibility
 
-    /** The samples whose body ends in fixed fields or a string; the others end in {@code rest value}. */
+    /**
+     * The samples whose body ends in fixed fields or a string; the others end in {@code rest value},
+     * or, for {@code SUBSCRIBE}, in the options block (see {@link SubscribeOptionsWireTest}).
+     */
     static Stream<Named<Sample>> samplesWithoutRestValue() {
-        return samples().filter(s -> !s.getPayload().endsWithRest());
+        return samples().filter(s -> !s.getPayload().endsWithRest() && s.getPayload().type() != MessageType.SUBSCRIBE);
     }
 
     @ParameterizedTest
@@ -455,6 +481,16 @@ class WireCodecTest {
                 new Layout("UPDATE", MessageType.UPDATE,
                         out -> withBuffer(new byte[0], v -> WireCodec.writeUpdate(out, 1, 1, 0, v, 0, 0)),
                         List.of(f("alias", 4), f("sequence", 8), f("flags", 1))),
+                new Layout("SNAPSHOT", MessageType.SNAPSHOT,
+                        out -> withBuffer(new byte[0], v -> WireCodec.writeSnapshot(out, 1, 1, 1, 0, 1, v, 0, 0)),
+                        List.of(f("subscriptionId", 4), f("alias", 4), f("sequence", 8), f("flags", 1), f("viewId", 4))),
+                new Layout("UPDATE", MessageType.UPDATE,
+                        out -> withBuffer(new byte[0], v -> WireCodec.writeUpdate(out, 1, 1, 0, 1, v, 0, 0)),
+                        List.of(f("alias", 4), f("sequence", 8), f("flags", 1), f("viewId", 4))),
+                new Layout("VIEW", MessageType.VIEW, out -> WireCodec.writeView(out, 1, 1),
+                        List.of(f("subscriptionId", 4), f("viewId", 4))),
+                new Layout("UNMATCHED", MessageType.UNMATCHED, out -> WireCodec.writeUnmatched(out, 1, 1, 1),
+                        List.of(f("viewId", 4), f("alias", 4), f("sequence", 8))),
                 new Layout("PUBLISH_ACK", MessageType.PUBLISH_ACK, out -> WireCodec.writePublishAck(out, 1, 1),
                         List.of(f("correlationId", 4), f("sequence", 8))),
                 new Layout("SUBSCRIBED", MessageType.SUBSCRIBED, out -> WireCodec.writeSubscribed(out, 1, 1),
@@ -465,14 +501,19 @@ class WireCodecTest {
                         List.of(f("nonce", 8))));
     }
 
+    /** A layout's name: its type, and "viewed" for the one with a view id. */
+    private static String layoutName(Layout l) {
+        return l.typeName() + (l.fields().get(l.fields().size() - 1).name().equals("viewId") ? " viewed" : "");
+    }
+
     static Stream<Named<Layout>> namedLayouts() {
-        return layouts().stream().map(l -> Named.of(l.typeName(), l));
+        return layouts().stream().map(l -> Named.of(layoutName(l), l));
     }
 
     /** Every (type, body length) pair that cuts a fixed field short. */
     static Stream<Arguments> truncations() {
         return layouts().stream().flatMap(l -> IntStream.range(0, l.fixedBytes())
-                .mapToObj(cut -> Arguments.of(Named.of(l.typeName(), l), cut)));
+                .mapToObj(cut -> Arguments.of(Named.of(layoutName(l), l), cut)));
     }
 
     @ParameterizedTest
@@ -670,7 +711,7 @@ class WireCodecTest {
     // ---------------------------------------------------------------- message types
 
     @ParameterizedTest
-    @ValueSource(ints = {0x00, 0x07, 0x7f, 0x80, 0x89, 0xff})
+    @ValueSource(ints = {0x00, 0x07, 0x7f, 0x80, 0x8b, 0xff})
     void unknownTypeByteIsUnknownMessageType(int type) {
         ByteBuf frame = buffers.allocate();
         WireCodec.writePing(frame, 1);
@@ -756,7 +797,11 @@ class WireCodecTest {
                 Arguments.of("PUBLISH_ACK", "sequence", (Consumer<ByteBuf>) out ->
                         WireCodec.writePublishAck(out, 1, -1L)),
                 Arguments.of("SUBSCRIBE", "resume[0].lastSequence", (Consumer<ByteBuf>) out ->
-                        WireCodec.writeSubscribe(out, 1, "#", Map.of("a", -1L))));
+                        WireCodec.writeSubscribe(out, 1, "#", Map.of("a", -1L))),
+                Arguments.of("UNMATCHED", "sequence", (Consumer<ByteBuf>) out ->
+                        WireCodec.writeUnmatched(out, 1, 1, -1L)),
+                Arguments.of("UPDATE", "sequence", (Consumer<ByteBuf>) out ->
+                        withBuffer(VALUE, v -> WireCodec.writeUpdate(out, 1, -1L, 0, 1, v, 0, 4))));
     }
 
     @ParameterizedTest(name = "{0}.{1}")
@@ -791,5 +836,151 @@ class WireCodecTest {
         WireCodec.decode(frame, recorder.bothSides());
 
         assertThat(recorder.events).containsExactly(event("PING", -1L), event("PONG", Long.MIN_VALUE));
+    }
+
+    // ---------------------------------------------------------------- views
+
+    @Test
+    void overheadConstantsOfViewedMessagesEqualTheEncodedSizeOfAnEmptyValue() {
+        ByteBuf update = buffers.allocate();
+        ByteBuf snapshot = buffers.allocate();
+        withBuffer(new byte[0], v -> {
+            WireCodec.writeUpdate(update, 1, 1, 0, 9, v, 0, 0);
+            WireCodec.writeSnapshot(snapshot, 1, 1, 1, 0, 9, v, 0, 0);
+        });
+
+        assertThat(update.readableBytes()).isEqualTo(WireCodec.VIEWED_UPDATE_OVERHEAD_BYTES)
+                .isEqualTo(WireCodec.UPDATE_OVERHEAD_BYTES + WireCodec.VIEW_ID_BYTES);
+        assertThat(snapshot.readableBytes()).isEqualTo(WireCodec.VIEWED_SNAPSHOT_OVERHEAD_BYTES)
+                .isEqualTo(WireCodec.SNAPSHOT_OVERHEAD_BYTES + WireCodec.VIEW_ID_BYTES);
+    }
+
+    @Test
+    void theViewIdComesAfterTheFlagsAndTheValueAfterIt() throws ProtocolException {
+        ByteBuf frame = buffers.allocate();
+        withBuffer(VALUE, v -> WireCodec.writeUpdate(frame, 7, 1, UpdateFlags.DELTA, 0x01020304, v, 0, 4));
+        int[] got = new int[3];
+
+        WireCodec.decode(frame, new MessageHandler() {
+            @Override
+            public void onUpdate(int alias, long sequence, int flags, int viewId, ByteBuf f, int valueIndex,
+                                 int valueLength) {
+                got[0] = flags;
+                got[1] = viewId;
+                got[2] = valueIndex;
+            }
+        });
+
+        assertThat(frame.getByte(WireCodec.HEADER_BYTES + 4 + 8)).isEqualTo((byte) 0x12); // DELTA | VIEWED
+        assertThat(frame.getInt(WireCodec.HEADER_BYTES + 4 + 8 + 1)).isEqualTo(0x01020304);
+        assertThat(got).containsExactly(UpdateFlags.DELTA | UpdateFlags.VIEWED, 0x01020304,
+                WireCodec.VIEWED_UPDATE_OVERHEAD_BYTES);
+    }
+
+    @Test
+    void withoutTheFlagTheViewAwareMethodsGetViewIdZeroAndTheValueRightAfterTheFlags() throws ProtocolException {
+        ByteBuf frame = buffers.allocate();
+        withBuffer(VALUE, v -> {
+            WireCodec.writeUpdate(frame, 7, 1, 0, v, 0, 4);
+            WireCodec.writeSnapshot(frame, 2, 7, 1, 0, v, 0, 4);
+        });
+        List<String> got = new ArrayList<>();
+
+        WireCodec.decode(frame, new MessageHandler() {
+            @Override
+            public void onUpdate(int alias, long sequence, int flags, int viewId, ByteBuf f, int valueIndex,
+                                 int valueLength) {
+                got.add("UPDATE view " + viewId + " value " + ByteBufUtil.hexDump(f, valueIndex, valueLength));
+            }
+
+            @Override
+            public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, int viewId, ByteBuf f,
+                                   int valueIndex, int valueLength) {
+                got.add("SNAPSHOT view " + viewId + " value " + ByteBufUtil.hexDump(f, valueIndex, valueLength));
+            }
+        });
+
+        assertThat(got).containsExactly("UPDATE view 0 value 0001feff", "SNAPSHOT view 0 value 0001feff");
+    }
+
+    /** A client that takes plain updates and snapshots only, as every client before issue 16. */
+    private MessageHandler plainClient() {
+        return new MessageHandler() {
+            @Override
+            public void onUpdate(int alias, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength) {
+                recorder.events.add(event("UPDATE", alias, sequence, flags));
+            }
+
+            @Override
+            public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, ByteBuf frame,
+                                   int valueIndex, int valueLength) {
+                recorder.events.add(event("SNAPSHOT", subscriptionId, alias, sequence, flags));
+            }
+        };
+    }
+
+    @Test
+    void aHandlerWithoutViewsGetsPlainMessagesThroughTheDefaults() throws ProtocolException {
+        ByteBuf frame = buffers.allocate();
+        withBuffer(VALUE, v -> {
+            WireCodec.writeSnapshot(frame, 2, 7, 1, UpdateFlags.GAP, v, 0, 4);
+            WireCodec.writeUpdate(frame, 7, 2, UpdateFlags.CONFLATED, v, 0, 4);
+        });
+
+        WireCodec.decode(frame, plainClient());
+
+        assertThat(recorder.events).containsExactly(event("SNAPSHOT", 2, 7, 1, UpdateFlags.GAP),
+                event("UPDATE", 7, 2, UpdateFlags.CONFLATED));
+    }
+
+    static Stream<Arguments> viewedMessages() {
+        return Stream.of(
+                Arguments.of("UPDATE", (Consumer<ByteBuf>) out ->
+                        withBuffer(VALUE, v -> WireCodec.writeUpdate(out, 7, 1, 0, 9, v, 0, 4))),
+                Arguments.of("SNAPSHOT", (Consumer<ByteBuf>) out ->
+                        withBuffer(VALUE, v -> WireCodec.writeSnapshot(out, 2, 7, 1, 0, 9, v, 0, 4))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("viewedMessages")
+    void aHandlerWithoutViewsRefusesAMessageThroughAView(String typeName, Consumer<ByteBuf> writer) {
+        ByteBuf frame = buffers.allocate();
+        writer.accept(frame);
+
+        ProtocolException e = decodeFailure(frame, plainClient());
+
+        assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_MESSAGE_TYPE);
+        assertThat(e.reason()).isEqualTo("message type " + typeName
+                + " is not accepted through a view (flag VIEWED, view 9) by this receiver, which asked for none");
+        assertThat(recorder.events).isEmpty();
+    }
+
+    @Test
+    void viewAndUnmatchedAreRefusedByADefaultHandler() {
+        for (Consumer<ByteBuf> writer : List.<Consumer<ByteBuf>>of(out -> WireCodec.writeView(out, 1, 2),
+                out -> WireCodec.writeUnmatched(out, 2, 3, 4))) {
+            ByteBuf frame = buffers.allocate();
+            writer.accept(frame);
+
+            ProtocolException e = decodeFailure(frame, plainClient());
+
+            assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_MESSAGE_TYPE);
+            assertThat(e.reason()).matches("message type (VIEW|UNMATCHED) is not accepted in this direction");
+        }
+    }
+
+    @Test
+    void theWritersWithoutAViewIdRefuseTheViewedFlagAndWriteNothing() {
+        ByteBuf out = buffers.allocate();
+        WireCodec.writePing(out, 1);
+        int before = out.writerIndex();
+
+        withBuffer(VALUE, v -> {
+            assertThatThrownBy(() -> WireCodec.writeUpdate(out, 1, 1, UpdateFlags.VIEWED, v, 0, 4))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("VIEWED");
+            assertThatThrownBy(() -> WireCodec.writeSnapshot(out, 1, 1, 1, 0xFF, v, 0, 4))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("flags 0xff include VIEWED");
+        });
+        assertThat(out.writerIndex()).isEqualTo(before);
     }
 }

@@ -218,7 +218,8 @@ public final class NodeRuntime implements AutoCloseable {
                 new ServerMetrics(counters, cluster), System.currentTimeMillis(), config.demo().enabled(), cluster,
                 transport);
         SessionServices sessionServices = new SessionServices(config.limits(), config.session().idleTimeoutMs(),
-                sessions, inbound, new SubscribeChecks(config.limits().maxSubscriptionsPerSession()), login,
+                sessions, inbound, new SubscribeChecks(config.limits().maxSubscriptionsPerSession(),
+                        config.history().length()), login,
                 cluster == null ? null : new ClusterRoute(cluster, inbound, config.cluster().replicationTimeoutMs(),
                         config.limits().maxTopics()),
                 outboundLimit, counters);

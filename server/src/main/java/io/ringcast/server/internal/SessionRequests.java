@@ -9,6 +9,7 @@ import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.MessageType;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.TopicPath;
 import io.ringcast.protocol.WireCodec;
 import org.slf4j.Logger;
@@ -117,9 +118,15 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         log.debug("session {} welcomed client '{}' as {}", session, session.clientName, permissions.who());
     }
 
+    /**
+     * A {@code SUBSCRIBE}: refused at the first fault of its selector, options ({@link
+     * SubscribeChecks#options}) or the ladder ({@link SubscribeChecks#check}), else opened by the
+     * sequencer. While views are not served (issue 16, steps 3 and 4), a subscription with options
+     * is refused even when they are valid, once it passed everything else.
+     */
     @Override
-    public void onSubscribe(int subscriptionId, String selectorText, Map<String, Long> resume)
-            throws ProtocolException {
+    public void onSubscribe(int subscriptionId, String selectorText, Map<String, Long> resume,
+                            SubscribeOptions options) throws ProtocolException {
         requireWelcome(MessageType.SUBSCRIBE);
         Selector selector;
         try {
@@ -128,14 +135,29 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
             replies.refuse(e.code(), subscriptionId, e.reason());
             return;
         }
-        Verdict verdict = node.subscribeChecks().check(session, subscriptionId, selector, selectorText);
+        Verdict verdict = node.subscribeChecks().options(options);
+        if (verdict.passed()) {
+            verdict = node.subscribeChecks().check(session, subscriptionId, selector, selectorText);
+        }
         if (!verdict.passed()) {
             replies.refuse(verdict, subscriptionId);
+            return;
+        }
+        if (!options.isEmpty()) {
+            replies.refuse(ErrorCode.INVALID_OPTIONS, subscriptionId, "options are not served yet (issue 16): "
+                    + String.join(", ", options.names()));
             return;
         }
         session.openSubscriptionIds.add(subscriptionId);
         node.counters().subscriptions.incrementAndGet();
         node.sequencer().fillSubscribe(claimedSlot(), session, subscriptionId, selector, resume);
+    }
+
+    /** A {@code SUBSCRIBE} whose options block the codec found well framed but wrong ({@code INVALID_OPTIONS}). */
+    @Override
+    public void onSubscribeRefused(int subscriptionId, ErrorCode code, String reason) throws ProtocolException {
+        requireWelcome(MessageType.SUBSCRIBE);
+        replies.refuse(code, subscriptionId, reason);
     }
 
     @Override

@@ -2,20 +2,58 @@ package io.ringcast.server.internal;
 
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 
 /**
  * The ladder a {@code SUBSCRIBE} with a valid selector climbs before it reaches the sequencer, in
- * this order: the session may read some topic the selector could match, the id is neither 0
- * (reserved) nor open already, and the session is under {@code limits.maxSubscriptionsPerSession}.
+ * this order: its options can be used ({@link #options}: paths and filter parse, {@code rewind}
+ * within {@code history.length}), the session may read some topic the selector could match, the id
+ * is neither 0 (reserved) nor open already, and the session is under
+ * {@code limits.maxSubscriptionsPerSession}.
  *
- * <p>Immutable, one per node; it reads the session's I/O fields, so call it on the session's
- * event loop.
+ * <p>Immutable, one per node; {@link #check} reads the session's I/O fields, so call it on the
+ * session's event loop.
  */
 final class SubscribeChecks {
     private final int maxSubscriptionsPerSession;
+    private final int historyLength;
 
-    SubscribeChecks(int maxSubscriptionsPerSession) {
+    /**
+     * @param maxSubscriptionsPerSession {@code limits.maxSubscriptionsPerSession}
+     * @param historyLength              {@code history.length}: the most a {@code rewind} may ask for
+     */
+    SubscribeChecks(int maxSubscriptionsPerSession, int historyLength) {
         this.maxSubscriptionsPerSession = maxSubscriptionsPerSession;
+        this.historyLength = historyLength;
+    }
+
+    /**
+     * What the codec cannot tell of a subscription's options (it checked their framing and
+     * ranges): the {@code fields} paths and the {@code filter} parse (their parsers' messages,
+     * docs/subscription-options.md), and {@code rewind} asks for no more than a topic's history
+     * keeps.
+     *
+     * @return {@link Verdict#PASSED}, or {@code INVALID_OPTIONS} with the first fault
+     */
+    Verdict options(SubscribeOptions options) {
+        if (options.isEmpty()) {
+            return Verdict.PASSED;
+        }
+        try {
+            if (!options.fields().isEmpty()) {
+                FieldProjection.parse(options.fields());
+            }
+            if (!options.filter().isEmpty()) {
+                ValueFilter.parse(options.filter());
+            }
+        } catch (InvalidOptionsException e) {
+            return Verdict.refused(ErrorCode.INVALID_OPTIONS, e.getMessage());
+        }
+        if (options.rewind() > historyLength) {
+            return Verdict.refused(ErrorCode.INVALID_OPTIONS, "rewind: " + options.rewind()
+                    + " updates, more than the " + historyLength + " a topic's history keeps (history.length)");
+        }
+        return Verdict.PASSED;
     }
 
     /**

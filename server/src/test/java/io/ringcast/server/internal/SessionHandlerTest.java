@@ -20,6 +20,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.config.ConfigLoader;
 import io.ringcast.server.config.FlushPolicy;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -91,8 +93,8 @@ class SessionHandlerTest {
         Login login = new Login(new Authenticator(config.security()));
         logins.add(login);
         SessionServices services = new SessionServices(config.limits(), config.session().idleTimeoutMs(), sessions,
-                sequencer, new SubscribeChecks(config.limits().maxSubscriptionsPerSession()), login, null,
-                outboundLimit, counters);
+                sequencer, new SubscribeChecks(config.limits().maxSubscriptionsPerSession(), config.history().length()),
+                login, null, outboundLimit, counters);
         for (EmbeddedChannel ch : made) {
             lastHandler = new SessionHandler(services);
             ch.pipeline().addLast("session", lastHandler);
@@ -438,6 +440,128 @@ class SessionHandlerTest {
                 + "on this session");
         assertThat(published(1).kind).isEqualTo(InboundEvent.NOOP);
         assertThat(counters.subscriptions()).isEqualTo(1);
+    }
+
+    // ------------------------------------------------------------------ subscribe options (issue 16, refused until views are served)
+
+    /** A {@code SUBSCRIBE} of {@code id} to {@code demo/#} whose options block is these bytes, as a client could send. */
+    private static void subscribeWithBlock(ByteBuf b, int id, String blockHex) {
+        int start = b.writerIndex();
+        WireCodec.writeSubscribe(b, id, "demo/#", Map.of());
+        byte[] block = HexFormat.of().parseHex(blockHex.replace(" ", ""));
+        b.writeBytes(block);
+        b.setInt(start + 1, b.getInt(start + 1) + block.length);
+    }
+
+    private static void subscribe(ByteBuf b, int id, String selector, SubscribeOptions options) {
+        WireCodec.writeSubscribe(b, id, selector, Map.of(), options);
+    }
+
+    /** The session answered the refusal and nothing else, opened nothing, and still serves. */
+    private void refusedAndNothingOpened(EmbeddedChannel ch, String error) throws Exception {
+        ch.writeInbound(frame(b -> WireCodec.writePing(b, 9)));
+        assertThat(written(ch)).containsExactly(error, "PONG 9");
+        assertThat(published(0).kind).as("the claimed slot, published empty").isEqualTo(InboundEvent.NOOP);
+        assertThat(counters.subscriptions()).isZero();
+        assertThat(ch.isOpen()).isTrue();
+    }
+
+    @Test
+    void optionsTheCodecRefusesAreInvalidOptionsForThatSubscriptionAlone() throws Exception {
+        EmbeddedChannel ch = welcomed(DEFAULTS);
+
+        ch.writeInbound(frame(b -> subscribeWithBlock(b, 7, "01 090000")));
+
+        refusedAndNothingOpened(ch, "ERROR INVALID_OPTIONS 7 option kind 9 is unknown (1 maxRate, 2 fields, 3 filter, "
+                + "4 rewind, 5 rewindSince)");
+    }
+
+    @Test
+    void fieldsThatDoNotParseAreInvalidOptionsWithTheProjectionsMessage() throws Exception {
+        EmbeddedChannel ch = welcomed(DEFAULTS);
+
+        ch.writeInbound(frame(b -> subscribe(b, 7, "demo/#", SubscribeOptions.builder().fields("bid", "bid").build())));
+
+        refusedAndNothingOpened(ch, "ERROR INVALID_OPTIONS 7 fields: path 'bid' is named twice");
+    }
+
+    @Test
+    void aFilterThatDoesNotParseIsInvalidOptionsWithTheFiltersMessage() throws Exception {
+        EmbeddedChannel ch = welcomed(DEFAULTS);
+
+        ch.writeInbound(frame(b -> subscribe(b, 7, "demo/#",
+                SubscribeOptions.builder().maxRate(2).filter("spread 0.0005").build())));
+
+        refusedAndNothingOpened(ch, "ERROR INVALID_OPTIONS 7 filter: expected a comparison operator after 'spread' "
+                + "at column 8");
+    }
+
+    @Test
+    void rewindBeyondHistoryLengthIsInvalidOptions() throws Exception {
+        EmbeddedChannel ch = welcomed("limits: {maxConnections: 10}\nhistory: {length: 8}");
+
+        ch.writeInbound(frame(b -> subscribe(b, 7, "demo/#", SubscribeOptions.builder().rewind(9).build())));
+
+        refusedAndNothingOpened(ch, "ERROR INVALID_OPTIONS 7 rewind: 9 updates, more than the 8 a topic's history "
+                + "keeps (history.length)");
+    }
+
+    @Test
+    void validOptionsAreRefusedUntilViewsAreServedAndTheIdStaysFree() throws Exception {
+        EmbeddedChannel ch = welcomed(DEFAULTS);
+
+        ch.writeInbound(frame(b -> subscribe(b, 7, "demo/#", SubscribeOptions.builder().maxRate(4).fields("bid", "ask")
+                .filter("spread < 0.0005").rewind(8).rewindSince(0).build())));
+
+        refusedAndNothingOpened(ch, "ERROR INVALID_OPTIONS 7 options are not served yet (issue 16): maxRate, fields, "
+                + "filter, rewind, rewindSince");
+        ch.writeInbound(frame(b -> WireCodec.writeSubscribe(b, 7, "demo/#", Map.of())));
+        assertThat(published(1).kind).as("the same id, without options").isEqualTo(InboundEvent.SUBSCRIBE);
+        assertThat(counters.subscriptions()).isEqualTo(1);
+        assertThat(written(ch)).isEmpty();
+    }
+
+    @Test
+    void theSelectorAndTheLadderAreToldBeforeOptionsNotServedYet() throws Exception {
+        EmbeddedChannel ch = welcomed(DEFAULTS);
+        SubscribeOptions valid = SubscribeOptions.builder().rewind(1).build();
+
+        ch.writeInbound(frame(b -> {
+            WireCodec.writeSubscribe(b, 5, "demo/#", Map.of());
+            subscribe(b, 6, "demo//a", valid);
+            subscribe(b, 5, "demo/a", valid);
+            subscribe(b, 7, "demo/a", SubscribeOptions.builder().filter("x ~ 1").build());
+        }));
+
+        List<String> replies = written(ch);
+        assertThat(replies).hasSize(3);
+        assertThat(replies.get(0)).startsWith("ERROR INVALID_SELECTOR 6 ");
+        assertThat(replies.get(1)).isEqualTo("ERROR DUPLICATE_SUBSCRIPTION_ID 5 subscription id 5 is already open on "
+                + "this session");
+        assertThat(replies.get(2)).isEqualTo("ERROR INVALID_OPTIONS 7 filter: expected a comparison operator after 'x' "
+                + "at column 3");
+        assertThat(counters.subscriptions()).isEqualTo(1);
+    }
+
+    @Test
+    void aMalformedOptionsBlockIsFatal() throws Exception {
+        EmbeddedChannel ch = welcomed(DEFAULTS);
+
+        ch.writeInbound(frame(b -> subscribeWithBlock(b, 7, "01 01000400000fa0 ca")));
+
+        assertThat(written(ch)).containsExactly("ERROR MALFORMED_FRAME 0 truncated or malformed SUBSCRIBE message: "
+                + "1 bytes after the last of 1 options: the options block ends the message", "CLOSE 1002");
+        assertThat(ch.isOpen()).isFalse();
+    }
+
+    @Test
+    void aSubscribeWithRefusableOptionsBeforeHelloIsHandshakeRequired() throws Exception {
+        EmbeddedChannel ch = connect(DEFAULTS);
+
+        ch.writeInbound(frame(b -> subscribeWithBlock(b, 7, "00")));
+
+        assertThat(written(ch)).containsExactly("ERROR HANDSHAKE_REQUIRED 0 SUBSCRIBE before HELLO: the first message "
+                + "of a session must be HELLO", "CLOSE 1008");
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.server.config.ConfigLoader;
 import io.ringcast.server.config.ServerConfig;
 import org.junit.jupiter.api.AfterEach;
@@ -19,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SubscribeChecksTest {
     private final EmbeddedChannel channel = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
     private final Session session = new Session(1, channel.pipeline().firstContext(), 0, false);
-    private final SubscribeChecks checks = new SubscribeChecks(2);
+    private final SubscribeChecks checks = new SubscribeChecks(2, 64);
 
     SubscribeChecksTest() {
         session.permissions = Permissions.ALL;
@@ -90,5 +91,46 @@ class SubscribeChecksTest {
         readsPricesOnly();
 
         assertThat(checks.check(session, 0, selector("fx/#"), "fx/#").code()).isEqualTo(ErrorCode.PERMISSION_DENIED);
+    }
+
+    // ------------------------------------------------------------------ options
+
+    @Test
+    void noOptionsAndOptionsThatParsePass() {
+        assertThat(checks.options(SubscribeOptions.NONE)).isSameAs(Verdict.PASSED);
+        assertThat(checks.options(SubscribeOptions.builder().maxRate(4).fields("bid", "quote.ask")
+                .filter("spread < 0.0005").rewind(64).rewindSince(0).build())).isSameAs(Verdict.PASSED);
+    }
+
+    @Test
+    void fieldsTheProjectionRefusesAreInvalidOptionsWithItsMessage() {
+        assertRefused(checks.options(SubscribeOptions.builder().fields("a", "a").build()), ErrorCode.INVALID_OPTIONS,
+                "fields: path 'a' is named twice");
+        assertRefused(checks.options(SubscribeOptions.builder().fields("quote", "quote.bid").build()),
+                ErrorCode.INVALID_OPTIONS,
+                "fields: path 'quote.bid' is inside path 'quote', which is copied whole; name one of them");
+        assertRefused(checks.options(SubscribeOptions.builder().fields("").build()), ErrorCode.INVALID_OPTIONS,
+                "fields: empty path");
+    }
+
+    @Test
+    void aFilterThatDoesNotParseIsInvalidOptionsWithItsMessage() {
+        assertRefused(checks.options(SubscribeOptions.builder().filter("spread 0.0005").build()),
+                ErrorCode.INVALID_OPTIONS, "filter: expected a comparison operator after 'spread' at column 8");
+        assertRefused(checks.options(SubscribeOptions.builder().filter("  ").build()), ErrorCode.INVALID_OPTIONS,
+                "filter: empty");
+    }
+
+    @Test
+    void fieldsAreCheckedBeforeTheFilter() {
+        assertRefused(checks.options(SubscribeOptions.builder().fields("a b").filter("x ~ 1").build()),
+                ErrorCode.INVALID_OPTIONS, "fields: character U+0020 is not allowed in path 'a b'");
+    }
+
+    @Test
+    void rewindBeyondHistoryLengthIsInvalidOptions() {
+        assertRefused(checks.options(SubscribeOptions.builder().rewind(65).build()), ErrorCode.INVALID_OPTIONS,
+                "rewind: 65 updates, more than the 64 a topic's history keeps (history.length)");
+        assertThat(checks.options(SubscribeOptions.builder().rewind(64).build())).isSameAs(Verdict.PASSED);
     }
 }
