@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBufUtil;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -212,8 +211,14 @@ public final class SubscribeOptions {
         }
 
         /** {@code maxRate} as it travels, thousandths already checked by the caller (the decoder). */
-        Builder maxRateThousandths(int thousandths) {
-            this.maxRateThousandths = thousandths;
+        /** The rate as the wire carries it ({@link WireDecoder}); refused out of range as {@link #maxRate} refuses. */
+        Builder maxRateThousandths(long thousandths) {
+            if (thousandths < MIN_MAX_RATE_THOUSANDTHS || thousandths > MAX_MAX_RATE_THOUSANDTHS) {
+                throw new IllegalArgumentException("maxRate: " + thousandths + " thousandths of an update per second,"
+                        + " out of range (" + MIN_MAX_RATE_THOUSANDTHS + " to " + MAX_MAX_RATE_THOUSANDTHS
+                        + ": 0.001 to 100000 updates per second)");
+            }
+            this.maxRateThousandths = (int) thousandths;
             return this;
         }
 
@@ -229,12 +234,7 @@ public final class SubscribeOptions {
          */
         public Builder fields(List<String> paths) {
             Objects.requireNonNull(paths, "fields");
-            if (paths.isEmpty()) {
-                throw new IllegalArgumentException("fields: no paths given; name at least one");
-            }
-            if (paths.size() > MAX_FIELDS) {
-                throw new IllegalArgumentException("fields: " + paths.size() + " paths, more than " + MAX_FIELDS);
-            }
+            checkFieldCount(paths.size());
             List<String> copy = List.copyOf(paths); // refuses null paths
             long bytes = fieldsValueBytes(copy);
             if (bytes > MAX_OPTION_VALUE_BYTES) {
@@ -246,11 +246,6 @@ public final class SubscribeOptions {
         }
 
         /** {@code fields} read from the wire, already checked by the caller (the decoder). */
-        Builder fieldsChecked(List<String> paths) {
-            this.fields = Collections.unmodifiableList(paths);
-            return this;
-        }
-
         /**
          * Send only the updates whose value passes this predicate: 1 to {@value #MAX_FILTER_CHARS}
          * characters. Its language (docs/subscription-options.md) is checked by the server.
@@ -300,6 +295,16 @@ public final class SubscribeOptions {
     }
 
     /** Bytes of the {@code fields} option's value: {@code u8 n}, then each path as a {@code string}. */
+    /** Refuses a {@code fields} option of {@code n} paths unless 1 to {@link #MAX_FIELDS}: the builder's rule, which the decoder applies before reading them. */
+    static void checkFieldCount(int n) {
+        if (n == 0) {
+            throw new IllegalArgumentException("fields: no paths given; name at least one");
+        }
+        if (n > MAX_FIELDS) {
+            throw new IllegalArgumentException("fields: " + n + " paths, more than " + MAX_FIELDS);
+        }
+    }
+
     static long fieldsValueBytes(List<String> paths) {
         long bytes = 1;
         for (String path : paths) {

@@ -36,7 +36,7 @@ final class JsonValueInput extends InputStream {
      * table, which publishers' keys would fill. Errors carry no copy of the value. Buffers are
      * recycled per thread, which here is the one evaluating thread.
      */
-    private static final JsonFactory JSON = JsonFactory.builder()
+    static final JsonFactory JSON = JsonFactory.builder()
             .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
             .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
             .recyclerPool(JsonRecyclerPools.threadLocalPool())

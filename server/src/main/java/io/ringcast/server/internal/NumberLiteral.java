@@ -1,5 +1,10 @@
 package io.ringcast.server.internal;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+
+import java.io.IOException;
+
 /**
  * A number of a filter, compared exactly with the number text of a value: the result is
  * {@link java.math.BigDecimal#compareTo}'s on the two texts ({@code 0.10 = 0.1}, {@code 1e3 = 1000},
@@ -61,47 +66,17 @@ final class NumberLiteral {
         return new NumberLiteral(text, s.signum, d.toString().toCharArray(), s.exponent);
     }
 
-    /** Whether {@code text} is a number in JSON's grammar. */
+    /** Whether {@code text} is a number in JSON's grammar, all of it: Jackson's reading of it as one number token. */
     static boolean isJsonNumber(String text) {
-        int n = text.length();
-        int i = 0;
-        if (i < n && text.charAt(i) == '-') {
-            i++;
-        }
-        if (i >= n || !isDigit(text.charAt(i))) {
+        try (JsonParser parser = JsonValueInput.JSON.createParser(text)) {
+            JsonToken token = parser.nextToken();
+            return (token == JsonToken.VALUE_NUMBER_INT || token == JsonToken.VALUE_NUMBER_FLOAT)
+                    && parser.currentTokenLocation().getCharOffset() == 0 // no whitespace before
+                    && parser.getTextLength() == text.length() // nor after
+                    && parser.nextToken() == null;
+        } catch (IOException notOne) {
             return false;
         }
-        if (text.charAt(i) == '0') {
-            i++;
-        } else {
-            while (i < n && isDigit(text.charAt(i))) {
-                i++;
-            }
-        }
-        if (i < n && text.charAt(i) == '.') {
-            i++;
-            int start = i;
-            while (i < n && isDigit(text.charAt(i))) {
-                i++;
-            }
-            if (i == start) {
-                return false;
-            }
-        }
-        if (i < n && (text.charAt(i) == 'e' || text.charAt(i) == 'E')) {
-            i++;
-            if (i < n && (text.charAt(i) == '+' || text.charAt(i) == '-')) {
-                i++;
-            }
-            int start = i;
-            while (i < n && isDigit(text.charAt(i))) {
-                i++;
-            }
-            if (i == start) {
-                return false;
-            }
-        }
-        return i == n;
     }
 
     /** Whether the exponent of JSON number {@code text} has more than {@link #MAX_LITERAL_EXPONENT_DIGITS} digits (leading zeros aside). */
