@@ -118,11 +118,15 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param publishRatePerSession      publishes per second per session, with one second of burst; 0 for no limit
      * @param publisherLedgers           ledgers of publishers with no open session kept for {@code REPUBLISH}, in total
      * @param publisherLedgersPerPrincipal the same, per principal (all anonymous sessions are one principal)
+     * @param maxViews                   distinct subscription views ({@code maxRate}, {@code fields},
+     *                                   {@code filter}) the node serves at once; a subscription that would
+     *                                   make one more is refused
      */
     public record Limits(int maxFrameBytes, int maxPathBytes, int maxPathDepth, int maxSubscriptionsPerSession,
                          long outboundQueueBytes, long slowConsumerCloseGraceMs, long handshakeTimeoutMs,
                          int maxValueBytes, int maxTopics, int maxConnections, int maxConnectionsBeforeUpgrade,
-                         int publishRatePerSession, int publisherLedgers, int publisherLedgersPerPrincipal) {
+                         int publishRatePerSession, int publisherLedgers, int publisherLedgersPerPrincipal,
+                         int maxViews) {
 
         /** The path limits for the protocol's path and selector parsers. */
         public PathLimits pathLimits() {
@@ -144,6 +148,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             between("limits.publishRatePerSession", publishRatePerSession, 0, 100_000_000);
             between("limits.publisherLedgers", publisherLedgers, 0, 10_000_000);
             between("limits.publisherLedgersPerPrincipal", publisherLedgersPerPrincipal, 0, 10_000_000);
+            between("limits.maxViews", maxViews, 0, 1_000_000);
         }
     }
 

@@ -9,7 +9,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 
 /**
- * One session's updates held back by conflation: at most one per topic, the newest, in the order
+ * One session's updates held back by conflation: at most one per topic (per {@link Audience}: a
+ * view's stream of a topic is held apart from the plain one), the newest, in the order
  * the topics first became pending. An update that has not replaced anything is written as the
  * shared frame (no copy, no encoding); one that replaced older updates is encoded for this session
  * as {@code TOPIC} + {@code UPDATE} with the {@link UpdateFlags#CONFLATED} flag and the full value,
@@ -17,7 +18,7 @@ import java.util.LinkedHashMap;
  * session's loop only.
  */
 final class ConflationBuffer {
-    private final LinkedHashMap<Topic, Pending> pending = new LinkedHashMap<>();
+    private final LinkedHashMap<Audience, Pending> pending = new LinkedHashMap<>();
     /** Entries to reuse: a session under steady backpressure allocates no entry per update. */
     private final ArrayDeque<Pending> free = new ArrayDeque<>();
     /** Bytes of the frames the last {@link #drainTo} wrote. */
@@ -27,7 +28,7 @@ final class ConflationBuffer {
         return pending.isEmpty();
     }
 
-    boolean holds(Topic topic) {
+    boolean holds(Audience topic) {
         return pending.containsKey(topic);
     }
 
@@ -37,7 +38,7 @@ final class ConflationBuffer {
      * @return whether it replaced one (an update the session will never receive)
      */
     boolean put(FanOutEvent ev, boolean compressedSession) {
-        Pending p = pending.get(ev.topic);
+        Pending p = pending.get(ev.audience);
         boolean replaced = p != null;
         if (replaced) {
             p.releaseFrames();
@@ -45,9 +46,9 @@ final class ConflationBuffer {
             p.skipped = true;
         } else {
             p = free.isEmpty() ? new Pending() : free.poll();
-            p.topic = ev.topic;
+            p.audience = ev.audience;
             p.skipped = false;
-            pending.put(ev.topic, p);
+            pending.put(ev.audience, p);
         }
         p.sequence = ev.sequence;
         p.value = ev.value.retain();
@@ -89,18 +90,25 @@ final class ConflationBuffer {
     }
 
     private static ByteBuf conflatedFrame(Session session, Pending p) {
-        Topic topic = p.topic;
+        Topic topic = p.audience.topic();
+        int viewId = p.audience.viewId();
         ByteBuf value = p.value;
         int length = value.readableBytes();
-        ByteBuf frame = OutboundFrame.allocate(session.ctx.alloc(),
-                WireCodec.topicBytes(topic.path) + WireCodec.updateBytes(length));
+        ByteBuf frame = OutboundFrame.allocate(session.ctx.alloc(), WireCodec.topicBytes(topic.path)
+                + (viewId == 0 ? WireCodec.updateBytes(length) : WireCodec.viewedUpdateBytes(length)));
         WireCodec.writeTopic(frame, topic.alias, topic.path);
-        WireCodec.writeUpdate(frame, topic.alias, p.sequence, UpdateFlags.CONFLATED, value, value.readerIndex(), length);
+        if (viewId == 0) {
+            WireCodec.writeUpdate(frame, topic.alias, p.sequence, UpdateFlags.CONFLATED, value, value.readerIndex(),
+                    length);
+        } else {
+            WireCodec.writeUpdate(frame, topic.alias, p.sequence, UpdateFlags.CONFLATED | UpdateFlags.VIEWED, viewId,
+                    value, value.readerIndex(), length);
+        }
         return OutboundFrame.finish(frame);
     }
 
-    /** Drops the update held for {@code topic}, if any: a newer full value is about to be written. */
-    void discard(Topic topic) {
+    /** Drops the update held for {@code topic}, if any: a newer full value (or a view's {@code UNMATCHED}) is about to be written. */
+    void discard(Audience topic) {
         Pending p = pending.remove(topic);
         if (p != null) {
             p.releaseFrames();
@@ -120,13 +128,13 @@ final class ConflationBuffer {
     }
 
     private void recycle(Pending p) {
-        p.topic = null;
+        p.audience = null;
         p.value = null;
         free.push(p);
     }
 
     private static final class Pending {
-        Topic topic;
+        Audience audience;
         long sequence;
         /** The full value, one reference held. */
         ByteBuf value;

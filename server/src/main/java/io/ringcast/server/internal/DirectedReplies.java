@@ -73,6 +73,29 @@ final class DirectedReplies implements AutoCloseable {
                 topic.sequence, flags, value, valueIndex, valueLength);
     }
 
+    /** {@code VIEW}: the subscription's reply comes through view {@code viewId}; the reply's first message. */
+    void view(Session session, int subscriptionId, int viewId) {
+        WireCodec.writeView(room(session, WireCodec.VIEW_BYTES), subscriptionId, viewId);
+    }
+
+    /** A {@code SNAPSHOT} through a view of what it shows of its topic, which must be {@link TopicView#matched}. */
+    void snapshot(Session session, int subscriptionId, TopicView view, int flags) {
+        ByteBuf value = view.current;
+        WireCodec.writeSnapshot(room(session, WireCodec.viewedSnapshotBytes(value.readableBytes())), subscriptionId,
+                view.topic.alias, view.currentSequence, flags, view.view.id, value, value.readerIndex(),
+                value.readableBytes());
+    }
+
+    /** At most the size of {@link #snapshot(Session, int, TopicView, int)}'s message of {@code topic} through any view. */
+    static int viewedSnapshotBytes(Topic topic) {
+        return WireCodec.viewedSnapshotBytes(topic.hasValue() ? FieldProjection.maxBytes(topic.lastValueLength()) : 0);
+    }
+
+    /** {@code UNMATCHED}: the view's topic's value of {@code sequence} no longer passes its filter. */
+    void unmatched(Session session, TopicView view, long sequence) {
+        WireCodec.writeUnmatched(room(session, WireCodec.UNMATCHED_BYTES), view.view.id, view.topic.alias, sequence);
+    }
+
     /** The topic keeps no value (cache off): a snapshot that says updates were missed, and nothing more. */
     void gapWithoutValue(Session session, Topic topic) {
         WireCodec.writeSnapshot(room(session, WireCodec.snapshotBytes(0)), 0, topic.alias, topic.sequence,

@@ -23,8 +23,11 @@ final class FanOutEvent {
      * or null (compression off for the topic, no such subscriber, too small, or no gain).
      */
     ByteBuf compressedFrame;
-    /** {@link #UPDATE}: the topic (its final fields only). */
-    Topic topic;
+    /**
+     * {@link #UPDATE}: whose stream it is: the topic's plain subscribers, or a view's
+     * ({@link TopicView}); a session conflates per audience. Final fields only.
+     */
+    Audience audience;
     /** {@link #UPDATE}: the topic's conflation policy when the update was sequenced. */
     Conflation conflation;
     /**
@@ -92,7 +95,7 @@ final class FanOutEvent {
             value = null;
         }
         receivedNanos = 0;
-        topic = null;
+        audience = null;
         conflation = null;
         subscribers = null;
         target = null;

@@ -332,7 +332,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         if (!s.acceptsWrites()) {
             return;
         }
-        if (s.mustConflate(ev.conflation, ev.topic)) {
+        if (s.mustConflate(ev.conflation, ev.audience)) {
             if (ev.value != null) {
                 if (s.conflation == null) {
                     s.conflation = new ConflationBuffer();
@@ -346,9 +346,12 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
                 }
                 return;
             }
-            // conflation was reloaded off while this session held an update of the topic; the event
-            // carries no separate value only when its frame holds the full value, which supersedes the held one
-            s.conflation.discard(ev.topic);
+            // the event carries no separate value when its frame holds the full value (conflation was
+            // reloaded off while this session held an update of the topic), or no value at all (a
+            // view's UNMATCHED, a definition): either supersedes what is held of the stream
+            if (s.conflation != null) {
+                s.conflation.discard(ev.audience);
+            }
         }
         deliver(s, ev.frameFor(s.compressed), 1);
     }

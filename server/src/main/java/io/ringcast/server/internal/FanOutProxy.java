@@ -49,29 +49,42 @@ final class FanOutProxy {
     }
 
     /**
-     * Puts an encoded update on the ring for {@code topic}'s current subscribers. The ring takes
-     * over the update's frames and held value.
+     * Puts an encoded update on the ring for {@code topic}'s current subscribers, and the ack for its
+     * publisher (if any). The ring takes over the update's frames and held value.
      */
     void update(UpdateEncoder.Encoded update, Topic topic, InboundEvent publish, long sequence) {
-        long slot = claim(update.frame, update.compressedFrame, update.heldValue);
+        update(update.frame, update.compressedFrame, update.heldValue, topic, publish.session, publish.id,
+                publish.receivedNanos, sequence);
+    }
+
+    /**
+     * Puts a frame on the ring for {@code audience}'s current members: an update ({@code value}, the
+     * full value for conflation, or null when the frame holds it or conflation is off), or a message
+     * about the audience's stream without a value (a view's {@code UNMATCHED}, a topic's definition),
+     * which supersedes what a member's conflation holds of it. Acks {@code publisher}'s
+     * {@code correlationId} when a publisher is given. The ring takes over the frames and the value.
+     */
+    void update(ByteBuf frame, ByteBuf compressedFrame, ByteBuf value, Audience audience, Session publisher,
+                int correlationId, long receivedNanos, long sequence) {
+        long slot = claim(frame, compressedFrame, value);
         FanOutEvent ev = ring.get(slot);
         ev.kind = FanOutEvent.UPDATE;
-        ev.frame = update.frame;
-        ev.compressedFrame = update.compressedFrame;
+        ev.frame = frame;
+        ev.compressedFrame = compressedFrame;
         // null only when the frame holds the full value: see FanOutPoller.deliverOrHold
-        ev.value = update.heldValue;
-        ev.subscribers = topic.subscribers;
-        ev.topic = topic;
-        ev.conflation = topic.features.conflation();
-        ev.publisher = publish.session;
-        ev.correlationId = publish.id;
-        ev.receivedNanos = publish.receivedNanos;
+        ev.value = value;
+        ev.subscribers = audience.subscribers;
+        ev.audience = audience;
+        ev.conflation = audience.topic().features.conflation();
+        ev.publisher = publisher;
+        ev.correlationId = correlationId;
+        ev.receivedNanos = receivedNanos;
         ev.sequence = sequence;
-        for (int loop : topic.subscribers.loopsWithSessions()) {
+        for (int loop : audience.subscribers.loopsWithSessions()) {
             due(loop);
         }
-        if (publish.session != null) {
-            due(publish.session.loopIndex);
+        if (publisher != null) {
+            due(publisher.loopIndex);
         }
         commit(slot);
     }

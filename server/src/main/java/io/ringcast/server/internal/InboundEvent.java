@@ -29,6 +29,8 @@ final class InboundEvent {
      * sequencer produces the next ({@link Subscriptions#continueReplies}).
      */
     static final int CONTINUE_REPLIES = 8;
+    /** A held value of a view with {@code maxRate} may be due: {@link ViewedUpdates#flushDue}. */
+    static final int FLUSH_HELD = 9;
 
     int kind;
     Session session;
@@ -54,6 +56,8 @@ final class InboundEvent {
     ByteBuf value;
     Selector selector;
     Map<String, Long> resume;
+    /** A subscribe's view ({@link Views#acquire}, one use taken over), or null for a plain subscription. */
+    View view;
     FeatureResolver features;
     TopicSnapshotRequest snapshot;
 
@@ -69,6 +73,7 @@ final class InboundEvent {
         value = null;
         selector = null;
         resume = null;
+        view = null;
         features = null;
         snapshot = null;
     }

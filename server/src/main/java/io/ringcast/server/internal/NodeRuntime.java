@@ -51,8 +51,9 @@ import java.util.concurrent.TimeUnit;
  *                                 in log order with the log's sequence, into the same inbound ring; the
  *                                 acks of this node's publishes follow their updates into it, once this
  *                                 node applied their entry ("ringcast-cluster-answers-g0")
- *   thread "ringcast-sequencer"   TopicSequencer (single writer of the topic tree, encodes once)
- *                                   ──► fan-out ring (single producer)
+ *   thread "ringcast-held-views"  HeldViewsTimer ──► the same proxy and ring (FLUSH_HELD, at a maxRate deadline)
+ *   thread "ringcast-sequencer"   TopicSequencer (single writer of the topic tree, encodes once, and once
+ *                                 per view of a topic: ViewedUpdates) ──► fan-out ring (single producer)
  *   I/O threads "ringcast-io-N"   FanOutPoller per loop ──► sessions of that loop, one flush per batch
  * </pre>
  * Not thread-safe: start and stop from one thread.
@@ -72,6 +73,11 @@ public final class NodeRuntime implements AutoCloseable {
     private OpenSessions sessions;
     private BatchEventProcessor<InboundEvent> sequencerProcessor;
     private TopicSequencer sequencer;
+    /** The node's distinct subscription views ({@code limits.maxViews}). */
+    private Views views;
+    /** Sends {@code FLUSH_HELD} when a view's held value is due ({@code maxRate}), on {@link #heldViewsTimerThread}. */
+    private HeldViewsTimer heldViewsTimer;
+    private Thread heldViewsTimerThread;
     private Thread sequencerThread;
     private InetSocketAddress boundAddress;
     private ServerChannelInitializer pipeline;
@@ -156,11 +162,13 @@ public final class NodeRuntime implements AutoCloseable {
                 waitStrategy(pc));
         inbound = new SequencerProxy(ring);
         counters.readQueuesOf(sessions.channels(), ring);
+        views = new Views(config.limits().maxViews());
+        heldViewsTimer = new HeldViewsTimer(inbound::tryFlushHeld);
         sequencer = new TopicSequencer(new FanOutProxy(fanOut, pollers), PooledByteBufAllocator.DEFAULT,
                 new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters,
-                config.cluster().enabled());
+                config.cluster().enabled(), views, System::nanoTime, heldViewsTimer::arm);
         if (config.state().enabled() && !config.cluster().enabled()) {
             try {
                 restoreTopics(Path.of(config.state().file()));
@@ -178,6 +186,9 @@ public final class NodeRuntime implements AutoCloseable {
         // the topic tree's only writer: without it nothing is sequenced or delivered any more
         sequencerThread.setUncaughtExceptionHandler((t, e) -> FatalErrors.halt("the sequencer thread, which died", e));
         sequencerThread.start();
+        heldViewsTimerThread = new Thread(heldViewsTimer, "ringcast-held-views");
+        heldViewsTimerThread.setDaemon(true);
+        heldViewsTimerThread.start();
     }
 
     /** Joins the cluster ({@link ClusterLink}); the port is bound only once this node has caught up. */
@@ -219,7 +230,7 @@ public final class NodeRuntime implements AutoCloseable {
                 transport);
         SessionServices sessionServices = new SessionServices(config.limits(), config.session().idleTimeoutMs(),
                 sessions, inbound, new SubscribeChecks(config.limits().maxSubscriptionsPerSession(),
-                        config.history().length()), login,
+                        config.history().length(), views), login,
                 cluster == null ? null : new ClusterRoute(cluster, inbound, config.cluster().replicationTimeoutMs(),
                         config.limits().maxTopics()),
                 outboundLimit, counters);
@@ -364,6 +375,10 @@ public final class NodeRuntime implements AutoCloseable {
         }
         if (sessions != null) {
             sessions.shutdownAll(SHUTDOWN_FLUSH_MS);
+        }
+        if (heldViewsTimer != null) {
+            heldViewsTimer.stop();
+            StoppingThreads.join(heldViewsTimerThread);
         }
         if (sequencerProcessor != null) {
             sequencer.halt();

@@ -75,11 +75,13 @@ final class SequencerProxy {
         e.overRate = overRate;
     }
 
-    /** A session's subscription into a claimed slot. */
-    void fillSubscribe(long slot, Session session, int subscriptionId, Selector selector, Map<String, Long> resume) {
+    /** A session's subscription into a claimed slot; {@code view} (one use, taken over) or null for a plain one. */
+    void fillSubscribe(long slot, Session session, int subscriptionId, Selector selector, Map<String, Long> resume,
+                       View view) {
         InboundEvent e = command(slot, InboundEvent.SUBSCRIBE, session, subscriptionId);
         e.selector = selector;
         e.resume = resume;
+        e.view = view;
     }
 
     /** A session's unsubscription into a claimed slot. */
@@ -119,6 +121,15 @@ final class SequencerProxy {
      */
     boolean tryContinueReplies(Session session) {
         return trySessionCommand(InboundEvent.CONTINUE_REPLIES, session);
+    }
+
+    /**
+     * Tells the sequencer a view's held value may be due ({@link HeldViewsTimer}). Never waits.
+     *
+     * @return false when the ring is full: nothing was sent, the caller retries
+     */
+    boolean tryFlushHeld() {
+        return trySessionCommand(InboundEvent.FLUSH_HELD, null);
     }
 
     private boolean trySessionCommand(int kind, Session session) {

@@ -99,7 +99,7 @@ final class Session {
 
     // ---- sequencer fields (ringcast-sequencer)
     /** Open subscriptions by id. */
-    final Map<Integer, Selector> subscriptions = new HashMap<>();
+    final Map<Integer, OpenSubscription> subscriptions = new HashMap<>();
     /**
      * Resume positions the client sent for topics this server did not have (a server restarted
      * without its state): when such a topic is created, its numbering starts again below what the
@@ -147,7 +147,7 @@ final class Session {
      * and, whatever the policy (it may have been reloaded), whenever an older update of the topic is
      * held, so the topic's order is kept. I/O thread.
      */
-    boolean mustConflate(Conflation policy, Topic topic) {
+    boolean mustConflate(Conflation policy, Audience topic) {
         if (policy == Conflation.ALWAYS || policy == Conflation.ON_BACKPRESSURE && !channel.isWritable()) {
             return true;
         }

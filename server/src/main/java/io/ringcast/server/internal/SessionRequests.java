@@ -121,8 +121,9 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
     /**
      * A {@code SUBSCRIBE}: refused at the first fault of its selector, options ({@link
      * SubscribeChecks#options}) or the ladder ({@link SubscribeChecks#check}), else opened by the
-     * sequencer. While views are not served (issue 16, steps 3 and 4), a subscription with options
-     * is refused even when they are valid, once it passed everything else.
+     * sequencer, with its view ({@link Views#acquire}) when its options make one. Until rewind is
+     * served (issue 16, step 4), a subscription with {@code rewind} or {@code rewindSince} is
+     * refused even when they are valid, once it passed everything else.
      */
     @Override
     public void onSubscribe(int subscriptionId, String selectorText, Map<String, Long> resume,
@@ -143,14 +144,25 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
             replies.refuse(verdict, subscriptionId);
             return;
         }
-        if (!options.isEmpty()) {
+        if (options.rewind() > 0 || options.rewindSince() >= 0) {
             replies.refuse(ErrorCode.INVALID_OPTIONS, subscriptionId, "options are not served yet (issue 16): "
-                    + String.join(", ", options.names()));
+                    + (options.rewind() > 0 ? "rewind" : "rewindSince"));
             return;
+        }
+        View view = null;
+        if (Views.makesView(options)) {
+            view = node.subscribeChecks().views().acquire(options);
+            if (view == null) {
+                replies.refuse(ErrorCode.TOO_MANY_SUBSCRIPTIONS, subscriptionId, "subscription to '" + selectorText
+                        + "' refused: the server already serves " + node.subscribeChecks().views().maxViews()
+                        + " distinct views (limits.maxViews); subscribe with the options of an existing view,"
+                        + " or without maxRate, fields and filter");
+                return;
+            }
         }
         session.openSubscriptionIds.add(subscriptionId);
         node.counters().subscriptions.incrementAndGet();
-        node.sequencer().fillSubscribe(claimedSlot(), session, subscriptionId, selector, resume);
+        node.sequencer().fillSubscribe(claimedSlot(), session, subscriptionId, selector, resume, view);
     }
 
     /** A {@code SUBSCRIBE} whose options block the codec found well framed but wrong ({@code INVALID_OPTIONS}). */

@@ -17,14 +17,22 @@ import io.ringcast.protocol.SubscribeOptions;
 final class SubscribeChecks {
     private final int maxSubscriptionsPerSession;
     private final int historyLength;
+    private final Views views;
 
     /**
      * @param maxSubscriptionsPerSession {@code limits.maxSubscriptionsPerSession}
      * @param historyLength              {@code history.length}: the most a {@code rewind} may ask for
+     * @param views                      the node's views: a subscription with a view takes one last
      */
-    SubscribeChecks(int maxSubscriptionsPerSession, int historyLength) {
+    SubscribeChecks(int maxSubscriptionsPerSession, int historyLength, Views views) {
         this.maxSubscriptionsPerSession = maxSubscriptionsPerSession;
         this.historyLength = historyLength;
+        this.views = views;
+    }
+
+    /** The node's views ({@link Views#acquire}: the ladder's last step, bounded by {@code limits.maxViews}). */
+    Views views() {
+        return views;
     }
 
     /**

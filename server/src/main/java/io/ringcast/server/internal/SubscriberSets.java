@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * One instance of each distinct {@link SubscriberSet} the topics have, and the only code that
- * changes a topic's set. Topics with the same subscribers share one set: a {@link FanOutPoller}
+ * changes a topic's set: its plain subscribers' or a view's ({@link Audience}; "topic" below is either). Topics with the same subscribers share one set: a {@link FanOutPoller}
  * then sees by identity that consecutive updates of different topics go to the same sessions and
  * writes them to each session in one frame, and a thousand topics under one {@code #} hold one
  * array of their subscribers, not a thousand.
@@ -35,7 +35,7 @@ final class SubscriberSets {
     }
 
     /** Adds {@code session} to {@code topic}'s subscribers. */
-    void add(Topic topic, Session session) {
+    void add(Audience topic, Session session) {
         add(topic, session, false);
     }
 
@@ -43,7 +43,7 @@ final class SubscriberSets {
      * Adds {@code session} to {@code topic}'s subscribers, as a held member when {@code held} (its
      * updates wait for its streamed reply: {@link SubscriberSet#holds}); a member stays as it was.
      */
-    void add(Topic topic, Session session, boolean held) {
+    void add(Audience topic, Session session, boolean held) {
         SubscriberSet from = topic.subscribers;
         SubscriberSet to;
         if (from.memoAdded == session && from.memoAddedHeld == held && from.memoAddedResult.uses > 0) {
@@ -58,7 +58,7 @@ final class SubscriberSets {
     }
 
     /** Makes {@code session}, a held member of {@code topic}'s subscribers, an ordinary one. */
-    void release(Topic topic, Session session) {
+    void release(Audience topic, Session session) {
         SubscriberSet from = topic.subscribers;
         SubscriberSet to;
         if (from.memoReleased == session && from.memoReleasedResult.uses > 0) {
@@ -72,7 +72,7 @@ final class SubscriberSets {
     }
 
     /** Removes {@code session} from {@code topic}'s subscribers. */
-    void remove(Topic topic, Session session) {
+    void remove(Audience topic, Session session) {
         SubscriberSet from = topic.subscribers;
         SubscriberSet to;
         if (from.memoRemoved == session && (from.memoRemovedResult.uses > 0 || from.memoRemovedResult == empty)) {
@@ -89,12 +89,12 @@ final class SubscriberSets {
     }
 
     /** Gives {@code topic} exactly these (distinct) sessions. */
-    void assign(Topic topic, List<Session> sessions) {
+    void assign(Audience topic, List<Session> sessions) {
         assign(topic, sessions, List.of());
     }
 
     /** Gives {@code topic} exactly these (distinct) sessions, {@code held} among them held. */
-    void assign(Topic topic, List<Session> sessions, List<Session> held) {
+    void assign(Audience topic, List<Session> sessions, List<Session> held) {
         move(topic, sessions.isEmpty() ? empty : intern(SubscriberSet.of(sessions, held, empty.loops())));
     }
 
@@ -106,7 +106,7 @@ final class SubscriberSets {
         return existing == null ? set : existing;
     }
 
-    private void move(Topic topic, SubscriberSet to) {
+    private void move(Audience topic, SubscriberSet to) {
         SubscriberSet from = topic.subscribers;
         if (from == to) {
             return;

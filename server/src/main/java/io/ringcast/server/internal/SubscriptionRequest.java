@@ -21,6 +21,8 @@ final class SubscriptionRequest {
     final Selector selector;
     /** A subscribe's resume list (empty for a first subscribe). */
     final Map<String, Long> resume;
+    /** A subscribe's view, or null: plain, or an unsubscribe. */
+    final View view;
     /** Whether the subscription is open and its reply under way. */
     boolean opened;
     /** The resume position of a topic the resume list does not name: null for a first subscribe. */
@@ -32,18 +34,20 @@ final class SubscriptionRequest {
     /** Topics the reply matched so far: {@code SUBSCRIBED}'s count at the end. */
     int matched;
 
-    private SubscriptionRequest(boolean unsubscribe, int subscriptionId, Selector selector, Map<String, Long> resume) {
+    private SubscriptionRequest(boolean unsubscribe, int subscriptionId, Selector selector, Map<String, Long> resume,
+                                View view) {
         this.unsubscribe = unsubscribe;
         this.subscriptionId = subscriptionId;
         this.selector = selector;
         this.resume = resume;
+        this.view = view;
     }
 
-    static SubscriptionRequest subscribe(int subscriptionId, Selector selector, Map<String, Long> resume) {
-        return new SubscriptionRequest(false, subscriptionId, selector, resume);
+    static SubscriptionRequest subscribe(int subscriptionId, Selector selector, Map<String, Long> resume, View view) {
+        return new SubscriptionRequest(false, subscriptionId, selector, resume, view);
     }
 
     static SubscriptionRequest unsubscribe(int subscriptionId) {
-        return new SubscriptionRequest(true, subscriptionId, null, Map.of());
+        return new SubscriptionRequest(true, subscriptionId, null, Map.of(), null);
     }
 }

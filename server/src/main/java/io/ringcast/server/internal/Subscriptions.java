@@ -6,6 +6,8 @@ import io.ringcast.protocol.UpdateFlags;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 
 /**
@@ -52,10 +54,14 @@ final class Subscriptions {
     private static final int SENDS_SNAPSHOT = 1;
     private static final int SENDS_REPLAY = 2;
     private static final int SENDS_GAP = 3;
+    /** Through a view: the client had a value of the topic that no longer passes the view's filter. */
+    private static final int SENDS_UNMATCHED = 4;
 
     private final TopicTree tree;
     private final SelectorIndex index = new SelectorIndex();
     private final DirectedReplies replies;
+    private final ViewedUpdates viewed;
+    private final Views views;
     private final SubscriberSets sets;
     private final ServerCounters counters;
     private final int loops;
@@ -73,10 +79,15 @@ final class Subscriptions {
     private final ArrayList<Session> heldSessions = new ArrayList<>();
     /** Reused while creating a topic: matched sessions that had resumed its path from an earlier server. */
     private final ArrayList<Session> resettingSessions = new ArrayList<>();
+    /** Reused while creating a topic: the sessions its path matches through each view. */
+    private final LinkedHashMap<View, LinkedHashSet<Session>> matchedByView = new LinkedHashMap<>();
 
-    Subscriptions(TopicTree tree, DirectedReplies replies, int loops, boolean clusterMode, ServerCounters counters) {
+    Subscriptions(TopicTree tree, DirectedReplies replies, ViewedUpdates viewed, Views views, int loops,
+                  boolean clusterMode, ServerCounters counters) {
         this.tree = tree;
         this.replies = replies;
+        this.viewed = viewed;
+        this.views = views;
         this.loops = loops;
         this.sets = new SubscriberSets(loops);
         this.clusterMode = clusterMode;
@@ -89,10 +100,11 @@ final class Subscriptions {
      * still streaming, it waits its turn. A non-empty {@code resume} list makes it a resume of a
      * subscription the client had before: a matching topic the list leaves out is resumed from
      * {@link #NOTHING_SEEN}, since it came while the client was away (or the client cut its list to
-     * fit a frame): a plain snapshot would hide the updates before it.
+     * fit a frame): a plain snapshot would hide the updates before it. With a {@code view} (one use
+     * of it, taken over), the reply starts with {@code VIEW} and everything comes through the view.
      */
-    void subscribe(Session session, int subscriptionId, Selector selector, Map<String, Long> resume) {
-        SubscriptionRequest request = SubscriptionRequest.subscribe(subscriptionId, selector, resume);
+    void subscribe(Session session, int subscriptionId, Selector selector, Map<String, Long> resume, View view) {
+        SubscriptionRequest request = SubscriptionRequest.subscribe(subscriptionId, selector, resume, view);
         if (session.pendingRequests != null) {
             session.pendingRequests.addLast(request);
             return;
@@ -193,6 +205,12 @@ final class Subscriptions {
             if (topic.subscribers.holds(session)) {
                 sets.release(topic, session);
             }
+            for (int v = 0; v < topic.viewCount(); v++) {
+                TopicView view = topic.view(v);
+                if (view.subscribers.holds(session)) {
+                    sets.release(view, session);
+                }
+            }
         }
     }
 
@@ -202,8 +220,11 @@ final class Subscriptions {
      * true; else leaves it to {@link #advance} from the first topic created.
      */
     private boolean openAndAnswerWithin(Session session, SubscriptionRequest r, long roomBytes) {
-        session.subscriptions.put(r.subscriptionId, r.selector);
+        session.subscriptions.put(r.subscriptionId, new OpenSubscription(r.selector, r.view));
         index.add(r.selector, session, r.subscriptionId);
+        if (r.view != null) {
+            replies.view(session, r.subscriptionId, r.view.id);
+        }
         for (Map.Entry<String, Long> resumed : r.resume.entrySet()) {
             if (!clusterMode && tree.get(resumed.getKey()) == null) {
                 session.resumeForMissingTopics.put(resumed.getKey(), resumed.getValue());
@@ -220,7 +241,7 @@ final class Subscriptions {
         tree.forEachMatch(r.selector, topic -> {
             if (session.permissions.mayRead(topic.segments)) { // a subscription to # sees only what the session may read
                 matched[0]++;
-                join(session, r.subscriptionId, topic, resumeFrom(r, topic));
+                join(session, r, topic);
             }
         });
         replies.subscribed(session, r.subscriptionId, matched[0]);
@@ -232,7 +253,7 @@ final class Subscriptions {
         long[] bytes = {0};
         return tree.forEachMatchWhile(r.selector, topic -> {
             if (session.permissions.mayRead(topic.segments)) {
-                bytes[0] += replyBytes(session, topic, resumeFrom(r, topic));
+                bytes[0] += r.view == null ? replyBytes(session, topic, resumeFrom(r, topic)) : viewedReplyBytes(topic);
             }
             return bytes[0] <= roomBytes;
         });
@@ -250,7 +271,7 @@ final class Subscriptions {
             Topic topic = tree.inCreationOrder(r.next++);
             if (r.selector.matches(topic.segments) && session.permissions.mayRead(topic.segments)) {
                 r.matched++;
-                join(session, r.subscriptionId, topic, resumeFrom(r, topic));
+                join(session, r, topic);
             }
         }
         replies.subscribed(session, r.subscriptionId, r.matched);
@@ -296,6 +317,33 @@ final class Subscriptions {
         };
     }
 
+    /** At most the bytes {@link #joinView} writes: the topic's definition and a snapshot through a view. */
+    private static long viewedReplyBytes(Topic topic) {
+        return DirectedReplies.topicBytes(topic) + DirectedReplies.viewedSnapshotBytes(topic);
+    }
+
+    /** Whether the session received the topic's {@code TOPIC}: it is a member of its plain set or of one of its views. */
+    private static boolean knows(Session session, Topic topic) {
+        if (topic.subscribers.contains(session)) {
+            return true;
+        }
+        for (int i = 0; i < topic.viewCount(); i++) {
+            if (topic.view(i).subscribers.contains(session)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Joins the request's subscription to {@code topic}: plainly ({@link #join(Session, int, Topic, Long)}) or through its view. */
+    private void join(Session session, SubscriptionRequest r, Topic topic) {
+        if (r.view == null) {
+            join(session, r.subscriptionId, topic, resumeFrom(r, topic));
+        } else {
+            joinView(session, r.subscriptionId, topic, resumeFrom(r, topic), r.view);
+        }
+    }
+
     /**
      * Adds the session to the topic's subscribers and sends what the subscription starts from
      * ({@link #start}), after the topic's {@code TOPIC} where the session did not receive it yet.
@@ -304,9 +352,12 @@ final class Subscriptions {
         boolean joined = topic.subscribers.contains(session);
         int start = start(topic, resumeFrom, joined);
         if (!joined) {
+            boolean known = knows(session, topic);
             // held while a reply of the session streams: see the class comment
             sets.add(topic, session, session.pendingRequests != null);
-            replies.topic(session, topic);
+            if (!known) {
+                replies.topic(session, topic);
+            }
         }
         switch (start) {
             case SENDS_SNAPSHOT -> replies.snapshot(session, subscriptionId, topic, 0);
@@ -314,6 +365,54 @@ final class Subscriptions {
             case SENDS_GAP -> gap(session, topic);
             default -> { }
         }
+    }
+
+    /**
+     * Adds the session to the members of the topic's {@code view} and sends what the subscription
+     * starts from through it ({@link #startViewed}), after the topic's {@code TOPIC} where the
+     * session did not receive it yet.
+     */
+    private void joinView(Session session, int subscriptionId, Topic topic, Long resumeFrom, View view) {
+        TopicView v = viewed.open(topic, view);
+        boolean joined = v.subscribers.contains(session);
+        if (!joined) {
+            boolean known = knows(session, topic);
+            sets.add(v, session, session.pendingRequests != null);
+            if (!known) {
+                replies.topic(session, topic);
+            }
+        }
+        switch (startViewed(v, resumeFrom)) {
+            case SENDS_SNAPSHOT -> replies.snapshot(session, subscriptionId, v, 0);
+            case SENDS_GAP -> replies.snapshot(session, subscriptionId, v, UpdateFlags.GAP);
+            case SENDS_UNMATCHED -> replies.unmatched(session, v, topic.sequence);
+            default -> { }
+        }
+    }
+
+    /**
+     * What a subscription through a view starts {@code v}'s topic from: for a first subscribe, what
+     * the view shows (nothing when the newest value does not pass); for a resume, what the view shows
+     * when it is newer than what the client has ({@code resumeFrom}), or {@code UNMATCHED} when the
+     * client had a value and the newest one no longer passes. Sequences through a view jump anyway,
+     * so the newest is all a resume needs. Unlike {@link #start}, the same whether or not the
+     * session receives the view already through another subscription: a client keeps what it
+     * received per subscription, and each subscription takes its view's messages from its own
+     * {@code VIEW} on, so each is brought up to date by its own reply.
+     */
+    private int startViewed(TopicView v, Long resumeFrom) {
+        if (resumeFrom == null) {
+            return v.matched ? SENDS_SNAPSHOT : SENDS_NOTHING;
+        }
+        if (v.matched) {
+            if (v.currentSequence > resumeFrom) {
+                return SENDS_SNAPSHOT;
+            }
+            // a single node numbering below what the client saw restarted without its state: the
+            // client drops what it takes for seen already, unless told of the gap
+            return !clusterMode && v.currentSequence < resumeFrom ? SENDS_GAP : SENDS_NOTHING;
+        }
+        return resumeFrom > 0 && v.topic.hasValue() && v.topic.sequence > resumeFrom ? SENDS_UNMATCHED : SENDS_NOTHING;
     }
 
     /**
@@ -357,28 +456,79 @@ final class Subscriptions {
                 replies.holdFrames(null);
             }
         }
+        for (int i = 0; i < topic.viewCount(); i++) {
+            replacedThroughView(topic.view(i), created);
+        }
     }
 
-    /** Closes subscription {@code subscriptionId}: the session leaves the topics no other of its subscriptions matches. */
+    /**
+     * {@link #replaced} for the members of a view of the topic: the view takes the new value; they
+     * are sent what it shows when that changed, or {@code UNMATCHED} when it no longer passes.
+     */
+    private void replacedThroughView(TopicView v, boolean created) {
+        boolean wasMatched = v.matched;
+        long before = v.currentSequence;
+        viewed.refresh(v);
+        boolean changed = v.matched && (!wasMatched || v.currentSequence != before);
+        boolean unmatched = wasMatched && !v.matched;
+        for (int loop = 0; loop < loops; loop++) {
+            for (Session session : v.subscribers.forLoop(loop)) {
+                replies.holdFrames(v.subscribers.holds(session));
+                if (created) {
+                    replies.topic(session, v.topic);
+                }
+                if (changed) {
+                    replies.snapshot(session, 0, v, 0);
+                } else if (unmatched) {
+                    replies.unmatched(session, v, v.topic.sequence);
+                }
+                replies.flush();
+                replies.holdFrames(null);
+            }
+        }
+    }
+
+    /**
+     * Closes subscription {@code subscriptionId}: the session leaves the topics (plain, or the
+     * subscription's view of them) no other of its subscriptions with the same view matches.
+     */
     private void unsubscribeNow(Session session, int subscriptionId) {
-        Selector selector = session.subscriptions.remove(subscriptionId);
-        if (selector == null) {
+        OpenSubscription closed = session.subscriptions.remove(subscriptionId);
+        if (closed == null) {
             return;
         }
-        index.remove(selector, session, subscriptionId);
-        tree.forEachMatch(selector, topic -> {
-            for (Selector other : session.subscriptions.values()) {
-                if (other.matches(topic.segments)) {
+        index.remove(closed.selector(), session, subscriptionId);
+        tree.forEachMatch(closed.selector(), topic -> {
+            for (OpenSubscription other : session.subscriptions.values()) {
+                if (other.view() == closed.view() && other.selector().matches(topic.segments)) {
                     return;
                 }
             }
-            sets.remove(topic, session);
+            leave(topic, session, closed.view());
         });
+        if (closed.view() != null) {
+            views.release(closed.view());
+        }
+    }
+
+    /** The session leaves the topic's plain subscribers ({@code view} null) or its view; an emptied view is dropped. */
+    private void leave(Topic topic, Session session, View view) {
+        if (view == null) {
+            sets.remove(topic, session);
+            return;
+        }
+        TopicView v = topic.viewOf(view);
+        if (v != null) {
+            sets.remove(v, session);
+            if (v.subscribers.size() == 0) {
+                viewed.close(v);
+            }
+        }
     }
 
     /**
      * The session is gone: its pending requests are dropped, and it leaves the index and every topic
-     * its subscriptions match (it joined no other). No set of its topics is kept for this: at a thousand sessions on {@code #} over a
+     * its subscriptions match (it joined no other), and their views. No set of its topics is kept for this: at a thousand sessions on {@code #} over a
      * thousand topics that was a million map entries; the topics are found again instead, and
      * removing the session from each shared set is one step after the first ({@link SubscriberSets}).
      */
@@ -389,9 +539,13 @@ final class Subscriptions {
             session.pendingRequests = null;
             counters.subscribeRepliesPending(--repliesPending);
         }
-        for (Map.Entry<Integer, Selector> s : session.subscriptions.entrySet()) {
-            index.remove(s.getValue(), session, s.getKey());
-            tree.forEachMatch(s.getValue(), topic -> sets.remove(topic, session));
+        for (Map.Entry<Integer, OpenSubscription> s : session.subscriptions.entrySet()) {
+            OpenSubscription open = s.getValue();
+            index.remove(open.selector(), session, s.getKey());
+            tree.forEachMatch(open.selector(), topic -> leave(topic, session, open.view()));
+            if (open.view() != null) {
+                views.release(open.view());
+            }
         }
         session.subscriptions.clear();
     }
@@ -404,6 +558,13 @@ final class Subscriptions {
     void subscribeNew(Topic topic) {
         long mark = ++visitCounter;
         index.forEachMatch(topic.segments, (session, subscriptionId) -> {
+            View view = session.subscriptions.get(subscriptionId).view();
+            if (view != null) {
+                if (session.permissions.mayRead(topic.segments)) {
+                    matchedByView.computeIfAbsent(view, v -> new LinkedHashSet<>()).add(session);
+                }
+                return;
+            }
             if (session.visitMark == mark || !session.permissions.mayRead(topic.segments)) {
                 return; // a session with several matching subscriptions joins once
             }
@@ -421,6 +582,20 @@ final class Subscriptions {
         sets.assign(topic, matchedSessions, heldSessions);
         matchedSessions.clear();
         heldSessions.clear();
+        if (!matchedByView.isEmpty()) {
+            for (Map.Entry<View, LinkedHashSet<Session>> m : matchedByView.entrySet()) {
+                for (Session session : m.getValue()) {
+                    matchedSessions.add(session);
+                    if (session.pendingRequests != null) {
+                        heldSessions.add(session);
+                    }
+                }
+                sets.assign(viewed.open(topic, m.getKey()), matchedSessions, heldSessions);
+                matchedSessions.clear();
+                heldSessions.clear();
+            }
+            matchedByView.clear();
+        }
     }
 
     /**

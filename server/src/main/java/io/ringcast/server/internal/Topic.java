@@ -3,10 +3,12 @@ package io.ringcast.server.internal;
 import io.netty.buffer.ByteBuf;
 import io.ringcast.protocol.WireCodec;
 
+import java.util.Arrays;
+
 /**
- * One topic: its alias, sequence, features, subscribers, newest value and short history. Owned by
- * the sequencer thread; only the final fields and {@link #subscribers} are read elsewhere, the
- * latter only through the reference a fan-out event captured.
+ * One topic: its alias, sequence, features, subscribers (plain, and through each view), newest value
+ * and short history. Owned by the sequencer thread; only the final fields and {@link #subscribers}
+ * are read elsewhere, the latter only through the reference a fan-out event captured.
  *
  * <p>With the last-value cache on, the topic keeps its history: the encoded frames themselves (one
  * reference each), not copies, so a replay copies their {@code UPDATE} messages, and a frame is
@@ -14,13 +16,15 @@ import io.ringcast.protocol.WireCodec;
  * is read from the newest frame, except when that frame holds a delta: then the topic also keeps a
  * copy of the full value. With the cache off it keeps nothing but its sequence.
  */
-final class Topic {
+final class Topic extends Audience {
     final int alias;
     final String path;
     final String[] segments;
     long sequence;
-    SubscriberSet subscribers;
     TopicFeatures features;
+    /** The views its subscribers see it through ({@link TopicView}), in {@code views[0..viewCount)}; null before the first. */
+    private TopicView[] views;
+    private int viewCount;
 
     private final int historyLength;
     private ByteBuf[] historyFrames;
@@ -37,12 +41,62 @@ final class Topic {
 
     Topic(int alias, String path, String[] segments, SubscriberSet subscribers, int historyLength,
           TopicFeatures features) {
+        super(subscribers);
         this.alias = alias;
         this.path = path;
         this.segments = segments;
-        this.subscribers = subscribers;
         this.historyLength = historyLength;
         this.features = features;
+    }
+
+    @Override
+    Topic topic() {
+        return this;
+    }
+
+    @Override
+    int viewId() {
+        return 0;
+    }
+
+    /** How many views the topic has members of. */
+    int viewCount() {
+        return viewCount;
+    }
+
+    /** View {@code i}, {@code 0 <= i < viewCount()}. */
+    TopicView view(int i) {
+        return views[i];
+    }
+
+    /** The topic's slot of {@code view}, or null. */
+    TopicView viewOf(View view) {
+        for (int i = 0; i < viewCount; i++) {
+            if (views[i].view == view) {
+                return views[i];
+            }
+        }
+        return null;
+    }
+
+    void addView(TopicView view) {
+        if (views == null) {
+            views = new TopicView[2];
+        } else if (viewCount == views.length) {
+            views = Arrays.copyOf(views, viewCount * 2);
+        }
+        views[viewCount++] = view;
+    }
+
+    /** Drops a view no member is left in; the order of the others may change. */
+    void removeView(TopicView view) {
+        for (int i = 0; i < viewCount; i++) {
+            if (views[i] == view) {
+                views[i] = views[--viewCount];
+                views[viewCount] = null;
+                return;
+            }
+        }
     }
 
     /** Applies features resolved again after a reload; turning the cache off drops what was kept. */

@@ -1,6 +1,7 @@
 package io.ringcast.server.internal;
 
 import com.lmax.disruptor.EventHandler;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.PathLimits;
@@ -15,6 +16,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * The single writer of the topic tree: the handler of the inbound ring, run by the
@@ -36,6 +39,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private final FanOutProxy fanOut;
     private final UpdateEncoder encoder;
     private final DirectedReplies replies;
+    private final ViewedUpdates viewed;
     private final Subscriptions subscriptions;
     private final RepublishAnswers republishes;
     private final ServerCounters counters;
@@ -49,6 +53,19 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     TopicSequencer(FanOutProxy fanOut, ByteBufAllocator alloc, SequencerLimits limits, FeatureResolver features,
                    ServerCounters counters, boolean clusterMode) {
+        this(fanOut, alloc, limits, features, counters, clusterMode, new Views(Integer.MAX_VALUE), System::nanoTime,
+                deadline -> { });
+    }
+
+    /**
+     * @param views          the node's views, which the sequencer releases as subscriptions close
+     * @param clock          {@link System#nanoTime()}, or a test's: the time of {@code maxRate}
+     * @param armHeldTimer   asks for a {@code FLUSH_HELD} command at a {@code clock} time
+     *                       ({@link HeldViewsTimer#arm})
+     */
+    TopicSequencer(FanOutProxy fanOut, ByteBufAllocator alloc, SequencerLimits limits, FeatureResolver features,
+                   ServerCounters counters, boolean clusterMode, Views views, LongSupplier clock,
+                   LongConsumer armHeldTimer) {
         this.fanOut = fanOut;
         this.features = features;
         this.counters = counters;
@@ -56,7 +73,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.maxTopics = limits.maxTopics();
         this.encoder = new UpdateEncoder(alloc, features.features(), counters);
         this.replies = new DirectedReplies(alloc, fanOut, encoder, counters);
-        this.subscriptions = new Subscriptions(tree, replies, fanOut.loops(), clusterMode, counters);
+        this.viewed = new ViewedUpdates(alloc, fanOut, encoder, clock, armHeldTimer);
+        this.subscriptions = new Subscriptions(tree, replies, viewed, views, fanOut.loops(), clusterMode, counters);
         this.republishes = new RepublishAnswers(limits.publisherLedgers(), limits.publisherLedgersPerPrincipal(),
                 replies, counters);
     }
@@ -76,7 +94,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         try {
             switch (e.kind) {
                 case InboundEvent.PUBLISH -> publish(e);
-                case InboundEvent.SUBSCRIBE -> subscriptions.subscribe(e.session, e.id, e.selector, e.resume);
+                case InboundEvent.SUBSCRIBE -> subscriptions.subscribe(e.session, e.id, e.selector, e.resume, e.view);
                 case InboundEvent.UNSUBSCRIBE -> subscriptions.unsubscribe(e.session, e.id);
                 case InboundEvent.CONTINUE_REPLIES -> subscriptions.continueReplies(e.session);
                 case InboundEvent.SESSION_CLOSED -> sessionClosed(e.session);
@@ -84,6 +102,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                 // after the update it acks: acked by the publisher's poller, as a single node's publish
                 case InboundEvent.CLUSTER_ACK -> fanOut.ack(e.session, e.id, e.fixedSequence);
                 case InboundEvent.TOPIC_SNAPSHOT -> snapshot(e.snapshot);
+                case InboundEvent.FLUSH_HELD -> viewed.flushDue(true);
                 default -> { }
             }
         } catch (RuntimeException ex) {
@@ -95,6 +114,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             e.clear();
         }
         if (endOfBatch) {
+            viewed.flushDue(false);
             fanOut.wakePollers();
             counters.addPublishes(publishesInBatch);
             publishesInBatch = 0;
@@ -166,6 +186,10 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             topic.record(u.frame.retain(), u.updateOffset, u.fullValueOfDelta);
         } else if (u.fullValueOfDelta != null) {
             u.fullValueOfDelta.release(); // not reached: deltas need the cache
+        }
+        if (topic.viewCount() > 0) {
+            ByteBuf value = e.value;
+            viewed.update(topic, created, seq, value, value.readerIndex(), value.readableBytes(), e.receivedNanos);
         }
         publishesInBatch++;
         if (created) {
@@ -315,6 +339,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         return TopicStateFile.write(file, tree.all());
     }
 
+    /** The topic at {@code path}, or null. Sequencer thread: tests that play it read the state they made. */
+    Topic topic(String path) {
+        return tree.get(path);
+    }
+
     /** Tells a sequencer blocked on a full fan-out ring to give up: the server is stopping. Any thread. */
     void halt() {
         fanOut.halt();
@@ -324,9 +353,13 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     void releaseAll() {
         for (Topic topic : tree.all()) {
             topic.releaseHistory();
+            for (int i = 0; i < topic.viewCount(); i++) {
+                topic.view(i).release();
+            }
         }
         fanOut.releaseAll();
         replies.close();
+        viewed.close();
         encoder.close();
     }
 }

@@ -49,6 +49,7 @@ final class UpdateEncoder implements AutoCloseable {
     /** Reused for each update's delta; it grows to the largest delta and stays. */
     private final ByteBuf deltaScratch;
     private final Encoded encoded = new Encoded();
+    private final Encoded viewed = new Encoded();
     private FrameCompressor compressor;
     private boolean compressionAnywhere;
 
@@ -99,6 +100,35 @@ final class UpdateEncoder implements AutoCloseable {
             u.heldValue = null;
         }
         u.compressedFrame = topic.features.compression() && topic.subscribers.anyCompressed() ? compress(frame) : null;
+        return u;
+    }
+
+    /**
+     * Encodes update {@code sequence} of a topic through {@code view}: what the view shows of it (its
+     * {@link TopicView#current}), flagged {@code VIEWED} and {@code flags}, after the topic's
+     * definition when {@code created}; compressed when the topic's compression is on and a member
+     * negotiated it; the value held for conflation as for a plain update. Never a delta: a view's
+     * value is its own (a projection), and the members hold no base for one. Valid until the next call.
+     */
+    Encoded encodeViewed(TopicView view, boolean created, long sequence, int flags) {
+        Encoded u = viewed;
+        Topic topic = view.topic;
+        ByteBuf value = view.current;
+        int length = value.readableBytes();
+        ByteBuf frame = OutboundFrame.allocate(alloc,
+                (created ? WireCodec.topicBytes(topic.path) : 0) + WireCodec.viewedUpdateBytes(length));
+        if (created) {
+            WireCodec.writeTopic(frame, topic.alias, topic.path);
+        }
+        u.updateOffset = frame.writerIndex();
+        u.valueIndex = u.updateOffset + WireCodec.VIEWED_UPDATE_OVERHEAD_BYTES;
+        u.valueLength = length;
+        u.flags = flags;
+        WireCodec.writeUpdate(frame, topic.alias, sequence, flags, view.view.id, value, value.readerIndex(), length);
+        u.frame = OutboundFrame.finish(frame);
+        u.fullValueOfDelta = null;
+        u.heldValue = topic.features.conflation() != Conflation.OFF ? frame.retainedSlice(u.valueIndex, length) : null;
+        u.compressedFrame = topic.features.compression() && view.subscribers.anyCompressed() ? compress(frame) : null;
         return u;
     }
 

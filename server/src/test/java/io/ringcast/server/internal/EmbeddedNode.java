@@ -10,6 +10,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.TopicPath;
 import io.ringcast.server.internal.ReceivedFrames.Received;
 import io.ringcast.server.config.ConfigLoader;
@@ -25,6 +26,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The node's core without sockets or threads: a real {@link TopicSequencer}, fan-out ring and one
@@ -49,6 +52,12 @@ final class EmbeddedNode implements AutoCloseable {
     /** The {@link #inbound} ring, once asked for, and how far the test thread has run it. */
     private RingBuffer<InboundEvent> inboundRing;
     private final Sequence inboundConsumed = new Sequence();
+    /** The node's views, as a session's subscribe takes them ({@link #view}). */
+    final Views views;
+    /** The sequencer's clock, moved by the test ({@link #advanceNanos}). */
+    private long nowNanos = 1_000_000_000L;
+    /** The times the sequencer asked to be told held views may be due ({@link HeldViewsTimer#arm}), in order. */
+    final List<Long> heldDeadlines = new ArrayList<>();
 
     EmbeddedNode() {
         this("{}");
@@ -108,10 +117,12 @@ final class EmbeddedNode implements AutoCloseable {
             pollers[i] = new FanOutPoller(i, loopChannels[i].eventLoop(), ring, limit,
                     FlushPolicy.END_OF_BATCH, 0, counters);
         }
+        views = new Views(config.limits().maxViews());
         sequencer = new TopicSequencer(new FanOutProxy(ring, pollers), ByteBufAllocator.DEFAULT,
                 new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
-                new FeatureResolver(config.features(), config.limits().pathLimits()), counters, clusterMode);
+                new FeatureResolver(config.features(), config.limits().pathLimits()), counters, clusterMode, views,
+                () -> nowNanos, deadline -> heldDeadlines.add(deadline));
         restoredTopics = saved == null ? 0 : sequencer.restore(saved, config.limits().pathLimits());
         sequencer.onStart();
     }
@@ -207,6 +218,42 @@ final class EmbeddedNode implements AutoCloseable {
         }
         e.resume = resume;
         run(e);
+    }
+
+    /** One use of the view of {@code options}, as a session's {@code SUBSCRIBE} takes it on its I/O thread. */
+    View view(SubscribeOptions options) {
+        View view = views.acquire(options);
+        assertThat(view).as("a view for " + options).isNotNull();
+        return view;
+    }
+
+    /** A subscription through the view of {@code options} ({@link #view}). */
+    void subscribe(Session session, int subscriptionId, String selector, SubscribeOptions options) {
+        subscribe(session, subscriptionId, selector, Map.of(), options);
+    }
+
+    void subscribe(Session session, int subscriptionId, String selector, Map<String, Long> resume,
+                   SubscribeOptions options) {
+        View view = view(options);
+        InboundEvent e = command(InboundEvent.SUBSCRIBE, session, subscriptionId);
+        try {
+            e.selector = Selector.parse(selector, PathLimits.DEFAULT);
+        } catch (ProtocolException ex) {
+            throw new IllegalArgumentException(ex);
+        }
+        e.resume = resume;
+        e.view = view;
+        run(e);
+    }
+
+    /** Moves the sequencer's clock on. */
+    void advanceNanos(long nanos) {
+        nowNanos += nanos;
+    }
+
+    /** The timer's {@code FLUSH_HELD} command, as {@link HeldViewsTimer} sends it at a deadline. */
+    void flushHeld() {
+        run(command(InboundEvent.FLUSH_HELD, null, 0));
     }
 
     void unsubscribe(Session session, int subscriptionId) {

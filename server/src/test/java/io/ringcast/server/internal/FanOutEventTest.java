@@ -33,7 +33,7 @@ class FanOutEventTest {
         assertThat(ev.value).isNull();
         assertThat(ev.subscribers).isNull();
         assertThat(ev.conflation).isNull();
-        assertThat(ev.topic).isNull();
+        assertThat(ev.audience).isNull();
         assertThat(ev.target).isNull();
         assertThat(ev.publisher).isNull();
         assertThat(ev.receivedNanos).isZero();

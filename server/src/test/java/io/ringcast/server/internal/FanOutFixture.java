@@ -224,7 +224,7 @@ final class FanOutFixture implements AutoCloseable {
             ev.publisher = publisher == null ? null : publisher.session;
             ev.correlationId = correlationId;
             ev.sequence = sequence;
-            ev.topic = topic;
+            ev.audience = topic;
             ev.conflation = conflation;
             ev.value = held;
             ring.publish(slot);

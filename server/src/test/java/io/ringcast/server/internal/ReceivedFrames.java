@@ -47,7 +47,7 @@ final class ReceivedFrames {
     static final byte CLOSE = 0;
 
     record Received(byte type, int frame, boolean compressed, int frameBytes, int id, int alias, long sequence,
-                    int flags, int code, byte[] bytes) {
+                    int flags, int code, byte[] bytes, int viewId) {
         String text() {
             return new String(bytes, StandardCharsets.UTF_8);
         }
@@ -60,8 +60,12 @@ final class ReceivedFrames {
         int wireBytes() {
             return switch (type) {
                 case MessageType.TOPIC -> WireCodec.topicBytes(text());
-                case MessageType.SNAPSHOT -> WireCodec.snapshotBytes(bytes.length);
-                case MessageType.UPDATE -> WireCodec.updateBytes(bytes.length);
+                case MessageType.SNAPSHOT -> viewId == 0 ? WireCodec.snapshotBytes(bytes.length)
+                        : WireCodec.viewedSnapshotBytes(bytes.length);
+                case MessageType.UPDATE -> viewId == 0 ? WireCodec.updateBytes(bytes.length)
+                        : WireCodec.viewedUpdateBytes(bytes.length);
+                case MessageType.VIEW -> WireCodec.VIEW_BYTES;
+                case MessageType.UNMATCHED -> WireCodec.UNMATCHED_BYTES;
                 case MessageType.SUBSCRIBED -> WireCodec.SUBSCRIBED_BYTES;
                 case MessageType.PUBLISH_ACK -> WireCodec.PUBLISH_ACK_BYTES;
                 case MessageType.ERROR -> WireCodec.errorBytes(text());
@@ -74,9 +78,12 @@ final class ReceivedFrames {
         String line() {
             return switch (type) {
                 case MessageType.TOPIC -> "TOPIC " + alias + " " + text();
-                case MessageType.UPDATE -> "UPDATE " + alias + " #" + sequence + " " + ReceivedFrames.flags(flags) + text();
+                case MessageType.UPDATE -> "UPDATE " + alias + " #" + sequence + " " + ReceivedFrames.flags(flags)
+                        + through() + text();
                 case MessageType.SNAPSHOT -> "SNAPSHOT " + id + " " + alias + " #" + sequence + " " + ReceivedFrames.flags(flags)
-                        + text();
+                        + through() + text();
+                case MessageType.VIEW -> "VIEW " + id + " @" + viewId;
+                case MessageType.UNMATCHED -> "UNMATCHED @" + viewId + " " + alias + " #" + sequence;
                 case MessageType.PUBLISH_ACK -> "PUBLISH_ACK " + id + " #" + sequence;
                 case MessageType.SUBSCRIBED -> "SUBSCRIBED " + id + " " + sequence;
                 case MessageType.ERROR -> "ERROR " + ErrorCode.of(code);
@@ -84,6 +91,11 @@ final class ReceivedFrames {
                 case CLOSE -> text();
                 default -> MessageType.name(type) + " " + text();
             };
+        }
+
+        /** {@code "@viewId "} for a message through a view, else nothing. */
+        private String through() {
+            return viewId == 0 ? "" : "@" + viewId + " ";
         }
 
         @Override
@@ -156,7 +168,7 @@ final class ReceivedFrames {
         if (msg instanceof CloseWebSocketFrame close) {
             return new Frame(false, 0, List.of(new Received(CLOSE, frameIndex, false, 0, 0, 0, 0, 0,
                     close.statusCode(), ("CLOSE " + close.statusCode() + " " + close.reasonText())
-                    .getBytes(StandardCharsets.UTF_8))));
+                    .getBytes(StandardCharsets.UTF_8), 0)));
         }
         if (msg instanceof ByteBuf frame) {
             return decodeWebSocketFrame(frame, frameIndex);
@@ -255,13 +267,20 @@ final class ReceivedFrames {
         if ((flags & UpdateFlags.NO_VALUE) != 0) {
             j.add("NO_VALUE");
         }
+        if ((flags & UpdateFlags.VIEWED) != 0) {
+            j.add("VIEWED");
+        }
         return flags == 0 ? "" : j + " ";
     }
 
     private record Recorder(int frame, boolean compressed, int frameBytes, List<Received> out)
             implements MessageHandler {
         private void add(byte type, int id, int alias, long sequence, int flags, int code, byte[] bytes) {
-            out.add(new Received(type, frame, compressed, frameBytes, id, alias, sequence, flags, code, bytes));
+            add(type, id, alias, sequence, flags, code, bytes, 0);
+        }
+
+        private void add(byte type, int id, int alias, long sequence, int flags, int code, byte[] bytes, int viewId) {
+            out.add(new Received(type, frame, compressed, frameBytes, id, alias, sequence, flags, code, bytes, viewId));
         }
 
         private static byte[] bytes(ByteBuf buf, int index, int length) {
@@ -284,6 +303,29 @@ final class ReceivedFrames {
         @Override
         public void onUpdate(int alias, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength) {
             add(MessageType.UPDATE, 0, alias, sequence, flags, 0, bytes(frame, valueIndex, valueLength));
+        }
+
+        @Override
+        public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, int viewId, ByteBuf frame,
+                               int valueIndex, int valueLength) {
+            add(MessageType.SNAPSHOT, subscriptionId, alias, sequence, flags, 0, bytes(frame, valueIndex, valueLength),
+                    viewId);
+        }
+
+        @Override
+        public void onUpdate(int alias, long sequence, int flags, int viewId, ByteBuf frame, int valueIndex,
+                             int valueLength) {
+            add(MessageType.UPDATE, 0, alias, sequence, flags, 0, bytes(frame, valueIndex, valueLength), viewId);
+        }
+
+        @Override
+        public void onView(int subscriptionId, int viewId) {
+            add(MessageType.VIEW, subscriptionId, 0, 0, 0, 0, new byte[0], viewId);
+        }
+
+        @Override
+        public void onUnmatched(int viewId, int alias, long sequence) {
+            add(MessageType.UNMATCHED, 0, alias, sequence, 0, 0, new byte[0], viewId);
         }
 
         @Override

@@ -113,7 +113,7 @@ class SequencerProxyTest {
         Selector selector = Selector.parse("fx/#", PathLimits.DEFAULT);
         Map<String, Long> resume = Map.of("fx/EURUSD", 12L);
         long subscribe = proxy.tryClaim();
-        proxy.fillSubscribe(subscribe, session, 3, selector, resume);
+        proxy.fillSubscribe(subscribe, session, 3, selector, resume, null);
         proxy.commit(subscribe);
         long unsubscribe = proxy.tryClaim();
         proxy.fillUnsubscribe(unsubscribe, session, 3);

@@ -93,7 +93,8 @@ class SessionHandlerTest {
         Login login = new Login(new Authenticator(config.security()));
         logins.add(login);
         SessionServices services = new SessionServices(config.limits(), config.session().idleTimeoutMs(), sessions,
-                sequencer, new SubscribeChecks(config.limits().maxSubscriptionsPerSession(), config.history().length()),
+                sequencer, new SubscribeChecks(config.limits().maxSubscriptionsPerSession(), config.history().length(),
+                        new Views(config.limits().maxViews())),
                 login, null, outboundLimit, counters);
         for (EmbeddedChannel ch : made) {
             lastHandler = new SessionHandler(services);
@@ -507,18 +508,57 @@ class SessionHandlerTest {
     }
 
     @Test
-    void validOptionsAreRefusedUntilViewsAreServedAndTheIdStaysFree() throws Exception {
+    void rewindIsRefusedUntilItIsServedAndTheIdStaysFree() throws Exception {
         EmbeddedChannel ch = welcomed(DEFAULTS);
 
         ch.writeInbound(frame(b -> subscribe(b, 7, "demo/#", SubscribeOptions.builder().maxRate(4).fields("bid", "ask")
                 .filter("spread < 0.0005").rewind(8).rewindSince(0).build())));
 
-        refusedAndNothingOpened(ch, "ERROR INVALID_OPTIONS 7 options are not served yet (issue 16): maxRate, fields, "
-                + "filter, rewind, rewindSince");
+        refusedAndNothingOpened(ch, "ERROR INVALID_OPTIONS 7 options are not served yet (issue 16): rewind");
         ch.writeInbound(frame(b -> WireCodec.writeSubscribe(b, 7, "demo/#", Map.of())));
         assertThat(published(1).kind).as("the same id, without options").isEqualTo(InboundEvent.SUBSCRIBE);
         assertThat(counters.subscriptions()).isEqualTo(1);
         assertThat(written(ch)).isEmpty();
+    }
+
+    @Test
+    void subscriptionsWithTheSameViewOptionsShareOneViewWhateverTheOrderOfTheirFields() throws Exception {
+        EmbeddedChannel ch = welcomed(DEFAULTS);
+
+        ch.writeInbound(frame(b -> {
+            subscribe(b, 7, "demo/#", SubscribeOptions.builder().maxRate(4).fields("bid", "ask").filter("bid > 1").build());
+            subscribe(b, 8, "demo/a", SubscribeOptions.builder().filter("bid > 1").fields("ask", "bid").maxRate(4).build());
+            subscribe(b, 9, "demo/a", SubscribeOptions.builder().fields("ask", "bid").build());
+            WireCodec.writeSubscribe(b, 10, "demo/a", Map.of());
+        }));
+
+        assertThat(written(ch)).isEmpty();
+        View first = published(0).view;
+        assertThat(first).isNotNull();
+        assertThat(published(1).view).isSameAs(first);
+        assertThat(published(2).view).isNotNull().isNotSameAs(first);
+        assertThat(published(2).view.id).isNotEqualTo(first.id);
+        assertThat(published(3).view).as("a plain subscription has no view").isNull();
+        assertThat(counters.subscriptions()).isEqualTo(4);
+    }
+
+    @Test
+    void aSubscriptionThatWouldMakeAViewBeyondMaxViewsIsRefusedAndAnExistingViewIsStillServed() throws Exception {
+        EmbeddedChannel ch = welcomed("limits: {maxConnections: 10, maxViews: 1}");
+
+        ch.writeInbound(frame(b -> {
+            subscribe(b, 7, "demo/#", SubscribeOptions.builder().fields("bid").build());
+            subscribe(b, 8, "demo/#", SubscribeOptions.builder().fields("ask").build());
+            subscribe(b, 9, "demo/a", SubscribeOptions.builder().fields("bid").build());
+        }));
+
+        assertThat(written(ch)).containsExactly("ERROR TOO_MANY_SUBSCRIPTIONS 8 subscription to 'demo/#' refused: the "
+                + "server already serves 1 distinct views (limits.maxViews); subscribe with the options of an existing "
+                + "view, or without maxRate, fields and filter");
+        assertThat(published(0).view).isNotNull();
+        assertThat(published(1).kind).as("the refused one's slot").isEqualTo(InboundEvent.NOOP);
+        assertThat(published(2).view).as("the existing view").isSameAs(published(0).view);
+        assertThat(counters.subscriptions()).isEqualTo(2);
     }
 
     @Test

@@ -1,0 +1,259 @@
+package io.ringcast.server.internal;
+
+import io.ringcast.protocol.SubscribeOptions;
+import io.ringcast.server.internal.ReceivedFrames.Received;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Subscriptions through views ({@code fields}, {@code filter}, {@code maxRate}): what the sequencer
+ * and the pollers send each member, on the node's real core ({@link EmbeddedNode}). Lines read as
+ * {@link Received#line}: {@code @n} is the view's id.
+ */
+@Timeout(10)
+class ViewedSubscriptionsTest {
+    private static final SubscribeOptions BID = SubscribeOptions.builder().fields("bid").build();
+    private static final SubscribeOptions TIGHT = SubscribeOptions.builder().filter("spread < 5").build();
+
+    private static List<String> lines(List<Received> received) {
+        return received.stream().map(Received::line).toList();
+    }
+
+    @Test
+    void aProjectionSendsOnlyItsFieldsAndNothingWhenNoneOfThemChanged() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "fx/eur", "{\"bid\":1,\"ask\":2}");
+            Session sub = node.session(0);
+            node.subscribe(sub, 7, "fx/#", BID);
+            int view = node.views.acquire(BID).id;
+            node.views.release(node.views.acquire(BID)); // the same view: one more use, given back
+            node.views.release(node.views.acquire(BID));
+            assertThat(lines(node.received(sub))).containsExactly("VIEW 7 @" + view, "TOPIC 1 fx/eur",
+                    "SNAPSHOT 7 1 #1 VIEWED @" + view + " {\"bid\":1}", "SUBSCRIBED 7 1");
+
+            node.publish(null, 0, "fx/eur", "{\"bid\":1,\"ask\":3}");
+            assertThat(node.received(sub)).as("only ask changed").isEmpty();
+            node.publish(null, 0, "fx/eur", "{\"ask\":3,\"bid\":1.5}");
+            assertThat(lines(node.received(sub))).containsExactly("UPDATE 1 #3 VIEWED @" + view + " {\"bid\":1.5}");
+        }
+    }
+
+    @Test
+    void aValueThatStopsPassingTheFilterSendsOneUnmatchedAndALaterPassingOneSendsItAgain() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            Session sub = node.session(1);
+            node.subscribe(sub, 3, "q/#", TIGHT);
+            assertThat(lines(node.received(sub))).containsExactly("VIEW 3 @1", "SUBSCRIBED 3 0");
+
+            node.publish(null, 0, "q/a", "{\"spread\":9}");
+            assertThat(lines(node.received(sub))).as("made failing: its definition only").containsExactly("TOPIC 1 q/a");
+            node.publish(null, 0, "q/a", "{\"spread\":2}");
+            node.publish(null, 0, "q/a", "{\"spread\":3}");
+            node.publish(null, 0, "q/a", "{\"spread\":7}");
+            node.publish(null, 0, "q/a", "{\"spread\":8}");
+            node.publish(null, 0, "q/a", "{\"spread\":1}");
+            assertThat(lines(node.received(sub))).containsExactly("UPDATE 1 #2 VIEWED @1 {\"spread\":2}",
+                    "UPDATE 1 #3 VIEWED @1 {\"spread\":3}", "UNMATCHED @1 1 #4", "UPDATE 1 #6 VIEWED @1 {\"spread\":1}");
+        }
+    }
+
+    @Test
+    void aSessionWithAPlainAndAViewedSubscriptionOnOneTopicGetsBothStreamsAndOneDefinition() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "fx/eur");
+            node.subscribe(sub, 2, "fx/#", BID);
+            node.received(sub);
+
+            node.publish(null, 0, "fx/eur", "{\"bid\":1,\"ask\":2}");
+            assertThat(lines(node.received(sub))).containsExactly("TOPIC 1 fx/eur", "UPDATE 1 #1 {\"bid\":1,\"ask\":2}",
+                    "TOPIC 1 fx/eur", "UPDATE 1 #1 VIEWED @1 {\"bid\":1}");
+            node.publish(null, 0, "fx/eur", "{\"bid\":1,\"ask\":5}");
+            assertThat(lines(node.received(sub))).containsExactly("UPDATE 1 #2 {\"bid\":1,\"ask\":5}");
+
+            node.unsubscribe(sub, 1);
+            node.publish(null, 0, "fx/eur", "{\"bid\":2,\"ask\":5}");
+            assertThat(lines(node.received(sub))).containsExactly("UPDATE 1 #3 VIEWED @1 {\"bid\":2}");
+        }
+    }
+
+    @Test
+    void membersOfOneViewOnDifferentSessionsShareOneViewOfTheTopicAndEachGetsItsUpdates() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "fx/eur", "{\"bid\":1}");
+            Session a = node.session(0);
+            Session b = node.session(1);
+            Session c = node.session(1);
+            node.subscribe(a, 1, "fx/#", BID);
+            node.subscribe(b, 1, "fx/eur", BID);
+            node.subscribe(c, 5, "fx/#", TIGHT);
+            Topic topic = topic(node, "fx/eur");
+            assertThat(topic.viewCount()).isEqualTo(2);
+            assertThat(topic.viewOf(node.views.acquire(BID)).subscribers.size()).isEqualTo(2);
+            assertThat(node.views.size()).isEqualTo(2);
+            for (Session s : List.of(a, b, c)) {
+                node.received(s);
+            }
+
+            node.publish(null, 0, "fx/eur", "{\"bid\":2,\"spread\":1}");
+            assertThat(lines(node.received(a))).containsExactly("UPDATE 1 #2 VIEWED @1 {\"bid\":2}");
+            assertThat(lines(node.received(b))).containsExactly("UPDATE 1 #2 VIEWED @1 {\"bid\":2}");
+            assertThat(lines(node.received(c))).containsExactly("UPDATE 1 #2 VIEWED @2 {\"bid\":2,\"spread\":1}");
+        }
+    }
+
+    @Test
+    void theLastSubscriptionOfAViewToCloseDropsItFromItsTopicsAndForgetsIt() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "fx/eur", "{\"bid\":1}");
+            Session a = node.session(0);
+            Session b = node.session(1);
+            node.subscribe(a, 1, "fx/#", BID);
+            node.subscribe(a, 2, "fx/eur", BID);
+            node.subscribe(b, 1, "fx/#", BID);
+            Topic topic = topic(node, "fx/eur");
+
+            node.unsubscribe(a, 1);
+            assertThat(topic.view(0).subscribers.size()).as("a's other subscription of the view still matches")
+                    .isEqualTo(2);
+            node.unsubscribe(a, 2);
+            assertThat(topic.view(0).subscribers.size()).isEqualTo(1);
+            node.closeSession(b);
+            assertThat(topic.viewCount()).isZero();
+            assertThat(node.views.size()).isZero();
+        }
+    }
+
+    @Test
+    void maxRateHoldsUpdatesWithinThePeriodAndSendsTheNewestConflatedWhenItsTimeComes() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            SubscribeOptions fourPerSecond = SubscribeOptions.builder().maxRate(4).build();
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "p", fourPerSecond);
+            node.received(sub);
+
+            node.publish(null, 0, "p", "1");
+            node.advanceNanos(100_000_000);
+            node.publish(null, 0, "p", "2");
+            node.publish(null, 0, "p", "3");
+            assertThat(lines(node.received(sub))).as("the first at once, the others held").containsExactly(
+                    "TOPIC 1 p", "UPDATE 1 #1 VIEWED @1 1");
+            assertThat(node.heldDeadlines).as("armed for the end of the period, once").hasSize(1);
+
+            node.advanceNanos(149_999_999);
+            node.flushHeld();
+            assertThat(node.received(sub)).as("not a nanosecond early").isEmpty();
+            node.advanceNanos(1);
+            node.flushHeld();
+            assertThat(lines(node.received(sub))).containsExactly("UPDATE 1 #3 CONFLATED|VIEWED @1 3");
+
+            node.advanceNanos(1_000_000_000);
+            node.publish(null, 0, "p", "4");
+            assertThat(lines(node.received(sub))).as("after a quiet period: at once").containsExactly(
+                    "UPDATE 1 #4 VIEWED @1 4");
+        }
+    }
+
+    @Test
+    void aHeldValueThatStopsPassingTheFilterIsNeverSent() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            SubscribeOptions throttledTight = SubscribeOptions.builder().maxRate(1).filter("spread < 5").build();
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "q", throttledTight);
+            node.received(sub);
+            node.publish(null, 0, "q", "{\"spread\":1}");
+            node.publish(null, 0, "q", "{\"spread\":2}");
+            node.publish(null, 0, "q", "{\"spread\":9}");
+            node.advanceNanos(2_000_000_000);
+            node.flushHeld();
+            assertThat(lines(node.received(sub))).containsExactly("TOPIC 1 q", "UPDATE 1 #1 VIEWED @1 {\"spread\":1}",
+                    "UNMATCHED @1 1 #3");
+        }
+    }
+
+    @Test
+    void aResumeThroughAViewSendsTheNewestValueOnlyWhenItIsNewerAndUnmatchedWhenItNoLongerPasses() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "q/a", "{\"spread\":1}");
+            node.publish(null, 0, "q/a", "{\"spread\":2}");
+            node.publish(null, 0, "q/b", "{\"spread\":3}");
+            node.publish(null, 0, "q/c", "{\"spread\":1}");
+            node.publish(null, 0, "q/c", "{\"spread\":9}");
+            Session sub = node.session(0);
+            node.subscribe(sub, 4, "q/#", Map.of("q/a", 1L, "q/b", 1L, "q/c", 1L), TIGHT);
+
+            assertThat(lines(node.received(sub))).containsExactly("VIEW 4 @1", "TOPIC 1 q/a",
+                    "SNAPSHOT 4 1 #2 VIEWED @1 {\"spread\":2}", "TOPIC 2 q/b", "TOPIC 3 q/c", "UNMATCHED @1 3 #2",
+                    "SUBSCRIBED 4 3");
+        }
+    }
+
+    @Test
+    void aResumeAheadOfARestartedSingleNodeGetsWhatTheViewShowsAfterAGap() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "q/a", "{\"spread\":1}");
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "q/#", Map.of("q/a", 5L), TIGHT);
+
+            assertThat(lines(node.received(sub))).containsExactly("VIEW 1 @1", "TOPIC 1 q/a",
+                    "SNAPSHOT 1 1 #1 GAP|VIEWED @1 {\"spread\":1}", "SUBSCRIBED 1 1");
+        }
+    }
+
+    @Test
+    void eachResumingSubscriptionOfOneViewOnASessionIsBroughtUpToDateByItsOwnReply() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "q/a", "{\"spread\":1}");
+            node.publish(null, 0, "q/a", "{\"spread\":2}");
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "q/#", Map.of("q/a", 1L), TIGHT);
+            node.subscribe(sub, 2, "q/a", Map.of("q/a", 1L), TIGHT);
+
+            assertThat(lines(node.received(sub))).containsExactly("VIEW 1 @1", "TOPIC 1 q/a",
+                    "SNAPSHOT 1 1 #2 VIEWED @1 {\"spread\":2}", "SUBSCRIBED 1 1",
+                    "VIEW 2 @1", "SNAPSHOT 2 1 #2 VIEWED @1 {\"spread\":2}", "SUBSCRIBED 2 1");
+        }
+    }
+
+    @Test
+    void aViewOnlyHoldsSessionsThatMayReadTheTopic() {
+        try (EmbeddedNode node = new EmbeddedNode(
+                "security: {anonymousRoles: [], roles: [{name: reader, subscribe: [\"public/#\"], publish: []}]}")) {
+            Session limited = node.session(0);
+            limited.permissions = Permissions.of(node.config().security(), List.of("reader"), "limited",
+                    node.config().limits().pathLimits());
+            node.publish(null, 0, "secret/x", "{\"bid\":1}");
+            node.subscribe(limited, 1, "#", BID);
+            assertThat(lines(node.received(limited))).containsExactly("VIEW 1 @1", "SUBSCRIBED 1 0");
+            node.publish(null, 0, "public/y", "{\"bid\":2}");
+            node.publish(null, 0, "secret/z", "{\"bid\":3}");
+            assertThat(lines(node.received(limited))).containsExactly("TOPIC 2 public/y",
+                    "UPDATE 2 #1 VIEWED @1 {\"bid\":2}");
+        }
+    }
+
+    @Test
+    void aConflatingMemberGetsTheNewestValueOfItsViewFlaggedAndApartFromThePlainStream() {
+        try (EmbeddedNode node = new EmbeddedNode("features: {conflation: always}")) {
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "fx/eur");
+            node.subscribe(sub, 2, "fx/eur", BID);
+            node.publish(null, 0, "fx/eur", "{\"bid\":1,\"ask\":1}");
+            node.publish(null, 0, "fx/eur", "{\"bid\":2,\"ask\":1}");
+            node.publish(null, 0, "fx/eur", "{\"bid\":3,\"ask\":1}");
+
+            assertThat(lines(node.received(sub))).containsExactly("SUBSCRIBED 1 0", "VIEW 2 @1", "SUBSCRIBED 2 0",
+                    "TOPIC 1 fx/eur", "UPDATE 1 #3 CONFLATED {\"bid\":3,\"ask\":1}",
+                    "TOPIC 1 fx/eur", "UPDATE 1 #3 CONFLATED|VIEWED @1 {\"bid\":3}");
+        }
+    }
+
+    private static Topic topic(EmbeddedNode node, String path) {
+        return node.sequencer.topic(path);
+    }
+}
