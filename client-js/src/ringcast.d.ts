@@ -16,8 +16,8 @@ export declare const UpdateKind: Readonly<{
     /** The current value after updates this client missed and the server could no longer replay
      *  (also after a server restart, whose sequences start over). */
     SNAPSHOT_AFTER_GAP: 'snapshot-after-gap';
-    /** The newest value of a conflated topic after the server skipped older ones because this
-     *  client fell behind: the sequence jumps on purpose. */
+    /** The newest value after the server skipped older ones, of a conflated topic because this
+     *  client fell behind, or through a view held back by its `maxRate`: the sequence jumps on purpose. */
     CONFLATED: 'conflated';
     /** Updates were missed and the topic keeps no value (last-value cache off): `value` is empty;
      *  the next update brings the next value. */
@@ -56,8 +56,9 @@ export declare const ErrorCode: Readonly<{
     /** A publish sent again whose correlation id this publisher first published to another topic; not applied. */
     REPUBLISH_CONFLICT: 31;
     /**
-     * A subscription whose options the server refused (issue 16, being built: today's server refuses
-     * every option, and this client sends none yet).
+     * A subscription whose options the server refused: a `fields` path or a `filter` that does not
+     * parse, a `rewind` beyond the server's history, or an option it does not serve yet; the reason
+     * names the option and the fault. The subscription is over; the session stays open.
      */
     INVALID_OPTIONS: 32;
 }>;
@@ -123,12 +124,66 @@ export interface Subscription {
     close(): void;
 }
 
+/**
+ * The third argument of `subscribe`: callbacks, and options the server applies to this subscription
+ * (docs/subscription-options.md has the `fields` and `filter` languages). Any other key is refused
+ * with a TypeError; a key whose value is `undefined` counts as not given.
+ *
+ * `maxRate`, `fields` and `filter` make the subscription's **view**: the server sends it, for each
+ * topic, only the values that pass `filter`, reduced to `fields`, at most `maxRate` a second, always
+ * ending on the newest. Through a view:
+ * - sequences jump (values filtered out, unchanged projections, throttled updates): an `'update'`
+ *   or `'conflated'` after a jump is no gap, and none is reported;
+ * - a topic whose value stops passing the filter is told to `onUnmatched` once; the next value
+ *   that passes comes as an ordinary update;
+ * - a subscription with a view and one without on the same topic each get their own stream (the
+ *   topic twice on the session); deltas apply to what each holds, and duplicates after a reconnect
+ *   are dropped per subscription and topic.
+ *
+ * `rewind` and `rewindSince` shape only what the subscription starts with. The options are sent in
+ * each SUBSCRIBE of the subscription, the first and those that resume it after a reconnect. A server
+ * refuses options it cannot take with `INVALID_OPTIONS` (`onError` is called, `confirmed` rejects);
+ * the client refuses a subscription with a view the same way when a server from before views
+ * confirms it without serving the view.
+ */
 export interface SubscribeOptions {
     /**
      * Called when the server refused the subscription (it is then over), and when a session ended
      * with a fatal server error such as SLOW_CONSUMER or SERVER_SHUTDOWN (it resumes on the next).
      */
     onError?: (error: RingcastError) => void;
+    /**
+     * Called when the value of sequence `sequence` of `topic` no longer passes the view's `filter`:
+     * nothing of the topic comes until a value passes again. Only for a subscription with a view.
+     */
+    onUnmatched?: (topic: string, sequence: number) => void;
+    /**
+     * At most this many updates per second per topic, 0.001 to 100000 (sent in thousandths,
+     * rounded); an update held back is replaced by newer ones and sent as `'conflated'` when its
+     * time comes, so a topic always ends on its newest value.
+     */
+    maxRate?: number;
+    /**
+     * Only these fields of each JSON value: 1 to 32 dotted paths (`'quote.bid'`), none inside
+     * another. Values arrive as objects holding the named fields that are present, in the value's
+     * order; a value that is not a JSON object arrives as `{}`.
+     */
+    fields?: readonly string[];
+    /**
+     * Only the values that pass this predicate on their fields, 1 to 1024 characters:
+     * `"spread < 0.0005 and venue in ['LSE', 'XETRA']"`.
+     */
+    filter?: string;
+    /**
+     * Start each topic with its last `rewind` updates instead of its current value (1 to 2^31-1;
+     * a server refuses more than its history keeps). Not served yet: today's server refuses it.
+     */
+    rewind?: number;
+    /**
+     * Start each topic with its updates since this time, in milliseconds since the epoch (with
+     * `rewind`: at most that many, none older). Not served yet: today's server refuses it.
+     */
+    rewindSince?: number | bigint;
 }
 
 /** The payload of the `'state'` event. */
@@ -148,12 +203,22 @@ export interface StateEvent {
 export interface ClientStats {
     /** SNAPSHOT and UPDATE messages received, duplicates included. */
     updatesReceived: number;
-    /** UPDATEs at or below the topic's last known sequence: dropped, never delivered. */
+    /**
+     * UPDATEs at or below the topic's last known sequence: dropped, never delivered. Through a
+     * view, counted per subscription that already had the sequence (viewed SNAPSHOTs, UPDATEs and
+     * UNMATCHEDs alike).
+     */
     duplicatesDropped: number;
     /** Sessions started after the first one. */
     reconnects: number;
     /** Delta updates applied to the previous value. */
     deltasApplied: number;
+    /**
+     * Messages of views that no open subscription takes, dropped: a VIEW for a subscription the
+     * client no longer has, or a message through a view no open subscription matching the topic has
+     * (both can cross an UNSUBSCRIBE).
+     */
+    viewMessagesDropped: number;
 }
 
 /** A WebSocket constructor: the browser's, Node 22's global one, or a compatible one. */
@@ -200,11 +265,19 @@ export interface RingcastClient {
      * Subscribes to every topic the selector matches (MQTT style: `+` one segment, a final `#`
      * the parent and everything below; `'#'` is every topic), including topics created later.
      * `onUpdate` first gets the current values as `'snapshot'`s, then every update. May be called
-     * at any time; it is sent when connected.
+     * at any time; it is sent when connected. With `maxRate`, `fields` or `filter` in `options` it
+     * gets the topics through a view: see {@link SubscribeOptions}.
      *
      * @throws TypeError naming the rule and the selector when it is malformed: empty, an empty
      *   segment (leading, trailing or double `/`), a wildcard mixed into a segment, `#` not last,
-     *   whitespace or control characters, more than 65535 UTF-8 bytes or 1024 segments (the server then applies its own limits, 256 bytes and 16 segments by default, and refuses with INVALID_SELECTOR)
+     *   whitespace or control characters, more than 65535 UTF-8 bytes or 1024 segments (the server
+     *   then applies its own limits, 256 bytes and 16 segments by default, and refuses with
+     *   INVALID_SELECTOR)
+     * @throws TypeError naming the option and the rule for bad options: an unknown key, a callback
+     *   that is not a function, `maxRate` out of 0.001 to 100000, `fields` not 1 to 32 strings,
+     *   `filter` empty or over 1024 characters, `rewind` not a whole number from 1 to 2^31-1,
+     *   `rewindSince` not a whole number from 0 to 2^63-1. The paths and the filter themselves are
+     *   parsed by the server, which refuses them with `INVALID_OPTIONS`.
      */
     subscribe(selector: string, onUpdate: (update: Update) => void, options?: SubscribeOptions): Subscription;
 
@@ -269,24 +342,6 @@ export declare function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Ar
 
 /** CRC-32 (IEEE 802.3, as zlib and PNG) of the bytes, as an unsigned number. */
 export declare function crc32(bytes: Uint8Array): number;
-
-/**
- * The options of a subscription (docs/protocol.md, "Subscribe options"; issue 16, being built):
- * encoded by the codec only. `subscribe()` does not take them yet, and today's server refuses
- * every option with `INVALID_OPTIONS` until it serves views.
- */
-export interface SubscribeOptions {
-    /** At most this many updates per second per topic, 0.001 to 100000 (sent in thousandths, rounded). */
-    maxRate?: number;
-    /** Only these fields of each value: 1 to 32 paths (docs/subscription-options.md). */
-    fields?: string[];
-    /** Only the updates whose value passes this predicate: 1 to 1024 characters (docs/subscription-options.md). */
-    filter?: string;
-    /** Start with each topic's last `rewind` updates (1 to 2^31-1; the server refuses more than its history keeps). */
-    rewind?: number;
-    /** Start with each topic's updates since this time, in milliseconds since the epoch. */
-    rewindSince?: number | bigint;
-}
 
 /** Codec, path and selector internals for the tests. Not public API: may change in any release. */
 export declare const internals: Readonly<Record<string, any>>;

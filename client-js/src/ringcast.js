@@ -106,7 +106,10 @@ export const UpdateKind = Object.freeze({
     UPDATE: 'update',
     /** The current value after updates this client missed and the server could no longer replay. */
     SNAPSHOT_AFTER_GAP: 'snapshot-after-gap',
-    /** The newest value of a conflated topic after the server skipped older ones: the sequence jumps. */
+    /**
+     * The newest value after the server skipped older ones (a conflated topic, or a view's maxRate):
+     * the sequence jumps.
+     */
     CONFLATED: 'conflated',
     /** Updates were missed and the topic keeps no value: `value` is empty. */
     GAP_WITHOUT_VALUE: 'gap-without-value',
@@ -220,9 +223,16 @@ function encodeHello(clientName, version = PROTOCOL_VERSION, credentials = undef
  * @param options undefined, or { maxRate, fields, filter, rewind, rewindSince }: see encodeSubscribeOptions
  */
 function encodeSubscribe(subscriptionId, selector, resume = [], options = undefined) {
+    return encodeSubscribeWithBlock(subscriptionId, selector, resume, encodeSubscribeOptions(options));
+}
+
+/**
+ * SUBSCRIBE with an options block already encoded (encodeSubscribeOptions; empty for none): a
+ * subscription encodes its options once and sends the same block in its every SUBSCRIBE.
+ */
+function encodeSubscribeWithBlock(subscriptionId, selector, resume, block) {
     const sel = checkStringField(utf8Of(selector), 'selector');
     const entries = resume.map(([path, sequence]) => [checkStringField(utf8Of(path), 'path'), sequence]);
-    const block = encodeSubscribeOptions(options);
     let body = 4 + 2 + sel.length + 4 + block.length;
     for (const [path] of entries) body += 2 + path.length + 8;
     const w = new MessageWriter(MessageType.SUBSCRIBE, body).u32(subscriptionId).str(sel).u32(entries.length);
@@ -693,18 +703,61 @@ class Update {
     json() { return JSON.parse(this.text()); }
 }
 
+/** The names of subscribe()'s third argument: callbacks, then the options sent in SUBSCRIBE. */
+const SUBSCRIBE_CALLBACKS = Object.freeze(['onError', 'onUnmatched']);
+const SUBSCRIBE_OPTION_NAMES = Object.freeze([...SUBSCRIBE_CALLBACKS, ...Object.keys(SUBSCRIBE_OPTION_KINDS)]);
+/** The options that make a view (docs/protocol.md, "Views"); rewind and rewindSince only shape the reply. */
+const VIEW_OPTIONS = Object.freeze(['maxRate', 'fields', 'filter']);
+
+/**
+ * Checks subscribe()'s third argument and splits it into its callbacks and the options block its
+ * every SUBSCRIBE carries, encoded once here. Throws TypeError naming the option and the rule:
+ * the codec's RangeErrors (a value out of range) become TypeErrors with the same message, so a bad
+ * argument to subscribe() is a TypeError whatever is wrong with it, as for the selector.
+ */
+function subscribeSettings(options) {
+    if (options === undefined || options === null) return { callbacks: {}, block: EMPTY, viewed: false };
+    if (typeof options !== 'object' || Array.isArray(options)) {
+        throw new TypeError(`subscribe options must be an object of ${SUBSCRIBE_OPTION_NAMES.join(', ')}`);
+    }
+    const callbacks = {};
+    const sent = {};
+    for (const [name, value] of Object.entries(options)) {
+        if (!SUBSCRIBE_OPTION_NAMES.includes(name)) {
+            throw new TypeError(`unknown subscribe option '${name}' (${SUBSCRIBE_OPTION_NAMES.join(', ')})`);
+        }
+        if (value === undefined) continue; // as if not given, as the codec takes it
+        if (SUBSCRIBE_CALLBACKS.includes(name)) {
+            if (typeof value !== 'function') throw new TypeError(`${name}: a function`);
+            callbacks[name] = value;
+        } else {
+            sent[name] = value;
+        }
+    }
+    let block;
+    try {
+        block = encodeSubscribeOptions(sent);
+    } catch (e) {
+        if (e instanceof RangeError) throw new TypeError(e.message, { cause: e });
+        throw e;
+    }
+    return { callbacks, block, viewed: VIEW_OPTIONS.some((name) => Object.hasOwn(sent, name)) };
+}
+
 /** A subscription: receives updates of every topic its selector matches, across reconnects. */
 class Subscription {
     #client;
     #onUpdate;
     #onError;
+    #onUnmatched;
     #resolve;
     #reject;
 
-    constructor(client, id, selector, segments, onUpdate, onError) {
+    constructor(client, id, selector, segments, onUpdate, settings) {
         this.#client = client;
         this.#onUpdate = onUpdate;
-        this.#onError = onError;
+        this.#onError = settings.callbacks.onError;
+        this.#onUnmatched = settings.callbacks.onUnmatched;
         /** The selector as given. */
         this.selector = selector;
         /** The wire subscription id. */
@@ -723,6 +776,22 @@ class Subscription {
         this._liveConnection = -1;
         /** The connection number on which its SUBSCRIBE went out. */
         this._sentConnection = -1;
+        /** Its options block, sent in its every SUBSCRIBE (empty: none). */
+        this._optionsBlock = settings.block;
+        /**
+         * It has a view (maxRate, fields or filter): it receives only messages flagged VIEWED with
+         * its view's id, and keeps its own last sequence and value per topic; a plain subscription
+         * receives only messages without the flag and shares the client's per-topic state.
+         */
+        this._viewed = settings.viewed;
+        /** Its view's id on the current connection, from the VIEW that starts each reply; null until then. */
+        this._viewId = null;
+        /**
+         * topic record -> { sequence, value }: the last of the topic this subscription received
+         * through its view (value null when none is held). Per subscription and topic, not per
+         * view id, which can change across reconnects; its resume list and delta bases.
+         */
+        this._viewTopics = new Map();
     }
 
     /** Stops the subscription (UNSUBSCRIBE); no callback after this. Idempotent. */
@@ -741,6 +810,15 @@ class Subscription {
             this.#onUpdate(update);
         } catch (e) {
             reportListenerError(`onUpdate of subscription '${this.selector}'`, e);
+        }
+    }
+
+    _unmatched(topic, sequence) {
+        if (this._closed || !this.#onUnmatched) return;
+        try {
+            this.#onUnmatched(topic, sequence);
+        } catch (e) {
+            reportListenerError(`onUnmatched of subscription '${this.selector}'`, e);
         }
     }
 
@@ -849,7 +927,7 @@ class RingcastClient {
      * connection was lost before its ack is sent again (REPUBLISH) and applied once.
      */
     #publisherId = newPublisherId();
-    #stats = { updatesReceived: 0, duplicatesDropped: 0, reconnects: 0, deltasApplied: 0 };
+    #stats = { updatesReceived: 0, duplicatesDropped: 0, reconnects: 0, deltasApplied: 0, viewMessagesDropped: 0 };
 
     constructor(urls, options) {
         this.#urls = urls;
@@ -916,14 +994,15 @@ class RingcastClient {
 
     // -------------------------------------------------------------------- public operations
 
-    /** Subscribes; see ringcast.d.ts. Throws TypeError for a bad selector. */
-    subscribe(selector, onUpdate, { onError } = {}) {
+    /** Subscribes; see ringcast.d.ts. Throws TypeError for a bad selector or bad options. */
+    subscribe(selector, onUpdate, options = undefined) {
         const segments = parseSelector(selector);
         if (typeof onUpdate !== 'function') throw new TypeError('subscribe needs an onUpdate function');
+        const settings = subscribeSettings(options);
         if (this.#nextSubscriptionId > LAST_SUBSCRIPTION_ID) {
             throw new RingcastError(`subscription ids exhausted: ${LAST_SUBSCRIPTION_ID} made`);
         }
-        const s = new Subscription(this, this.#nextSubscriptionId++, selector, segments, onUpdate, onError);
+        const s = new Subscription(this, this.#nextSubscriptionId++, selector, segments, onUpdate, settings);
         if (this.#closedError) {
             s._abandon(this.#closedError);
             return s;
@@ -1155,15 +1234,20 @@ class RingcastClient {
         if (!c.welcomed && m.type !== 'WELCOME') {
             throw new ProtocolError('HANDSHAKE_REQUIRED', `${m.type} before WELCOME`);
         }
-        if (m.viewId !== undefined) { // VIEW, UNMATCHED, or a SNAPSHOT or UPDATE flagged VIEWED
-            throw new ProtocolError('UNKNOWN_MESSAGE_TYPE', `${m.type} through view ${m.viewId}, `
-                + 'but this client asked for no view (it sends no subscribe options yet)');
-        }
+        const viewed = m.viewId !== undefined; // VIEW, UNMATCHED, or a SNAPSHOT or UPDATE flagged VIEWED
         switch (m.type) {
             case 'WELCOME': return this.#onWelcome(c, m);
             case 'TOPIC': c.aliases.set(m.alias, this.#topic(m.path)); return;
-            case 'SNAPSHOT': return this.#onSnapshot(this.#aliased(c, m), m);
-            case 'UPDATE': return this.#onUpdate(c, this.#aliased(c, m), m);
+            case 'SNAPSHOT': {
+                const t = this.#aliased(c, m);
+                return viewed ? this.#onViewedSnapshot(t, m) : this.#onSnapshot(t, m);
+            }
+            case 'UPDATE': {
+                const t = this.#aliased(c, m);
+                return viewed ? this.#onViewedUpdate(c, t, m) : this.#onUpdate(c, t, m);
+            }
+            case 'VIEW': return this.#onView(m);
+            case 'UNMATCHED': return this.#onUnmatched(this.#aliased(c, m), m);
             case 'PUBLISH_ACK': {
                 const request = this.#unacked.get(m.correlationId);
                 if (request) {
@@ -1176,7 +1260,9 @@ class RingcastClient {
             }
             case 'SUBSCRIBED': {
                 const s = this.#subscriptions.get(m.subscriptionId);
-                if (s) {
+                if (s?._viewed && s._viewId === null) {
+                    this.#refuseUnservedView(c, s);
+                } else if (s) {
                     s._confirmedOnce = true;
                     s._liveConnection = c.number;
                     s._confirm(m.matchedTopics);
@@ -1292,7 +1378,7 @@ class RingcastClient {
         let t = this.#topics.get(path);
         if (!t) {
             t = { path, segments: path.split('/'), pathBytes: utf8Encoder.encode(path), sequence: 0, value: null,
-                matches: [], matchesVersion: -1 };
+                plainMatches: [], viewedMatches: [], matchesVersion: -1 };
             this.#topics.set(path, t);
         }
         return t;
@@ -1304,21 +1390,41 @@ class RingcastClient {
         return t;
     }
 
-    /** Open subscriptions matching the topic, cached on the topic until the subscriptions change. */
-    #matching(t) {
+    /**
+     * The open subscriptions matching the topic, plain and viewed apart, cached on the topic until
+     * the subscriptions change; returns the topic.
+     */
+    #refreshMatches(t) {
         if (t.matchesVersion !== this.#subscriptionsVersion) {
-            t.matches = [...this.#subscriptions.values()].filter((s) => segmentsMatch(s._segments, t.segments));
+            t.plainMatches = [];
+            t.viewedMatches = [];
+            for (const s of this.#subscriptions.values()) {
+                if (segmentsMatch(s._segments, t.segments)) (s._viewed ? t.viewedMatches : t.plainMatches).push(s);
+            }
             t.matchesVersion = this.#subscriptionsVersion;
         }
-        return t.matches;
+        return t;
+    }
+
+    /** The open plain subscriptions matching the topic: those a message without VIEWED goes to. */
+    #plainMatching(t) {
+        return this.#refreshMatches(t).plainMatches;
+    }
+
+    /** The open subscriptions matching the topic whose view has, on this connection, this id. */
+    #viewedMatching(t, viewId) {
+        return this.#refreshMatches(t).viewedMatches.filter((s) => s._viewId === viewId);
     }
 
     /**
-     * SNAPSHOT: to the subscription it names, or with id 0 (a GAP) to every matching one. Always
-     * delivered, and it sets the topic's sequence even backwards: a restarted server starts over.
+     * SNAPSHOT without VIEWED: to the plain subscription it names, or with id 0 (a GAP) to every
+     * matching plain one. Always delivered, and it sets the topic's sequence even backwards: a
+     * restarted server starts over.
      */
     #onSnapshot(t, m) {
         this.#stats.updatesReceived++;
+        const named = m.subscriptionId === 0 ? null : this.#subscriptions.get(m.subscriptionId);
+        if (named?._viewed) return; // not its stream: it gets its topics through its view only
         const gap = (m.flags & Flags.GAP) !== 0;
         const noValue = gap && (m.flags & Flags.NO_VALUE) !== 0;
         const value = noValue ? EMPTY : m.value;
@@ -1327,13 +1433,16 @@ class RingcastClient {
         const kind = noValue ? UpdateKind.GAP_WITHOUT_VALUE : gap ? UpdateKind.SNAPSHOT_AFTER_GAP : UpdateKind.SNAPSHOT;
         const update = new Update(t.path, m.sequence, value, kind);
         if (m.subscriptionId === 0) {
-            for (const s of this.#matching(t)) s._deliver(update);
+            for (const s of this.#plainMatching(t)) s._deliver(update);
         } else {
-            this.#subscriptions.get(m.subscriptionId)?._deliver(update);
+            named?._deliver(update);
         }
     }
 
-    /** UPDATE: dropped unless newer than the topic's sequence; a delta is applied first. */
+    /**
+     * UPDATE without VIEWED, for the plain subscriptions: dropped unless newer than the topic's
+     * sequence; a delta is applied first.
+     */
     #onUpdate(c, t, m) {
         this.#stats.updatesReceived++;
         if (m.sequence <= t.sequence) {
@@ -1361,8 +1470,147 @@ class RingcastClient {
         t.value = value;
         const kind = (m.flags & Flags.CONFLATED) !== 0 ? UpdateKind.CONFLATED : UpdateKind.UPDATE;
         let update = null;
-        for (const s of this.#matching(t)) {
+        for (const s of this.#plainMatching(t)) {
             if (s._liveConnection === c.number) s._deliver(update ??= new Update(t.path, m.sequence, value, kind));
+        }
+    }
+
+    // Views (docs/protocol.md, "Views"). A subscription with a view learns its view's id from the
+    // VIEW that starts each reply to its SUBSCRIBE, and takes the messages flagged VIEWED with that
+    // id; it keeps its own last sequence and value per topic, since sequences through a view jump
+    // by design (no gap is ever reported) and its values are the view's (projections), not the
+    // topic's. A message for a view or subscription no open subscription has crossed an
+    // UNSUBSCRIBE: dropped, and counted.
+
+    #onView(m) {
+        const s = this.#subscriptions.get(m.subscriptionId);
+        if (!s?._viewed) { // closed or refused meanwhile; or a plain one, whose stream is without VIEWED
+            this.#stats.viewMessagesDropped++;
+            return;
+        }
+        s._viewId = m.viewId;
+    }
+
+    /**
+     * SUBSCRIBED for a subscription with a view, without the VIEW that starts every reply to one: a
+     * server from before views skipped the options and opened a plain subscription, whose messages
+     * never reach a viewed one. Refused here, rather than left to receive nothing, and unsubscribed.
+     */
+    #refuseUnservedView(c, s) {
+        this.#subscriptions.delete(s.id);
+        this.#subscriptionsVersion++;
+        this.#enqueue({ kind: 'unsubscribe', subscription: s });
+        s._refused(new RingcastError(`INVALID_OPTIONS: ${c.url} confirmed the subscription to '${s.selector}' `
+            + 'without a VIEW: this server does not serve maxRate, fields or filter', 'INVALID_OPTIONS'));
+    }
+
+    /**
+     * Whether a message through a view of sequence `sequence` is news to subscription `s` (above the
+     * last sequence it received of the topic); counts it as a duplicate when not.
+     */
+    #newToView(s, t, sequence) {
+        const held = s._viewTopics.get(t);
+        if (held === undefined || sequence > held.sequence) return true;
+        this.#stats.duplicatesDropped++;
+        return false;
+    }
+
+    /**
+     * SNAPSHOT with VIEWED: to the subscription it names when that one has the view, or with id 0 to
+     * every matching subscription with the view. Dropped by a subscription that already has the
+     * sequence (after a resume), except with GAP, which is delivered and sets the subscription's
+     * sequence even backwards, as for a plain one: a restarted server starts over.
+     */
+    #onViewedSnapshot(t, m) {
+        this.#stats.updatesReceived++;
+        const named = m.subscriptionId === 0 ? null : this.#subscriptions.get(m.subscriptionId);
+        const targets = m.subscriptionId === 0 ? this.#viewedMatching(t, m.viewId)
+            : named?._viewId === m.viewId ? [named] : [];
+        if (targets.length === 0) {
+            this.#stats.viewMessagesDropped++;
+            return;
+        }
+        const gap = (m.flags & Flags.GAP) !== 0;
+        const noValue = gap && (m.flags & Flags.NO_VALUE) !== 0;
+        const value = noValue ? EMPTY : m.value;
+        const kind = noValue ? UpdateKind.GAP_WITHOUT_VALUE : gap ? UpdateKind.SNAPSHOT_AFTER_GAP : UpdateKind.SNAPSHOT;
+        const update = new Update(t.path, m.sequence, value, kind);
+        for (const s of targets) {
+            if (!gap && !this.#newToView(s, t, m.sequence)) continue;
+            s._viewTopics.set(t, { sequence: m.sequence, value: noValue ? null : value });
+            s._deliver(update);
+        }
+    }
+
+    /**
+     * UPDATE with VIEWED: to every matching subscription with the view that does not have its
+     * sequence yet. A DELTA is applied to the value each subscription holds of the topic through
+     * its view (once per distinct base); one that cannot be is never delivered to any of them and
+     * ends the connection, as a bad plain delta does.
+     */
+    #onViewedUpdate(c, t, m) {
+        this.#stats.updatesReceived++;
+        const targets = this.#viewedMatching(t, m.viewId);
+        if (targets.length === 0) {
+            this.#stats.viewMessagesDropped++;
+            return;
+        }
+        const delta = (m.flags & Flags.DELTA) !== 0;
+        const rebuilt = new Map(); // base -> value: subscriptions holding the same value share one application
+        const values = new Map(); // subscription -> the value it gets
+        for (const s of targets) {
+            if (!this.#newToView(s, t, m.sequence)) continue;
+            if (!delta) {
+                values.set(s, m.value);
+                continue;
+            }
+            const base = s._viewTopics.get(t)?.value ?? null;
+            let value = rebuilt.get(base);
+            if (value === undefined) {
+                try {
+                    if (base === null) {
+                        throw new DeltaFormatError(`subscription '${s.selector}' holds no value of the topic `
+                            + 'through the view');
+                    }
+                    value = applyDelta(base, m.value);
+                } catch (e) {
+                    if (!(e instanceof DeltaFormatError)) throw e;
+                    // never delivered: the connection ends and the next session resumes from the last good value
+                    this.#protocolError(c, new ProtocolError('MALFORMED_FRAME', `bad delta for ${t.path} `
+                        + `#${m.sequence} through view ${m.viewId}: ${e.message}`), 'bad delta');
+                    return;
+                }
+                rebuilt.set(base, value);
+                this.#stats.deltasApplied++;
+            }
+            values.set(s, value);
+        }
+        const kind = (m.flags & Flags.CONFLATED) !== 0 ? UpdateKind.CONFLATED : UpdateKind.UPDATE;
+        const updates = new Map(); // value -> Update: one object per distinct value, as for plain updates
+        for (const [s, value] of values) {
+            s._viewTopics.set(t, { sequence: m.sequence, value });
+            let update = updates.get(value);
+            if (update === undefined) updates.set(value, update = new Update(t.path, m.sequence, value, kind));
+            s._deliver(update);
+        }
+    }
+
+    /**
+     * UNMATCHED: the topic's value of `sequence` no longer passes the view's filter. Each matching
+     * subscription with the view that does not have the sequence yet records it (its resume list
+     * says so) and hears of it through onUnmatched; it keeps the value it holds as the base of a
+     * later delta.
+     */
+    #onUnmatched(t, m) {
+        const targets = this.#viewedMatching(t, m.viewId);
+        if (targets.length === 0) {
+            this.#stats.viewMessagesDropped++;
+            return;
+        }
+        for (const s of targets) {
+            if (!this.#newToView(s, t, m.sequence)) continue;
+            s._viewTopics.set(t, { sequence: m.sequence, value: s._viewTopics.get(t)?.value ?? null });
+            s._unmatched(t.path, m.sequence);
         }
     }
 
@@ -1458,31 +1706,43 @@ class RingcastClient {
 
     #encodeSubscribe(c, s, maxFrameBytes) {
         if (s._closed) return null;
-        let bytes = HEADER_BYTES + 4 + 2 + s._selectorBytes.length + 4;
+        const selectorMessageBytes = HEADER_BYTES + 4 + 2 + s._selectorBytes.length + 4;
+        let bytes = selectorMessageBytes + s._optionsBlock.length;
         if (bytes > maxFrameBytes) {
             this.#subscriptions.delete(s.id);
             this.#subscriptionsVersion++;
-            s._refused(new RingcastError(`selector '${s.selector}' does not fit in the server's frame limit of `
-                + `${maxFrameBytes} bytes`, 'INVALID_SELECTOR'));
+            s._refused(selectorMessageBytes > maxFrameBytes
+                ? new RingcastError(`selector '${s.selector}' does not fit in the server's frame limit of `
+                    + `${maxFrameBytes} bytes`, 'INVALID_SELECTOR')
+                : new RingcastError(`the options of the subscription to '${s.selector}' take ${s._optionsBlock.length} `
+                    + `bytes, and its SUBSCRIBE does not fit in the server's frame limit of ${maxFrameBytes} bytes`,
+                'INVALID_OPTIONS'));
             return null;
         }
         const resume = [];
         if (s._confirmedOnce) {
-            for (const t of this.#topics.values()) {
-                if (t.sequence > 0 && segmentsMatch(s._segments, t.segments)) {
+            // a subscription with a view lists what it received through its view; a plain one what
+            // the client has of each topic it matches
+            const held = s._viewed ? [...s._viewTopics].map(([t, h]) => [t, h.sequence])
+                : [...this.#topics.values()].filter((t) => segmentsMatch(s._segments, t.segments)).map((t) => [t, t.sequence]);
+            for (const [t, sequence] of held) {
+                if (sequence > 0) {
                     const entryBytes = 2 + t.pathBytes.length + 8;
                     // a message never spans frames: the server replays topics left out from #1
                     // (#onUpdate drops what the client has), or sends a snapshot after a gap
                     if (bytes + entryBytes <= maxFrameBytes) {
-                        resume.push([t.pathBytes, t.sequence]);
+                        resume.push([t.pathBytes, sequence]);
                         bytes += entryBytes;
                     }
                 }
             }
             s._liveConnection = c.number; // it already has the values: updates may follow at once
+        } else {
+            s._viewTopics.clear(); // sent as a first subscribe again: it starts from the snapshots
         }
         s._sentConnection = c.number;
-        return encodeSubscribe(s.id, s._selectorBytes, resume);
+        s._viewId = null; // the reply's VIEW tells its view's id on this connection
+        return encodeSubscribeWithBlock(s.id, s._selectorBytes, resume, s._optionsBlock);
     }
 
     #nextCorrelation() {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { connect, internals, UpdateKind, RingcastError } from '../src/ringcast.js';
 
-const { decodeFrame, MessageType } = internals;
+const { decodeFrame, MessageType, encodeSubscribeOptions } = internals;
 const enc = new TextEncoder();
 const vectors = JSON.parse(readFileSync(new URL('../../testdata/delta-vectors.json', import.meta.url), 'utf8'));
 const hex = (t) => Uint8Array.from(t.replace(/\s+/g, '').match(/../g) ?? [], (h) => parseInt(h, 16));
@@ -40,6 +40,8 @@ const S = {
     unmatched: (viewId, alias, seq) => message(0x8A, (w) => { w.u32(viewId); w.u32(alias); w.u64(seq); }),
     viewedUpdate: (alias, seq, flags, viewId, value) =>
         message(0x84, (w) => { w.u32(alias); w.u64(seq); w.u8(flags | 0x10); w.u32(viewId); w.raw(value); }),
+    viewedSnapshot: (id, alias, seq, flags, viewId, value) =>
+        message(0x83, (w) => { w.u32(id); w.u32(alias); w.u64(seq); w.u8(flags | 0x10); w.u32(viewId); w.raw(value); }),
 };
 
 /** Reads a client frame: [{ type, ...fields }] for the client-to-server messages. */
@@ -67,7 +69,10 @@ function clientMessages(frame) {
         else if (type === MessageType.SUBSCRIBE) {
             const id = u32(); const selector = str(); const n = u32(); const resume = [];
             for (let i = 0; i < n; i++) resume.push([str(), u64()]);
-            out.push({ type: 'SUBSCRIBE', id, selector, resume });
+            const subscribe = { type: 'SUBSCRIBE', id, selector, resume };
+            // the options block as hex, to compare with the codec's (whose bytes codec.test.mjs holds)
+            if (q < end) subscribe.options = Buffer.from(frame.subarray(q, end)).toString('hex');
+            out.push(subscribe);
         } else if (type === MessageType.UNSUBSCRIBE) out.push({ type: 'UNSUBSCRIBE', id: u32() });
         else if (type === MessageType.PUBLISH || type === MessageType.REPUBLISH) {
             const corr = u32(); const topic = str();
@@ -655,20 +660,321 @@ test('a publish sent again that the server can no longer place rejects with PUBL
     client.close();
 });
 
-test('a VIEW, an UNMATCHED or an update through a view, which this client never asked for, ends the connection', async () => {
-    for (const viewMessage of [S.view(1, 7), S.unmatched(7, 3, 2), S.viewedUpdate(3, 2, 0, 7, '{"x":1}')]) {
-        const errors = [];
-        const { client, ws, sockets } = await connected();
-        client.on('error', (e) => errors.push(e));
-        const got = [];
-        const s = client.subscribe('d', (u) => got.push(u));
-        await tick();
-        ws().push(S.topic(3, 'd'), S.snapshot(s.id, 3, 1, 0, 'one'), S.subscribed(s.id, 1));
-        ws().push(viewMessage, S.update(3, 2, 0, 'two'));
-        assert.deepEqual(got.map((u) => u.text()), ['one'], 'nothing after it is delivered');
-        assert.equal(errors.length, 1);
-        assert.match(errors[0].message, /UNKNOWN_MESSAGE_TYPE: (VIEW|UNMATCHED|UPDATE) through view 7, but this client asked for no view/);
-        assert.equal(sockets[0].closedWith.code, 4002);
-        client.close();
-    }
+// ---------------------------------------------------------------- issue 16: subscriptions with a view
+
+/** A throttled, projected, filtered board: options that make a view. */
+const BOARD = { maxRate: 4, fields: ['bid', 'ask'], filter: 'spread < 0.0005' };
+/** The options block the codec writes for these options, as clientMessages shows it. */
+const blockHex = (options) => Buffer.from(encodeSubscribeOptions(options)).toString('hex');
+/** What a subscription's onUpdate got, as [kind, topic, sequence, text]. */
+const seen = (updates) => updates.map((u) => [u.kind, u.topic, u.sequence, u.text()]);
+const subscribesOn = (ws) => ws.received().filter((m) => m.type === 'SUBSCRIBE');
+
+test('a subscription with a view sends its options and takes the messages of the view its VIEW names; sequences jump without a gap', async () => {
+    const { client, ws } = await connected();
+    const got = [];
+    const sub = client.subscribe('fx/+', (u) => got.push(u), BOARD);
+    await tick();
+    assert.deepEqual(subscribesOn(ws()), [{ type: 'SUBSCRIBE', id: sub.id, selector: 'fx/+', resume: [], options: blockHex(BOARD) }]);
+    // fx/GBPUSD's value fails the filter: no snapshot of it
+    ws().push(S.view(sub.id, 7), S.topic(1, 'fx/EURUSD'), S.topic(2, 'fx/GBPUSD'),
+        S.viewedSnapshot(sub.id, 1, 42, 0, 7, '{"bid":1.1,"ask":1.2}'), S.subscribed(sub.id, 2));
+    assert.equal(await sub.confirmed, 2);
+    ws().push(S.viewedUpdate(1, 50, 0, 7, '{"bid":1.3,"ask":1.4}'), // 43..49 filtered out, unchanged or throttled
+        S.viewedUpdate(2, 9, 4, 7, '{"bid":0.8,"ask":0.9}'),
+        S.viewedUpdate(1, 51, 0, 8, '{"bid":1.5}'), // another view of the session: not this subscription's
+        S.update(1, 51, 0, '{"bid":1.5,"ask":1.6,"spread":0.1}')); // the plain stream: no plain subscription
+    assert.deepEqual(seen(got), [
+        ['snapshot', 'fx/EURUSD', 42, '{"bid":1.1,"ask":1.2}'],
+        ['update', 'fx/EURUSD', 50, '{"bid":1.3,"ask":1.4}'],
+        ['conflated', 'fx/GBPUSD', 9, '{"bid":0.8,"ask":0.9}']]);
+    assert.equal(client.stats.viewMessagesDropped, 1);
+    assert.equal(client.stats.updatesReceived, 5);
+    assert.equal(client.stats.duplicatesDropped, 0);
+    assert.equal(client.state, 'connected');
+    client.close();
+});
+
+test('a plain and a viewed subscription on one topic each get exactly their own stream', async () => {
+    const { client, ws } = await connected();
+    const plain = [], viewed = [];
+    const p = client.subscribe('fx/EURUSD', (u) => plain.push(u));
+    const v = client.subscribe('fx/#', (u) => viewed.push(u), { fields: ['bid'] });
+    await tick();
+    ws().push(S.topic(1, 'fx/EURUSD'), S.snapshot(p.id, 1, 42, 0, '{"bid":1.1,"ask":1.2}'), S.subscribed(p.id, 1),
+        S.view(v.id, 3), S.viewedSnapshot(v.id, 1, 42, 0, 3, '{"bid":1.1}'), S.subscribed(v.id, 1));
+    ws().push(S.update(1, 43, 0, '{"bid":1.1,"ask":1.3}'), // its projection did not change: nothing through the view
+        S.update(1, 44, 0, '{"bid":1.2,"ask":1.3}'), S.viewedUpdate(1, 44, 0, 3, '{"bid":1.2}'),
+        S.snapshot(0, 1, 60, 1, '{"bid":1.5,"ask":1.6}'), S.viewedSnapshot(0, 1, 60, 1, 3, '{"bid":1.5}'),
+        S.viewedUpdate(1, 70, 0, 3, '{"bid":1.7}'),
+        S.update(1, 61, 0, '{"bid":1.5,"ask":1.7}')); // the plain stream's sequence is its own
+    assert.deepEqual(seen(plain), [
+        ['snapshot', 'fx/EURUSD', 42, '{"bid":1.1,"ask":1.2}'],
+        ['update', 'fx/EURUSD', 43, '{"bid":1.1,"ask":1.3}'],
+        ['update', 'fx/EURUSD', 44, '{"bid":1.2,"ask":1.3}'],
+        ['snapshot-after-gap', 'fx/EURUSD', 60, '{"bid":1.5,"ask":1.6}'],
+        ['update', 'fx/EURUSD', 61, '{"bid":1.5,"ask":1.7}']]);
+    assert.deepEqual(seen(viewed), [
+        ['snapshot', 'fx/EURUSD', 42, '{"bid":1.1}'],
+        ['update', 'fx/EURUSD', 44, '{"bid":1.2}'],
+        ['snapshot-after-gap', 'fx/EURUSD', 60, '{"bid":1.5}'],
+        ['update', 'fx/EURUSD', 70, '{"bid":1.7}']]);
+    assert.equal(client.stats.duplicatesDropped, 0, 'one sequence on each stream is no duplicate');
+    client.close();
+});
+
+test('through a view, duplicates are dropped per subscription and topic', async () => {
+    const { client, ws } = await connected();
+    const a = [], b = [];
+    const options = { filter: 'x > 0' };
+    const subA = client.subscribe('k/#', (u) => a.push(u), options);
+    const subB = client.subscribe('k/a', (u) => b.push(u), options);
+    await tick();
+    // the same options, the same view: one id for both, each its own snapshots
+    ws().push(S.view(subA.id, 5), S.topic(1, 'k/a'), S.topic(2, 'k/b'),
+        S.viewedSnapshot(subA.id, 1, 10, 0, 5, '{"x":10}'), S.viewedSnapshot(subA.id, 2, 3, 0, 5, '{"x":3}'),
+        S.subscribed(subA.id, 2));
+    ws().push(S.view(subB.id, 5), S.viewedSnapshot(subB.id, 1, 12, 0, 5, '{"x":12}'), S.subscribed(subB.id, 1));
+    ws().push(S.viewedUpdate(1, 11, 0, 5, '{"x":11}'), S.viewedUpdate(1, 12, 0, 5, '{"x":12}'),
+        S.viewedUpdate(1, 13, 0, 5, '{"x":13}'), S.viewedUpdate(2, 3, 0, 5, '{"x":3}'), S.viewedUpdate(2, 4, 0, 5, '{"x":4}'));
+    assert.deepEqual(a.map((u) => [u.topic, u.sequence]),
+        [['k/a', 10], ['k/b', 3], ['k/a', 11], ['k/a', 12], ['k/a', 13], ['k/b', 4]]);
+    assert.deepEqual(b.map((u) => [u.topic, u.sequence]), [['k/a', 12], ['k/a', 13]]);
+    assert.equal(a[4], b[1], 'one Update object for the subscriptions a message goes to');
+    assert.equal(client.stats.duplicatesDropped, 3, 'k/a #11 and #12 for the second, k/b #3 for the first');
+    client.close();
+});
+
+test('a delta through a view applies to the value each subscription holds of the topic through it, not to the plain value', async () => {
+    const { client, ws } = await connected();
+    const plain = [], x = [], y = [];
+    const v = vectors.valid[1]; // hello world -> hello there world
+    const p = client.subscribe('d', (u) => plain.push(u));
+    const subX = client.subscribe('d', (u) => x.push(u), { fields: ['greeting'] });
+    const subY = client.subscribe('#', (u) => y.push(u), { fields: ['greeting'] });
+    await tick();
+    ws().push(S.topic(3, 'd'), S.snapshot(p.id, 3, 8, 0, 'the plain value'), S.subscribed(p.id, 1),
+        S.view(subX.id, 2), S.viewedSnapshot(subX.id, 3, 4, 0, 2, 'x'), S.subscribed(subX.id, 1),
+        S.view(subY.id, 2), S.viewedSnapshot(subY.id, 3, 5, 0, 2, 'y'), S.subscribed(subY.id, 1));
+    ws().push(S.viewedUpdate(3, 7, 0, 2, hex(v.base)), // one value for both
+        S.viewedUpdate(3, 9, 2, 2, hex(v.delta)), // sequences jump: only the base counts
+        S.update(3, 9, 0, 'the next plain value'));
+    assert.equal(x.at(-1).text(), 'hello there world');
+    assert.equal(x.at(-1), y.at(-1), 'one value rebuilt for the subscriptions holding the same one');
+    assert.equal(client.stats.deltasApplied, 1);
+    assert.deepEqual(plain.map((u) => u.text()), ['the plain value', 'the next plain value']);
+    ws().push(S.viewedUpdate(3, 10, 2, 2, hex(vectors.valid[2].delta))); // hello there world -> hello world
+    assert.deepEqual([x.at(-1).text(), y.at(-1).text()], ['hello world', 'hello world'], 'chained on the rebuilt value');
+    assert.equal(client.state, 'connected');
+    client.close();
+});
+
+test('a delta through a view for a subscription that holds no value of the topic is never delivered, ends the connection and resumes', { timeout: 10000 }, async () => {
+    const errors = [];
+    const { client, sockets } = await connected();
+    client.on('error', (e) => errors.push(e));
+    const x = [], z = [];
+    const v = vectors.valid[1];
+    const subX = client.subscribe('d', (u) => x.push(u), { filter: 'n > 1' });
+    const subZ = client.subscribe('d', (u) => z.push(u), { filter: 'n > 1' });
+    await tick();
+    sockets[0].push(S.view(subX.id, 4), S.topic(3, 'd'), S.viewedSnapshot(subX.id, 3, 5, 0, 4, hex(v.base)), S.subscribed(subX.id, 1),
+        S.view(subZ.id, 4), S.subscribed(subZ.id, 1)); // the topic did not pass then: no snapshot for the second
+    sockets[0].push(S.viewedUpdate(3, 7, 2, 4, hex(v.delta)), S.viewedUpdate(3, 8, 0, 4, 'after'));
+    assert.equal(x.length, 1, 'not even to the subscription that could apply it, nor what follows it');
+    assert.equal(z.length, 0);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0].message, /bad delta for d #7 through view 4: delta error: subscription 'd' holds no value of the topic through the view/);
+    assert.equal(sockets[0].closedWith.code, 4002);
+    assert.equal(sockets[0].closedWith.reason, 'bad delta');
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    sockets[1].push(S.welcome('s-2'));
+    await until(() => subscribesOn(sockets[1]).length === 2);
+    assert.deepEqual(subscribesOn(sockets[1]).map((m) => m.resume), [[['d', 5]], []], 'each from its last good value');
+    client.close();
+});
+
+test('UNMATCHED reaches onUnmatched, counts as the subscription\'s last sequence of the topic, and keeps the value it holds as a delta base', async () => {
+    const { client, ws } = await connected();
+    const got = [], unmatched = [];
+    const v = vectors.valid[1];
+    const sub = client.subscribe('q/#', (u) => got.push(u), { filter: 'spread < 1', onUnmatched: (topic, seq) => unmatched.push([topic, seq]) });
+    const other = [];
+    client.subscribe('q/#', () => {}, { filter: 'spread < 2', onUnmatched: (topic, seq) => other.push([topic, seq]) });
+    await tick();
+    ws().push(S.view(sub.id, 6), S.topic(1, 'q/a'), S.viewedSnapshot(sub.id, 1, 5, 0, 6, hex(v.base)), S.subscribed(sub.id, 1));
+    ws().push(S.unmatched(6, 1, 8),
+        S.viewedUpdate(1, 8, 0, 6, 'stale'), S.unmatched(6, 1, 8), // what it has had: dropped
+        S.unmatched(99, 1, 9)); // a view no subscription has
+    assert.deepEqual(unmatched, [['q/a', 8]]);
+    assert.deepEqual(other, [], 'another view of the same topic is not told');
+    assert.equal(client.stats.duplicatesDropped, 2);
+    assert.equal(client.stats.viewMessagesDropped, 1);
+    ws().push(S.viewedUpdate(1, 12, 2, 6, hex(v.delta))); // passes again, as a delta on the last value it had
+    assert.deepEqual(seen(got).map(([kind, , seq]) => [kind, seq]), [['snapshot', 5], ['update', 12]]);
+    assert.equal(got[1].text(), 'hello there world');
+    client.close();
+});
+
+test('INVALID_OPTIONS refuses the subscription, as INVALID_SELECTOR does, and the session stays open', async () => {
+    const { client, ws } = await connected();
+    const errors = [];
+    const other = client.subscribe('a', () => {});
+    const sub = client.subscribe('fx/+', () => {}, { filter: 'spread 0.0005', onError: (e) => errors.push(e) });
+    const rewound = client.subscribe('fx/+', () => {}, { rewind: 10 }); // rewind alone: sent as given
+    await tick();
+    const [, filtered, rewind] = subscribesOn(ws());
+    assert.equal(filtered.options, blockHex({ filter: 'spread 0.0005' }));
+    assert.equal(rewind.options, blockHex({ rewind: 10 }));
+    ws().push(S.error(32, sub.id, "filter: expected a comparison operator after 'spread' at column 8"),
+        S.error(32, rewound.id, 'options are not served yet (issue 16): rewind'), S.subscribed(other.id, 0));
+    await assert.rejects(sub.confirmed, (e) => e instanceof RingcastError && e.code === 'INVALID_OPTIONS'
+        && e.message === "INVALID_OPTIONS: filter: expected a comparison operator after 'spread' at column 8");
+    await assert.rejects(rewound.confirmed, (e) => e.code === 'INVALID_OPTIONS' && /not served yet/.test(e.message));
+    assert.deepEqual(errors.map((e) => e.code), ['INVALID_OPTIONS']);
+    assert.equal(await other.confirmed, 0);
+    ws().push(S.view(sub.id, 1)); // nothing is opened: a VIEW for it would name nothing
+    assert.equal(client.stats.viewMessagesDropped, 1);
+    assert.equal(client.state, 'connected');
+    assert.equal(ws().closedWith, null);
+    client.close();
+});
+
+test('after a reconnect a viewed subscription is sent with the same options and what it received through its view, and takes the new view id', { timeout: 10000 }, async () => {
+    const { client, sockets } = await connected();
+    const got = [];
+    const options = { maxRate: 2, fields: ['bid'], filter: 'bid > 1' };
+    const sub = client.subscribe('fx/#', (u) => got.push(u), { ...options, onUnmatched: () => {} });
+    const plain = client.subscribe('fx/EURUSD', () => {});
+    await tick();
+    sockets[0].push(S.topic(1, 'fx/EURUSD'), S.topic(2, 'fx/GBPUSD'), S.topic(3, 'fx/USDJPY'),
+        S.snapshot(plain.id, 1, 100, 0, '{"bid":1.2,"ask":1.3}'), S.subscribed(plain.id, 1),
+        S.view(sub.id, 7), S.viewedSnapshot(sub.id, 1, 90, 0, 7, '{"bid":1.1}'),
+        S.viewedSnapshot(sub.id, 2, 20, 0, 7, '{"bid":1.3}'), S.subscribed(sub.id, 3));
+    sockets[0].push(S.unmatched(7, 2, 25), S.viewedUpdate(1, 95, 0, 7, '{"bid":1.2}'));
+    sockets[0].drop();
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    sockets[1].push(S.welcome('s-2'));
+    await until(() => subscribesOn(sockets[1]).length === 2);
+    assert.deepEqual(subscribesOn(sockets[1]), [
+        { type: 'SUBSCRIBE', id: sub.id, selector: 'fx/#', resume: [['fx/EURUSD', 95], ['fx/GBPUSD', 25]], options: blockHex(options) },
+        { type: 'SUBSCRIBE', id: plain.id, selector: 'fx/EURUSD', resume: [['fx/EURUSD', 100]] }]);
+    // another node: other aliases, and another id for the same view; until the VIEW tells it, the old
+    // id is not the subscription's (here another view of the session has it)
+    sockets[1].push(S.topic(5, 'fx/EURUSD'), S.topic(6, 'fx/GBPUSD'), S.topic(7, 'fx/USDJPY'),
+        S.viewedUpdate(5, 96, 0, 7, '{"bid":1.2,"ask":1.3}'));
+    sockets[1].push(S.view(sub.id, 12),
+        S.viewedSnapshot(sub.id, 5, 95, 0, 12, '{"bid":1.2}'), // what it has: dropped
+        S.viewedSnapshot(sub.id, 6, 30, 0, 12, '{"bid":1.4}'), // passes the filter again
+        S.viewedSnapshot(sub.id, 7, 4, 0, 12, '{"bid":2}'),
+        S.subscribed(sub.id, 3));
+    sockets[1].push(S.viewedUpdate(5, 97, 0, 7, '{"bid":9}'), S.viewedUpdate(5, 97, 0, 12, '{"bid":1.25}'));
+    assert.deepEqual(seen(got).slice(3), [
+        ['snapshot', 'fx/GBPUSD', 30, '{"bid":1.4}'],
+        ['snapshot', 'fx/USDJPY', 4, '{"bid":2}'],
+        ['update', 'fx/EURUSD', 97, '{"bid":1.25}']]);
+    assert.equal(client.stats.duplicatesDropped, 1);
+    assert.equal(client.stats.viewMessagesDropped, 2, 'the updates through the old view id');
+    client.close();
+});
+
+test('a snapshot after a gap through a view is delivered even below the sequence the subscription has: a restarted server starts over', async () => {
+    const { client, ws } = await connected();
+    const got = [];
+    const sub = client.subscribe('r', (u) => got.push(u), { fields: ['a'] });
+    await tick();
+    ws().push(S.view(sub.id, 1), S.topic(1, 'r'), S.viewedSnapshot(sub.id, 1, 90, 0, 1, '{"a":90}'), S.subscribed(sub.id, 1));
+    ws().push(S.viewedSnapshot(0, 1, 3, 1, 1, '{"a":3}'), S.viewedUpdate(1, 4, 0, 1, '{"a":4}'),
+        S.viewedSnapshot(0, 1, 5, 1 | 8, 1, ''), S.viewedUpdate(1, 6, 2, 1, hex(vectors.valid[1].delta)));
+    assert.deepEqual(seen(got).map(([kind, , seq]) => [kind, seq]),
+        [['snapshot', 90], ['snapshot-after-gap', 3], ['update', 4], ['gap-without-value', 5]]);
+    assert.equal(ws().closedWith.reason, 'bad delta', 'no value held after NO_VALUE: a delta has no base');
+    client.close();
+});
+
+test('messages for a view or subscription no open subscription has are dropped and counted, and the connection stays', async () => {
+    const { client, ws } = await connected();
+    const errors = [];
+    client.on('error', (e) => errors.push(e));
+    const got = [];
+    const plain = client.subscribe('x/#', () => {});
+    const sub = client.subscribe('x/#', (u) => got.push(u), { filter: 'v > 0' });
+    await tick();
+    ws().push(S.subscribed(plain.id, 0), S.view(sub.id, 4), S.topic(1, 'x/a'), S.subscribed(sub.id, 1));
+    ws().push(S.view(999, 5), // a subscription this client does not have
+        S.view(plain.id, 5), // one without a view
+        S.viewedUpdate(1, 2, 0, 5, '{"v":2}'), S.unmatched(5, 1, 3), // a view no subscription has
+        S.viewedSnapshot(sub.id, 1, 3, 0, 5, '{"v":3}'), // names the subscription, through another view
+        S.viewedSnapshot(plain.id, 1, 3, 0, 4, '{"v":3}'), // names a plain one
+        S.viewedUpdate(1, 4, 0, 4, '{"v":4}'));
+    assert.deepEqual(seen(got), [['update', 'x/a', 4, '{"v":4}']]);
+    assert.equal(client.stats.viewMessagesDropped, 6);
+    sub.close();
+    ws().push(S.viewedUpdate(1, 5, 0, 4, '{"v":5}'), S.unmatched(4, 1, 6)); // crossed its UNSUBSCRIBE
+    assert.equal(got.length, 1);
+    assert.equal(client.stats.viewMessagesDropped, 8);
+    assert.deepEqual(errors, []);
+    assert.equal(ws().closedWith, null);
+    assert.equal(client.state, 'connected');
+    client.close();
+});
+
+test('bad subscribe options throw a TypeError naming the option and the rule, and nothing is sent', async () => {
+    const { client, ws } = await connected();
+    const refused = (options, message) => assert.throws(() => client.subscribe('a/#', () => {}, options),
+        (e) => e instanceof TypeError && e.message === message);
+    refused({ maxRate: 0 }, 'maxRate: 0 updates per second is out of range (0.001 to 100000)');
+    refused({ maxRate: 100001 }, 'maxRate: 100001 updates per second is out of range (0.001 to 100000)');
+    refused({ fields: [] }, 'fields: no paths given; name at least one');
+    refused({ fields: Array(33).fill('a') }, 'fields: 33 paths, more than 32');
+    refused({ fields: 'bid' }, 'fields: an array of paths');
+    refused({ fields: ['bid', 2] }, 'fields: path 2 is not a string');
+    refused({ filter: '' }, 'filter: empty');
+    refused({ filter: 'x'.repeat(1025) }, 'filter: longer than 1024 characters (1025)');
+    refused({ filter: 1 }, 'filter: a string');
+    refused({ rewind: 0 }, 'rewind: 0 updates, out of range (1 to 2147483647)');
+    refused({ rewindSince: -1 }, 'rewindSince: -1 is not milliseconds since the epoch (a whole number, at least 0, at most 2^63-1)');
+    refused({ maxrate: 4 },
+        "unknown subscribe option 'maxrate' (onError, onUnmatched, maxRate, fields, filter, rewind, rewindSince)");
+    refused({ onUnmatched: 'log' }, 'onUnmatched: a function');
+    refused({ onError: true }, 'onError: a function');
+    refused('fast', 'subscribe options must be an object of onError, onUnmatched, maxRate, fields, filter, rewind, rewindSince');
+    assert.throws(() => client.subscribe('a/#/b', () => {}, { maxRate: 0 }), /'#' must be the last segment/, 'the selector first');
+    await tick();
+    assert.deepEqual(ws().received().map((m) => m.type), ['HELLO'], 'nothing sent');
+    // options given as undefined are not given: a plain subscription, its SUBSCRIBE that of protocol version 1
+    const plain = client.subscribe('a/#', () => {}, { maxRate: undefined, fields: undefined, onError: undefined });
+    await tick();
+    assert.deepEqual(subscribesOn(ws()), [{ type: 'SUBSCRIBE', id: plain.id, selector: 'a/#', resume: [] }]);
+    client.close();
+});
+
+test('rewind alone makes no view: the subscription takes the plain stream', async () => {
+    const { client, ws } = await connected();
+    const got = [];
+    const sub = client.subscribe('r', (u) => got.push(u), { rewind: 3 });
+    await tick();
+    assert.equal(subscribesOn(ws())[0].options, blockHex({ rewind: 3 }));
+    ws().push(S.topic(1, 'r'), S.snapshot(sub.id, 1, 5, 0, 'five'), S.subscribed(sub.id, 1), S.update(1, 6, 0, 'six'),
+        S.viewedUpdate(1, 7, 0, 1, 'through a view'));
+    assert.equal(await sub.confirmed, 1);
+    assert.deepEqual(seen(got), [['snapshot', 'r', 5, 'five'], ['update', 'r', 6, 'six']]);
+    assert.equal(client.stats.viewMessagesDropped, 1);
+    client.close();
+});
+
+test('a subscription with a view confirmed without a VIEW (a server before views opened it plain) is refused and unsubscribed', async () => {
+    const { client, ws } = await connected();
+    const got = [], errors = [];
+    const sub = client.subscribe('fx/+', (u) => got.push(u), { fields: ['bid'], onError: (e) => errors.push(e) });
+    await tick();
+    ws().push(S.topic(1, 'fx/EURUSD'), S.snapshot(sub.id, 1, 42, 0, '{"bid":1.1,"ask":1.2}'), S.subscribed(sub.id, 1));
+    await assert.rejects(sub.confirmed, (e) => e instanceof RingcastError && e.code === 'INVALID_OPTIONS'
+        && /confirmed the subscription to 'fx\/\+' without a VIEW: this server does not serve maxRate, fields or filter/.test(e.message));
+    assert.equal(errors.length, 1);
+    assert.deepEqual(got, [], 'whole values are not what it asked for');
+    await tick();
+    assert.deepEqual(ws().received().filter((m) => m.type === 'UNSUBSCRIBE'), [{ type: 'UNSUBSCRIBE', id: sub.id }]);
+    assert.equal(client.state, 'connected');
+    client.close();
 });
