@@ -289,14 +289,31 @@ final class ClientSession {
         }
     }
 
+    /**
+     * {@code SUBSCRIBED}: the server confirmed the subscription; it takes updates from now on. A
+     * subscription with a view confirmed without a {@code VIEW} is refused instead: a server from
+     * before views skips the options and opens a plain subscription, whose messages a subscription
+     * with a view never takes, so it would receive nothing and never know why.
+     */
     void onSubscribed(int subscriptionId) {
         assert eventLoop.inEventLoop();
         ClientSubscription s = subscriptions.get(subscriptionId);
-        if (s != null) {
-            s.confirmedOnce = true;
-            s.liveConnection = connection;
-            s.confirm();
+        if (s == null) {
+            return;
         }
+        if (s.hasView() && s.viewId == ClientSubscription.NO_VIEW) {
+            subscriptions.remove(s.id);
+            if (channel != null) {
+                WireCodec.writeUnsubscribe(frames.reserve(WireCodec.UNSUBSCRIBE_BYTES), s.id);
+            }
+            s.refused(new RingcastException("the server opened the subscription to '" + s.selector.text()
+                    + "' without a view: it does not serve the options " + s.options
+                    + " (a server from before subscription options, issue 16)", ErrorCode.INVALID_OPTIONS, 0));
+            return;
+        }
+        s.confirmedOnce = true;
+        s.liveConnection = connection;
+        s.confirm();
     }
 
     /**

@@ -236,6 +236,26 @@ class SubscriptionViewsTest {
     }
 
     @Test
+    void aViewedSubscriptionConfirmedWithoutAViewIsRefusedAndUnsubscribedRatherThanLeftSilent() {
+        c.open();
+        Recorder bids = c.subscribe("fx/#", BIDS);
+        c.sent();
+        c.fromServer(b -> { // a server from before views: it skipped the options block
+            WireCodec.writeTopic(b, 1, "fx/EURUSD");
+            Wire.snapshot(b, bids.id(), 1, 10, 0, "{\"bid\":1.0840,\"ask\":1.0842}");
+            WireCodec.writeSubscribed(b, bids.id(), 1);
+        });
+
+        assertThat(bids.updates).isEmpty();
+        assertThatThrownBy(() -> bids.subscription.confirmed().get()).cause()
+                .isInstanceOf(RingcastException.class).hasMessageContaining("without a view");
+        assertThat(bids.errors).singleElement().extracting(RingcastException::code)
+                .isEqualTo(ErrorCode.INVALID_OPTIONS);
+        assertThat(c.sent()).containsExactly("UNSUBSCRIBE " + bids.id());
+        assertThat(c.channel.isOpen()).isTrue();
+    }
+
+    @Test
     void optionsThatCannotFitInTheServersFrameAreRefusedWithoutBeingSent() {
         c.open(256, 0);
         Recorder r = c.subscribe("fx/#", SubscribeOptions.builder().filter("x = '" + "a".repeat(300) + "'").build());
