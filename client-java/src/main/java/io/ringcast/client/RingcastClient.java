@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.ringcast.client.internal.ClientConfig;
 import io.ringcast.client.internal.NettyRingcastClient;
 import io.ringcast.protocol.Credentials;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.Transport;
 import io.ringcast.protocol.WireCodec;
 
@@ -64,7 +65,35 @@ public interface RingcastClient extends AutoCloseable {
      *                                  (the server may still refuse it for its own, tighter limits:
      *                                  see {@link Subscription#confirmed()})
      */
-    Subscription subscribe(String selector, UpdateListener listener);
+    default Subscription subscribe(String selector, UpdateListener listener) {
+        return subscribe(selector, SubscribeOptions.NONE, listener);
+    }
+
+    /**
+     * Subscribes to every topic that {@code selector} matches, now and later, with options
+     * (docs/subscription-options.md). {@code maxRate}, {@code fields} and {@code filter} make the
+     * subscription's <b>view</b>: it receives only the values that pass the filter, each cut to the
+     * named fields, at most {@code maxRate} per second per topic. A viewed subscription's stream
+     * is its own: another subscription of the same topics, plain or with another view, receives
+     * its own values, and the sequences of a view jump on purpose (values filtered out, unchanged
+     * projections, throttled updates), with no gap implied; a value that stops passing the filter
+     * comes as {@link UpdateListener#onUnmatched}, and the next that passes as an
+     * {@link UpdateKind#UPDATE}. {@code rewind} and {@code rewindSince} shape only the reply to
+     * the first {@code SUBSCRIBE}. The options travel in every {@code SUBSCRIBE} of the
+     * subscription, the first and each one that resumes it after a reconnect. With
+     * {@link SubscribeOptions#NONE} this is {@link #subscribe(String, UpdateListener)}.
+     *
+     * @param selector a topic path whose segments may be {@code +} (one segment) or, last,
+     *                 {@code #} (the parent and everything below)
+     * @param options  the subscription's options, e.g.
+     *                 {@code SubscribeOptions.builder().fields("bid", "ask").filter("spread < 0.0005").build()}
+     * @param listener gets the subscription's updates, on the client's event-loop thread
+     * @return the subscription, open until closed; a server that refuses the options fails its
+     *         {@link Subscription#confirmed()} and calls {@link UpdateListener#onError} with code
+     *         {@link io.ringcast.protocol.ErrorCode#INVALID_OPTIONS} and the server's reason
+     * @throws IllegalArgumentException when the selector is not valid, naming the rule it breaks
+     */
+    Subscription subscribe(String selector, SubscribeOptions options, UpdateListener listener);
 
     /**
      * Publishes {@code value} to {@code topic}, creating the topic on its first publish. Publishes

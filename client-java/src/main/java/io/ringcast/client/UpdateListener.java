@@ -3,7 +3,7 @@ package io.ringcast.client;
 /**
  * Receives the updates of one {@link Subscription}.
  *
- * <p>Both methods are called on the client's event-loop thread, one call at a time, in the order
+ * <p>Its methods are called on the client's event-loop thread, one call at a time, in the order
  * the server sent the messages. <b>A listener must not block</b>: while it runs, the client reads
  * nothing from its connection (no updates, no acks, for every subscription), and a listener that
  * is slow for long enough makes the server drop the session as a slow consumer. Hand heavy work to
@@ -19,6 +19,18 @@ public interface UpdateListener {
      * @param update the value, its topic and sequence; valid after the call returns
      */
     void onUpdate(Update update);
+
+    /**
+     * The topic's value of {@code sequence} no longer passes the subscription's {@code filter}
+     * (a subscription with a filter only): nothing more of the topic comes until a value passes
+     * again, which then arrives as an {@link UpdateKind#UPDATE}. The last value this listener got
+     * of the topic is the last that passed. Does nothing by default.
+     *
+     * @param topic    the topic path
+     * @param sequence the topic's sequence of the value that does not pass
+     */
+    default void onUnmatched(String topic, long sequence) {
+    }
 
     /**
      * The server refused the subscription (its {@link RingcastException#code()} says why; the

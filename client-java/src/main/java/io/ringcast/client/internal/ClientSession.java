@@ -32,6 +32,10 @@ import java.util.Map;
  * reach it only through {@link CommandProxy}; inbound messages come from {@link ConnectionHandler}
  * on the same loop. The entry points assert it. Listeners are called from here, on the event loop.
  *
+ * <p>Views: a subscription with options that make a view (see {@link ClientSubscription#hasView()})
+ * sends them in each of its {@code SUBSCRIBE}s and receives its own stream, through the view the
+ * server names in {@code VIEW}; {@link UpdateDelivery} routes both kinds of stream.
+ *
  * <p>Ids: subscription ids count up from 1 and publish correlation ids cycle through
  * {@code [2^30, 2^31)}, so an {@code ERROR}'s correlation id names one or the other without
  * looking at its code.
@@ -242,6 +246,32 @@ final class ClientSession {
         delivery.onUpdate(t, sequence, flags, frame, valueIndex, valueLength, connection);
     }
 
+    /** {@code VIEW}: see {@link UpdateDelivery#onView}. */
+    void onView(int subscriptionId, long viewId) {
+        assert eventLoop.inEventLoop();
+        delivery.onView(subscriptionId, viewId);
+    }
+
+    /** {@code SNAPSHOT} flagged {@code VIEWED}: see {@link UpdateDelivery#onViewedSnapshot}. */
+    void onViewedSnapshot(int subscriptionId, long viewId, TopicState t, long sequence, int flags, ByteBuf frame,
+                          int valueIndex, int valueLength) {
+        assert eventLoop.inEventLoop();
+        delivery.onViewedSnapshot(subscriptionId, viewId, t, sequence, flags, frame, valueIndex, valueLength);
+    }
+
+    /** {@code UPDATE} flagged {@code VIEWED} on this session: see {@link UpdateDelivery#onViewedUpdate}. */
+    void onViewedUpdate(long viewId, TopicState t, long sequence, int flags, ByteBuf frame, int valueIndex,
+                        int valueLength) throws ProtocolException {
+        assert eventLoop.inEventLoop();
+        delivery.onViewedUpdate(viewId, t, sequence, flags, frame, valueIndex, valueLength, connection);
+    }
+
+    /** {@code UNMATCHED} on this session: see {@link UpdateDelivery#onUnmatched}. */
+    void onUnmatched(long viewId, TopicState t, long sequence) {
+        assert eventLoop.inEventLoop();
+        delivery.onUnmatched(viewId, t, sequence, connection);
+    }
+
     void onPublishAck(int correlationId, long sequence) {
         assert eventLoop.inEventLoop();
         PublishRequest p = publishes.answered(correlationId);
@@ -259,14 +289,31 @@ final class ClientSession {
         }
     }
 
+    /**
+     * {@code SUBSCRIBED}: the server confirmed the subscription; it takes updates from now on. A
+     * subscription with a view confirmed without a {@code VIEW} is refused instead: a server from
+     * before views skips the options and opens a plain subscription, whose messages a subscription
+     * with a view never takes, so it would receive nothing and never know why.
+     */
     void onSubscribed(int subscriptionId) {
         assert eventLoop.inEventLoop();
         ClientSubscription s = subscriptions.get(subscriptionId);
-        if (s != null) {
-            s.confirmedOnce = true;
-            s.liveConnection = connection;
-            s.confirm();
+        if (s == null) {
+            return;
         }
+        if (s.hasView() && s.viewId == ClientSubscription.NO_VIEW) {
+            subscriptions.remove(s.id);
+            if (channel != null) {
+                WireCodec.writeUnsubscribe(frames.reserve(WireCodec.UNSUBSCRIBE_BYTES), s.id);
+            }
+            s.refused(new RingcastException("the server opened the subscription to '" + s.selector.text()
+                    + "' without a view: it does not serve the options " + s.options
+                    + " (a server from before subscription options, issue 16)", ErrorCode.INVALID_OPTIONS, 0));
+            return;
+        }
+        s.confirmedOnce = true;
+        s.liveConnection = connection;
+        s.confirm();
     }
 
     /**
@@ -315,6 +362,10 @@ final class ClientSession {
         return delivery.duplicatesDropped();
     }
 
+    long viewMessagesDropped() {
+        return delivery.viewMessagesDropped();
+    }
+
     long framesWritten() {
         return frames.framesWritten();
     }
@@ -329,13 +380,24 @@ final class ClientSession {
 
     // ------------------------------------------------------------------ private
 
+    /**
+     * Sends the subscription's {@code SUBSCRIBE}, with its options, and with a resume list once
+     * the server has confirmed it. Either way its view id is forgotten until the {@code VIEW} of
+     * the reply: the server (another node, or one restarted) may number views otherwise.
+     */
     private void sendSubscribe(ClientSubscription s) {
         int maxFrameBytes = frames.maxFrameBytes();
         int bytes = WireCodec.subscribeBytes(s.selectorBytes);
         if (bytes > maxFrameBytes) {
-            subscriptions.remove(s.id);
-            s.refused(new RingcastException("selector '" + s.selector.text() + "' does not fit in the server's "
-                    + "frame limit of " + maxFrameBytes + " bytes", ErrorCode.INVALID_SELECTOR, 0));
+            refuseUnsent(s, "selector '" + s.selector.text() + "' does not fit in the server's frame limit of "
+                    + maxFrameBytes + " bytes", ErrorCode.INVALID_SELECTOR);
+            return;
+        }
+        bytes += WireCodec.subscribeOptionsBytes(s.options);
+        if (bytes > maxFrameBytes) {
+            refuseUnsent(s, "options " + s.options + " of the subscription to '" + s.selector.text() + "' do not fit, "
+                    + "with its selector, in the server's frame limit of " + maxFrameBytes + " bytes",
+                    ErrorCode.INVALID_OPTIONS);
             return;
         }
         Map<String, Long> resume = Collections.emptyMap();
@@ -344,7 +406,14 @@ final class ClientSession {
             bytes += subscriptions.fillResumeList(s, maxFrameBytes - bytes, maxFrameBytes, resume);
             s.liveConnection = connection;
         }
-        WireCodec.writeSubscribe(frames.reserve(bytes), s.id, s.selector.text(), resume);
+        s.viewId = ClientSubscription.NO_VIEW;
+        WireCodec.writeSubscribe(frames.reserve(bytes), s.id, s.selector.text(), resume, s.options);
+    }
+
+    /** A subscription this server can never take as it is: refused here, as the server would, without sending it. */
+    private void refuseUnsent(ClientSubscription s, String reason, ErrorCode code) {
+        subscriptions.remove(s.id);
+        s.refused(new RingcastException(reason, code, 0));
     }
 
     private void sendPublish(PublishRequest p) {

@@ -6,22 +6,37 @@ import io.ringcast.client.Subscription;
 import io.ringcast.client.Update;
 import io.ringcast.client.UpdateListener;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A {@link Subscription}. {@link #close()} and the getters are safe from any thread; the routing
- * fields ({@link #id}, {@link #confirmedOnce}, {@link #liveConnection}) and every listener call
- * belong to the event loop ({@link ClientSession}).
+ * fields ({@link #id}, {@link #confirmedOnce}, {@link #liveConnection}, {@link #viewId},
+ * {@link #viewedTopics}) and every listener call belong to the event loop ({@link ClientSession}).
  */
 final class ClientSubscription implements Subscription {
+    /** {@link #viewId} before the server named the view on this connection. */
+    static final long NO_VIEW = -1;
+
     private static final Logger LOG = LoggerFactory.getLogger(ClientSubscription.class);
 
     final Selector selector;
     final int selectorBytes;
+    /** Sent in every {@code SUBSCRIBE} of this subscription, the first and each resume. */
+    final SubscribeOptions options;
+    /**
+     * Per topic, what it received through its view, for its life across connections, in the
+     * order first received (its resume list's order); null for a plain subscription (one without
+     * a view), which takes only messages not flagged {@code VIEWED} and shares the topics'
+     * {@link TopicState}.
+     */
+    final Map<TopicState, ViewedTopic> viewedTopics;
     private final UpdateListener listener;
     private final CommandProxy commands;
     private final CompletableFuture<Void> confirmed = new CompletableFuture<>();
@@ -38,12 +53,39 @@ final class ClientSubscription implements Subscription {
      * its {@code SUBSCRIBE} are newer than any update another subscription brings in.
      */
     int liveConnection = -1;
+    /**
+     * The server's id of its view on this connection (a {@code u32}), from the {@code VIEW} that
+     * starts the reply to its {@code SUBSCRIBE}; {@link #NO_VIEW} until then, and again from each
+     * re-sent {@code SUBSCRIBE}: another node, or a restarted server, numbers views its own way.
+     */
+    long viewId = NO_VIEW;
 
-    ClientSubscription(Selector selector, UpdateListener listener, CommandProxy commands) {
+    ClientSubscription(Selector selector, SubscribeOptions options, UpdateListener listener, CommandProxy commands) {
         this.selector = selector;
         this.selectorBytes = ByteBufUtil.utf8Bytes(selector.text());
+        this.options = options;
+        this.viewedTopics = hasView(options) ? new LinkedHashMap<>() : null;
         this.listener = listener;
         this.commands = commands;
+    }
+
+    /**
+     * Whether these options make a view, whose messages the server flags {@code VIEWED}: any of
+     * {@code maxRate}, {@code fields}, {@code filter}. {@code rewind} and {@code rewindSince} only
+     * shape the reply of a subscription that is plain otherwise.
+     */
+    static boolean hasView(SubscribeOptions options) {
+        return options.maxRateThousandths() != 0 || !options.fields().isEmpty() || !options.filter().isEmpty();
+    }
+
+    /** Whether it has a view: it takes messages flagged {@code VIEWED} with its {@link #viewId}, and no others. */
+    boolean hasView() {
+        return viewedTopics != null;
+    }
+
+    /** Event loop: what it received of this topic through its view; only for a subscription with one. */
+    ViewedTopic viewedTopic(TopicState t) {
+        return viewedTopics.computeIfAbsent(t, k -> new ViewedTopic());
     }
 
     @Override
@@ -88,6 +130,20 @@ final class ClientSubscription implements Subscription {
         }
     }
 
+    /** Event loop: tells the listener that the topic's value of {@code sequence} no longer passes the view's filter. */
+    void unmatched(String topic, long sequence) {
+        if (closed.get()) {
+            return;
+        }
+        try {
+            listener.onUnmatched(topic, sequence);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
+            LOG.warn("listener of subscription '{}' threw on unmatched {} #{}", selector.text(), topic, sequence, e);
+        }
+    }
+
     /** Event loop: an error the subscription survives (the connection ended with a fatal error). */
     void notifyError(RingcastException error) {
         if (!closed.get()) {
@@ -122,6 +178,6 @@ final class ClientSubscription implements Subscription {
 
     @Override
     public String toString() {
-        return "Subscription[" + id + " '" + selector.text() + "']";
+        return "Subscription[" + id + " '" + selector.text() + "'" + (options.isEmpty() ? "" : " " + options) + "]";
     }
 }

@@ -21,6 +21,7 @@ import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 
 import java.util.concurrent.TimeUnit;
@@ -277,19 +278,46 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     }
 
     @Override
-    public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, ByteBuf frame, int valueIndex,
-                           int valueLength) throws ProtocolException {
-        if (!closing) {
-            session.onSnapshot(subscriptionId, topic(alias, "SNAPSHOT"), sequence, flags, frame, valueIndex,
-                    valueLength);
+    public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, int viewId, ByteBuf frame,
+                           int valueIndex, int valueLength) throws ProtocolException {
+        if (closing) {
+            return;
+        }
+        TopicState t = topic(alias, "SNAPSHOT");
+        if ((flags & UpdateFlags.VIEWED) != 0) {
+            session.onViewedSnapshot(subscriptionId, Integer.toUnsignedLong(viewId), t, sequence, flags, frame,
+                    valueIndex, valueLength);
+        } else {
+            session.onSnapshot(subscriptionId, t, sequence, flags, frame, valueIndex, valueLength);
         }
     }
 
     @Override
-    public void onUpdate(int alias, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength)
-            throws ProtocolException {
+    public void onUpdate(int alias, long sequence, int flags, int viewId, ByteBuf frame, int valueIndex,
+                         int valueLength) throws ProtocolException {
+        if (closing) {
+            return;
+        }
+        TopicState t = topic(alias, "UPDATE");
+        if ((flags & UpdateFlags.VIEWED) != 0) {
+            session.onViewedUpdate(Integer.toUnsignedLong(viewId), t, sequence, flags, frame, valueIndex, valueLength);
+        } else {
+            session.onUpdate(t, sequence, flags, frame, valueIndex, valueLength);
+        }
+    }
+
+    @Override
+    public void onView(int subscriptionId, int viewId) throws ProtocolException {
         if (!closing) {
-            session.onUpdate(topic(alias, "UPDATE"), sequence, flags, frame, valueIndex, valueLength);
+            requireWelcome("VIEW");
+            session.onView(subscriptionId, Integer.toUnsignedLong(viewId));
+        }
+    }
+
+    @Override
+    public void onUnmatched(int viewId, int alias, long sequence) throws ProtocolException {
+        if (!closing) {
+            session.onUnmatched(Integer.toUnsignedLong(viewId), topic(alias, "UNMATCHED"), sequence);
         }
     }
 

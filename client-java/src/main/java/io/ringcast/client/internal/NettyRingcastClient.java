@@ -16,6 +16,7 @@ import io.ringcast.client.UpdateListener;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.Transport;
 import io.ringcast.protocol.TopicPath;
 
@@ -89,8 +90,9 @@ public final class NettyRingcastClient implements RingcastClient {
     }
 
     @Override
-    public Subscription subscribe(String selector, UpdateListener listener) {
+    public Subscription subscribe(String selector, SubscribeOptions options, UpdateListener listener) {
         Objects.requireNonNull(selector, "selector");
+        Objects.requireNonNull(options, "options");
         Objects.requireNonNull(listener, "listener");
         Selector parsed;
         try {
@@ -98,7 +100,7 @@ public final class NettyRingcastClient implements RingcastClient {
         } catch (ProtocolException e) {
             throw new IllegalArgumentException(e.reason(), e);
         }
-        ClientSubscription subscription = new ClientSubscription(parsed, listener, commands);
+        ClientSubscription subscription = new ClientSubscription(parsed, options, listener, commands);
         if (closeCalled.get()) {
             subscription.abandon(new RingcastException("client is closed"));
         } else {

@@ -110,33 +110,59 @@ final class SubscriptionTable {
     }
 
     /**
-     * Fills {@code into} with the last sequence of every topic the subscription matches that has
-     * one, as many as fit in {@code roomBytes}, since a message never spans frames. The server
-     * takes a topic the list leaves out as one the client never saw: it replays it from #1, and
-     * {@link UpdateDelivery} drops what was delivered already, or sends a snapshot after a gap
-     * when its history no longer reaches back that far.
+     * Fills {@code into} with the last sequence of every topic the subscription matches that it
+     * has one of, as many as fit in {@code roomBytes}, since a message never spans frames: for a
+     * plain subscription the topics' last sequences, shared by every plain one; for one with a
+     * view, its own per topic, received through its view. The server takes a topic the list
+     * leaves out as one the client never saw: it replays it from #1 (through a view: sends its
+     * newest value), and {@link UpdateDelivery} drops what was delivered already, or sends a
+     * snapshot after a gap when its history no longer reaches back that far.
      *
      * @return the bytes the entries take
      */
     int fillResumeList(ClientSubscription s, int roomBytes, int maxFrameBytes, Map<String, Long> into) {
-        int used = 0;
-        int left = 0;
-        for (TopicState t : topics.values()) {
-            if (t.lastSequence > 0 && s.selector.matches(t.segments)) {
-                int entryBytes = WireCodec.resumeEntryBytes(t.pathBytes);
-                if (used + entryBytes > roomBytes) {
-                    left++;
-                } else {
-                    into.put(t.path, t.lastSequence);
-                    used += entryBytes;
+        ResumeList list = new ResumeList(roomBytes, into);
+        if (s.hasView()) {
+            s.viewedTopics.forEach((t, viewed) -> list.add(t, viewed.lastSequence));
+        } else {
+            for (TopicState t : topics.values()) {
+                if (s.selector.matches(t.segments)) {
+                    list.add(t, t.lastSequence);
                 }
             }
         }
-        if (left > 0) {
+        if (list.left > 0) {
             LOG.warn("resume list of subscription '{}' cut to {} topics to fit the server's frame limit of {} "
-                    + "bytes; {} topics are replayed from their first update (what was delivered is dropped), "
-                    + "or come as a snapshot after a gap", s.selector.text(), into.size(), maxFrameBytes, left);
+                    + "bytes; {} topics are answered as never seen: replayed from their first update, or their "
+                    + "newest value through a view (what was delivered is dropped), or a snapshot after a gap",
+                    s.selector.text(), into.size(), maxFrameBytes, list.left);
         }
-        return used;
+        return list.usedBytes;
+    }
+
+    /** A resume list being filled up to its room: entries that do not fit are counted, not added. */
+    private static final class ResumeList {
+        private final int roomBytes;
+        private final Map<String, Long> into;
+        int usedBytes;
+        int left;
+
+        ResumeList(int roomBytes, Map<String, Long> into) {
+            this.roomBytes = roomBytes;
+            this.into = into;
+        }
+
+        void add(TopicState t, long lastSequence) {
+            if (lastSequence <= 0) {
+                return; // nothing received of it: the server counts it as a topic the client never saw
+            }
+            int entryBytes = WireCodec.resumeEntryBytes(t.pathBytes);
+            if (usedBytes + entryBytes > roomBytes) {
+                left++;
+            } else {
+                into.put(t.path, lastSequence);
+                usedBytes += entryBytes;
+            }
+        }
     }
 }

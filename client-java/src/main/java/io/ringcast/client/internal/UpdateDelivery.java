@@ -11,8 +11,20 @@ import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.UpdateFlags;
 
 /**
- * Inbound {@code SNAPSHOT} and {@code UPDATE} messages to the subscriptions they are for: keeps
- * each topic's last sequence and value, drops duplicates, applies deltas.
+ * Inbound {@code SNAPSHOT}, {@code UPDATE}, {@code VIEW} and {@code UNMATCHED} messages to the
+ * subscriptions they are for, as two kinds of stream:
+ * <ul>
+ *   <li><b>plain</b>: a message not flagged {@code VIEWED} goes to the plain subscriptions (those
+ *       without a view). They share each topic's last sequence and value ({@link TopicState}),
+ *       which drop duplicates and are the base of deltas;</li>
+ *   <li><b>viewed</b>: a message flagged {@code VIEWED} goes to the subscriptions whose view has
+ *       its view id (named by {@code VIEW} on this connection) and whose selector matches the
+ *       topic. Each keeps its own last sequence and value per topic ({@link ViewedTopic}), for
+ *       duplicates and deltas; its sequences jump by design, so no gap is ever inferred.</li>
+ * </ul>
+ * So a session with a plain and a viewed subscription on one topic delivers each exactly its own
+ * stream. A {@code VIEW} for a subscription the client does not have, or a viewed message no
+ * subscription has the view of, is dropped and counted: it can race an {@code UNSUBSCRIBE}.
  *
  * <p>Thread contract: event-loop confined, owned by {@link ClientSession}; listeners are called
  * from here, on the event loop.
@@ -22,46 +34,43 @@ final class UpdateDelivery {
 
     private final SubscriptionTable subscriptions;
     private long duplicatesDropped;
+    private long viewMessagesDropped;
 
     UpdateDelivery(SubscriptionTable subscriptions) {
         this.subscriptions = subscriptions;
     }
 
+    // ------------------------------------------------------------------ plain
+
     /**
-     * {@code SNAPSHOT}: to the subscription it names, or with id 0 to every matching one. Always
-     * delivered (it is a subscription's starting value even when the topic's sequence is known).
-     * Any snapshot sets the topic's last sequence, even backwards: it is the server's current one,
-     * at or above anything this session was sent, so a higher number the client remembers comes
-     * from a server that lost its state and numbers the topic from 1 again.
+     * {@code SNAPSHOT}: to the plain subscription it names, or with id 0 to every matching plain
+     * one. Always delivered (it is a subscription's starting value even when the topic's sequence
+     * is known). Any snapshot sets the topic's last sequence, even backwards: it is the server's
+     * current one, at or above anything this session was sent, so a higher number the client
+     * remembers comes from a server that lost its state and numbers the topic from 1 again.
      */
     void onSnapshot(int subscriptionId, TopicState t, long sequence, int flags, ByteBuf frame, int valueIndex,
                     int valueLength) {
-        boolean gap = (flags & UpdateFlags.GAP) != 0;
-        boolean noValue = gap && (flags & UpdateFlags.NO_VALUE) != 0;
-        byte[] value = noValue ? NO_VALUE : ByteBufUtil.getBytes(frame, valueIndex, valueLength);
+        ReceivedUpdate u = snapshot(t, sequence, flags, frame, valueIndex, valueLength);
         t.lastSequence = sequence;
-        t.lastValue = noValue ? null : value;
-        UpdateKind kind = noValue ? UpdateKind.GAP_WITHOUT_VALUE
-                : gap ? UpdateKind.SNAPSHOT_AFTER_GAP : UpdateKind.SNAPSHOT;
+        t.lastValue = u.kind() == UpdateKind.GAP_WITHOUT_VALUE ? null : u.value();
         if (subscriptionId == 0) {
-            ClientSubscription[] matches = subscriptions.matching(t);
-            if (matches.length > 0) {
-                ReceivedUpdate u = new ReceivedUpdate(t.path, sequence, value, kind);
-                for (ClientSubscription s : matches) {
+            for (ClientSubscription s : subscriptions.matching(t)) {
+                if (!s.hasView()) {
                     s.deliver(u);
                 }
             }
         } else {
             ClientSubscription s = subscriptions.get(subscriptionId);
-            if (s != null) {
-                s.deliver(new ReceivedUpdate(t.path, sequence, value, kind));
+            if (s != null && !s.hasView()) {
+                s.deliver(u);
             }
         }
     }
 
     /**
      * {@code UPDATE}: dropped when not newer than the topic's last sequence, else (a delta applied
-     * to the previous value first) to every matching subscription live on {@code connection}.
+     * to the previous value first) to every matching plain subscription live on {@code connection}.
      *
      * @throws ProtocolException when a delta cannot be applied: it does not follow the value the
      *                           client has, or it is corrupt. Nothing is delivered; the connection
@@ -75,16 +84,16 @@ final class UpdateDelivery {
         }
         byte[] value;
         if ((flags & UpdateFlags.DELTA) != 0) {
-            value = applyDelta(t, sequence, frame, valueIndex, valueLength);
+            value = applyPlainDelta(t, sequence, frame, valueIndex, valueLength);
         } else {
             value = ByteBufUtil.getBytes(frame, valueIndex, valueLength);
         }
         t.lastSequence = sequence;
         t.lastValue = value;
-        UpdateKind kind = (flags & UpdateFlags.CONFLATED) != 0 ? UpdateKind.CONFLATED : UpdateKind.UPDATE;
+        UpdateKind kind = updateKind(flags);
         ReceivedUpdate u = null;
         for (ClientSubscription s : subscriptions.matching(t)) {
-            if (s.liveConnection == connection) {
+            if (!s.hasView() && s.liveConnection == connection) {
                 if (u == null) {
                     u = new ReceivedUpdate(t.path, sequence, value, kind);
                 }
@@ -93,23 +102,228 @@ final class UpdateDelivery {
         }
     }
 
+    // ------------------------------------------------------------------ viewed
+
+    /**
+     * {@code VIEW}: from now on, on this connection, the subscription takes the messages flagged
+     * {@code VIEWED} with {@code viewId}. Dropped (and counted) for a subscription the client does
+     * not have, or one that asked for no view.
+     */
+    void onView(int subscriptionId, long viewId) {
+        ClientSubscription s = subscriptions.get(subscriptionId);
+        if (s == null || !s.hasView()) {
+            viewMessagesDropped++;
+            return;
+        }
+        s.viewId = viewId;
+    }
+
+    /**
+     * {@code SNAPSHOT} flagged {@code VIEWED}: to the subscription it names when that one has the
+     * view, or with id 0 to every subscription with the view whose selector matches the topic.
+     * Each takes it as its own stream: dropped as a duplicate where that subscription had the
+     * topic at or beyond {@code sequence}, except a snapshot after a gap, which is the server's
+     * current value and sets the subscription's sequence even backwards (a server that lost its
+     * state numbers the topic from 1 again), as a plain one sets the topic's.
+     */
+    void onViewedSnapshot(int subscriptionId, long viewId, TopicState t, long sequence, int flags, ByteBuf frame,
+                          int valueIndex, int valueLength) {
+        ReceivedUpdate u = snapshot(t, sequence, flags, frame, valueIndex, valueLength);
+        boolean gap = (flags & UpdateFlags.GAP) != 0;
+        boolean taken = false;
+        if (subscriptionId == 0) {
+            for (ClientSubscription s : subscriptions.matching(t)) {
+                if (s.viewId == viewId) {
+                    taken = true;
+                    takeViewedSnapshot(s, t, u, gap);
+                }
+            }
+        } else {
+            ClientSubscription s = subscriptions.get(subscriptionId);
+            if (s != null && s.viewId == viewId) {
+                taken = true;
+                takeViewedSnapshot(s, t, u, gap);
+            }
+        }
+        if (!taken) {
+            viewMessagesDropped++;
+        }
+    }
+
+    /**
+     * {@code UPDATE} flagged {@code VIEWED}: to every subscription with the view whose selector
+     * matches the topic and that takes updates on {@code connection}, each as its own stream:
+     * dropped as a duplicate where that subscription had the topic at or beyond {@code sequence},
+     * and a delta applied to the value that subscription holds of the topic.
+     *
+     * @throws ProtocolException when a delta cannot be applied for one of them: it holds no value
+     *                           of the topic, or the delta does not fit that value or is corrupt.
+     *                           Nothing is delivered to any of them; the connection ends and the
+     *                           client resumes.
+     */
+    void onViewedUpdate(long viewId, TopicState t, long sequence, int flags, ByteBuf frame, int valueIndex,
+                        int valueLength, int connection) throws ProtocolException {
+        ClientSubscription[] matches = subscriptions.matching(t);
+        UpdateKind kind = updateKind(flags);
+        boolean taken = false;
+        if ((flags & UpdateFlags.DELTA) != 0) {
+            // every recipient's value first, each from its own base: a delta that does not apply reaches nobody
+            ReceivedUpdate[] rebuilt = new ReceivedUpdate[matches.length];
+            for (int i = 0; i < matches.length; i++) {
+                ClientSubscription s = matches[i];
+                if (s.viewId == viewId) {
+                    taken = true;
+                    if (takesViewed(s, t, sequence, connection)) {
+                        rebuilt[i] = new ReceivedUpdate(t.path, sequence,
+                                applyViewedDelta(s, t, sequence, frame, valueIndex, valueLength), kind);
+                    }
+                }
+            }
+            for (int i = 0; i < matches.length; i++) {
+                if (rebuilt[i] != null) {
+                    takeViewed(matches[i], t, rebuilt[i]);
+                }
+            }
+        } else {
+            ReceivedUpdate u = null;
+            for (ClientSubscription s : matches) {
+                if (s.viewId == viewId) {
+                    taken = true;
+                    if (takesViewed(s, t, sequence, connection)) {
+                        if (u == null) {
+                            byte[] value = ByteBufUtil.getBytes(frame, valueIndex, valueLength);
+                            u = new ReceivedUpdate(t.path, sequence, value, kind);
+                        }
+                        takeViewed(s, t, u);
+                    }
+                }
+            }
+        }
+        if (!taken) {
+            viewMessagesDropped++;
+        }
+    }
+
+    /**
+     * {@code UNMATCHED}: the topic's value of {@code sequence} no longer passes the view's filter.
+     * To every subscription with the view whose selector matches the topic and that takes updates
+     * on {@code connection}, unless a duplicate there; it records {@code sequence} as that
+     * subscription's last of the topic.
+     */
+    void onUnmatched(long viewId, TopicState t, long sequence, int connection) {
+        boolean taken = false;
+        for (ClientSubscription s : subscriptions.matching(t)) {
+            if (s.viewId == viewId) {
+                taken = true;
+                if (takesViewed(s, t, sequence, connection)) {
+                    s.viewedTopic(t).lastSequence = sequence;
+                    s.unmatched(t.path, sequence);
+                }
+            }
+        }
+        if (!taken) {
+            viewMessagesDropped++;
+        }
+    }
+
+    // ------------------------------------------------------------------ diagnostics
+
+    /** Plain and viewed messages dropped because their subscriptions had that sequence of the topic already. */
     long duplicatesDropped() {
         return duplicatesDropped;
     }
 
-    private static byte[] applyDelta(TopicState t, long sequence, ByteBuf frame, int valueIndex, int valueLength)
+    /** {@code VIEW}s for no subscription with a view, and viewed messages no subscription with their view matched. */
+    long viewMessagesDropped() {
+        return viewMessagesDropped;
+    }
+
+    // ------------------------------------------------------------------ private
+
+    private static ReceivedUpdate snapshot(TopicState t, long sequence, int flags, ByteBuf frame, int valueIndex,
+                                           int valueLength) {
+        boolean gap = (flags & UpdateFlags.GAP) != 0;
+        boolean noValue = gap && (flags & UpdateFlags.NO_VALUE) != 0;
+        byte[] value = noValue ? NO_VALUE : ByteBufUtil.getBytes(frame, valueIndex, valueLength);
+        UpdateKind kind = noValue ? UpdateKind.GAP_WITHOUT_VALUE
+                : gap ? UpdateKind.SNAPSHOT_AFTER_GAP : UpdateKind.SNAPSHOT;
+        return new ReceivedUpdate(t.path, sequence, value, kind);
+    }
+
+    private static UpdateKind updateKind(int flags) {
+        return (flags & UpdateFlags.CONFLATED) != 0 ? UpdateKind.CONFLATED : UpdateKind.UPDATE;
+    }
+
+    private void takeViewedSnapshot(ClientSubscription s, TopicState t, ReceivedUpdate u, boolean gap) {
+        if (!gap) {
+            ViewedTopic v = s.viewedTopics.get(t);
+            if (v != null && u.sequence() <= v.lastSequence) {
+                duplicatesDropped++;
+                return;
+            }
+        }
+        takeViewed(s, t, u);
+    }
+
+    /**
+     * Whether a subscription with the view takes a viewed update or {@code UNMATCHED}: it does
+     * once live on this connection (see {@link ClientSubscription#liveConnection}), unless it had
+     * the topic at or beyond {@code sequence} already (a duplicate, counted).
+     */
+    private boolean takesViewed(ClientSubscription s, TopicState t, long sequence, int connection) {
+        if (s.liveConnection != connection) {
+            return false;
+        }
+        ViewedTopic v = s.viewedTopics.get(t);
+        if (v != null && sequence <= v.lastSequence) {
+            duplicatesDropped++;
+            return false;
+        }
+        return true;
+    }
+
+    private static void takeViewed(ClientSubscription s, TopicState t, ReceivedUpdate u) {
+        ViewedTopic v = s.viewedTopic(t);
+        v.lastSequence = u.sequence();
+        v.lastValue = u.kind() == UpdateKind.GAP_WITHOUT_VALUE ? null : u.value();
+        s.deliver(u);
+    }
+
+    /** A plain delta applies to the topic's value of {@code sequence - 1}, which the client must have. */
+    private static byte[] applyPlainDelta(TopicState t, long sequence, ByteBuf frame, int valueIndex, int valueLength)
             throws ProtocolException {
         if (t.lastValue == null || t.lastSequence != sequence - 1) {
             throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "delta for " + t.path + " #" + sequence
                     + " does not follow the value the client has (#" + t.lastSequence
                     + (t.lastValue == null ? ", none kept" : "") + ")");
         }
-        ByteBuf target = Unpooled.buffer(Math.max(t.lastValue.length, valueLength));
+        return rebuild(t.lastValue, t.path, sequence, frame, valueIndex, valueLength);
+    }
+
+    /**
+     * A viewed delta applies to the last value the subscription received of the topic through its
+     * view, whatever its sequence (they jump); the delta's base length and checksum catch a base
+     * that is not the server's.
+     */
+    private static byte[] applyViewedDelta(ClientSubscription s, TopicState t, long sequence, ByteBuf frame,
+                                           int valueIndex, int valueLength) throws ProtocolException {
+        ViewedTopic v = s.viewedTopics.get(t);
+        if (v == null || v.lastValue == null) {
+            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "delta for " + t.path + " #" + sequence
+                    + " through view " + s.viewId + ": subscription " + s.id + " holds no value of the topic"
+                    + " to apply it to");
+        }
+        return rebuild(v.lastValue, t.path, sequence, frame, valueIndex, valueLength);
+    }
+
+    private static byte[] rebuild(byte[] base, String path, long sequence, ByteBuf frame, int valueIndex,
+                                  int valueLength) throws ProtocolException {
+        ByteBuf target = Unpooled.buffer(Math.max(base.length, valueLength));
         try {
-            Delta.apply(Unpooled.wrappedBuffer(t.lastValue), frame.slice(valueIndex, valueLength), target);
+            Delta.apply(Unpooled.wrappedBuffer(base), frame.slice(valueIndex, valueLength), target);
             return ByteBufUtil.getBytes(target);
         } catch (DeltaFormatException e) {
-            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "bad delta for " + t.path + " #" + sequence + ": "
+            throw new ProtocolException(ErrorCode.MALFORMED_FRAME, "bad delta for " + path + " #" + sequence + ": "
                     + e.getMessage());
         } finally {
             target.release();

@@ -10,6 +10,7 @@ import io.ringcast.client.UpdateListener;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.WireCodec;
 
 import java.nio.charset.StandardCharsets;
@@ -97,9 +98,14 @@ final class EmbeddedConnection implements AutoCloseable {
     }
 
     Recorder subscribe(String selector) {
+        return subscribe(selector, SubscribeOptions.NONE);
+    }
+
+    Recorder subscribe(String selector, SubscribeOptions options) {
         Recorder r = new Recorder();
         try {
-            r.subscription = new ClientSubscription(Selector.parse(selector, new PathLimits(65535, 1024)), r, commands);
+            r.subscription = new ClientSubscription(Selector.parse(selector, new PathLimits(65535, 1024)), options, r,
+                    commands);
         } catch (ProtocolException e) {
             throw new AssertionError(e);
         }
@@ -147,7 +153,10 @@ final class EmbeddedConnection implements AutoCloseable {
         loop.finishAndReleaseAll();
     }
 
-    /** An {@link UpdateListener} that records what it gets, as {@code KIND topic #seq value} lines. */
+    /**
+     * An {@link UpdateListener} that records what it gets, as {@code KIND topic #seq value} lines,
+     * and {@code UNMATCHED topic #seq} for {@link UpdateListener#onUnmatched}.
+     */
     static final class Recorder implements UpdateListener {
         final List<String> updates = new ArrayList<>();
         final List<Update> raw = new ArrayList<>();
@@ -158,6 +167,11 @@ final class EmbeddedConnection implements AutoCloseable {
         public void onUpdate(Update update) {
             raw.add(update);
             updates.add(update.kind() + " " + update.topic() + " #" + update.sequence() + " " + update.text());
+        }
+
+        @Override
+        public void onUnmatched(String topic, long sequence) {
+            updates.add("UNMATCHED " + topic + " #" + sequence);
         }
 
         @Override

@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.WireCodec;
 
 import java.nio.charset.StandardCharsets;
@@ -44,8 +45,25 @@ final class Wire {
         v.release();
     }
 
+    /** Appends {@code UPDATE} through view {@code viewId} ({@code flags} and {@code VIEWED}), with a text value. */
+    static void viewedUpdate(ByteBuf out, int alias, long sequence, int flags, int viewId, String value) {
+        ByteBuf v = text(value);
+        WireCodec.writeUpdate(out, alias, sequence, flags, viewId, v, 0, v.readableBytes());
+        v.release();
+    }
+
+    /** Appends {@code SNAPSHOT} through view {@code viewId} ({@code flags} and {@code VIEWED}), with a text value. */
+    static void viewedSnapshot(ByteBuf out, int subscriptionId, int alias, long sequence, int flags, int viewId,
+                               String value) {
+        ByteBuf v = text(value);
+        WireCodec.writeSnapshot(out, subscriptionId, alias, sequence, flags, viewId, v, 0, v.readableBytes());
+        v.release();
+    }
+
     /**
-     * The client messages in one frame, one line each: {@code HELLO name}, {@code SUBSCRIBE id selector {resume}},
+     * The client messages in one frame, one line each: {@code HELLO name},
+     * {@code SUBSCRIBE id selector {resume}} (then its options, as {@link SubscribeOptions#toString()}
+     * gives them, when it has some),
      * {@code UNSUBSCRIBE id}, {@code PUBLISH id topic value}, {@code PING nonce}.
      */
     static List<String> decodeClientFrame(ByteBuf frame) {
@@ -58,8 +76,10 @@ final class Wire {
                 }
 
                 @Override
-                public void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume) {
-                    lines.add("SUBSCRIBE " + subscriptionId + " " + selector + " " + resume);
+                public void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume,
+                                        SubscribeOptions options) {
+                    lines.add("SUBSCRIBE " + subscriptionId + " " + selector + " " + resume
+                            + (options.isEmpty() ? "" : " " + options));
                 }
 
                 @Override
