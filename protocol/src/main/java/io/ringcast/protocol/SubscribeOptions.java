@@ -77,6 +77,16 @@ public final class SubscribeOptions {
     }
 
     /**
+     * Whether these options make the subscription's <b>view</b> (docs/protocol.md, "Views"): any of
+     * {@code maxRate}, {@code fields}, {@code filter}. Its messages then come flagged {@code VIEWED}.
+     * {@code rewind} and {@code rewindSince} only shape the reply of a subscription that is plain
+     * otherwise.
+     */
+    public boolean makesView() {
+        return maxRateThousandths != 0 || !fields.isEmpty() || !filter.isEmpty();
+    }
+
+    /**
      * {@code maxRate} in updates per second per topic, as it travels (a multiple of 0.001);
      * {@code 0} when not given.
      */

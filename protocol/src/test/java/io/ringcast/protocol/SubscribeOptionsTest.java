@@ -35,6 +35,15 @@ class SubscribeOptionsTest {
     }
 
     @Test
+    void maxRateFieldsOrFilterMakeAViewAndRewindAloneDoesNot() {
+        assertThat(SubscribeOptions.NONE.makesView()).isFalse();
+        assertThat(SubscribeOptions.builder().rewind(5).rewindSince(0).build().makesView()).isFalse();
+        assertThat(SubscribeOptions.builder().maxRate(0.001).build().makesView()).isTrue();
+        assertThat(SubscribeOptions.builder().fields("bid").build().makesView()).isTrue();
+        assertThat(SubscribeOptions.builder().filter("x = 1").rewind(2).build().makesView()).isTrue();
+    }
+
+    @Test
     void everyOptionReadsBackAndIsNamedInTheOrderOfItsKind() {
         SubscribeOptions o = SubscribeOptions.builder().rewindSince(0).rewind(60).filter("spread < 0.0005")
                 .fields("bid", "ask").maxRate(4).build();

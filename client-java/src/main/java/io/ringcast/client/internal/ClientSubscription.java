@@ -64,18 +64,9 @@ final class ClientSubscription implements Subscription {
         this.selector = selector;
         this.selectorBytes = ByteBufUtil.utf8Bytes(selector.text());
         this.options = options;
-        this.viewedTopics = hasView(options) ? new LinkedHashMap<>() : null;
+        this.viewedTopics = options.makesView() ? new LinkedHashMap<>() : null;
         this.listener = listener;
         this.commands = commands;
-    }
-
-    /**
-     * Whether these options make a view, whose messages the server flags {@code VIEWED}: any of
-     * {@code maxRate}, {@code fields}, {@code filter}. {@code rewind} and {@code rewindSince} only
-     * shape the reply of a subscription that is plain otherwise.
-     */
-    static boolean hasView(SubscribeOptions options) {
-        return options.maxRateThousandths() != 0 || !options.fields().isEmpty() || !options.filter().isEmpty();
     }
 
     /** Whether it has a view: it takes messages flagged {@code VIEWED} with its {@link #viewId}, and no others. */

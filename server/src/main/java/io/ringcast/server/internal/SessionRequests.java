@@ -150,7 +150,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
             return;
         }
         View view = null;
-        if (Views.makesView(options)) {
+        if (options.makesView()) {
             view = node.subscribeChecks().views().acquire(options);
             if (view == null) {
                 replies.refuse(ErrorCode.TOO_MANY_SUBSCRIPTIONS, subscriptionId, "subscription to '" + selectorText

@@ -33,7 +33,7 @@ final class Views {
      * or when it would be a new view beyond {@code limits.maxViews}: see {@link #isFull}.
      */
     View acquire(SubscribeOptions options) {
-        if (!makesView(options)) {
+        if (!options.makesView()) {
             return null;
         }
         return byKey.compute(View.Key.of(options), (key, view) -> {
@@ -46,11 +46,6 @@ final class Views {
             view.uses++;
             return view;
         });
-    }
-
-    /** Whether the options make a view: any of {@code maxRate}, {@code fields}, {@code filter}. */
-    static boolean makesView(SubscribeOptions options) {
-        return options.maxRateThousandths() != 0 || !options.fields().isEmpty() || !options.filter().isEmpty();
     }
 
     /** One use fewer; a view no subscription uses is forgotten (a later one with its options gets a new id). */
