@@ -16,10 +16,17 @@ final class Recorded implements UpdateListener {
 
     final List<Got> updates = new CopyOnWriteArrayList<>();
     final List<Throwable> errors = new CopyOnWriteArrayList<>();
+    /** The {@code UNMATCHED} notices of a subscription with a filter, as "topic #sequence". */
+    final List<String> unmatched = new CopyOnWriteArrayList<>();
 
     @Override
     public void onUpdate(Update u) {
         updates.add(new Got(u.topic(), u.sequence(), u.kind(), u.text()));
+    }
+
+    @Override
+    public void onUnmatched(String topic, long sequence) {
+        unmatched.add(topic + " #" + sequence);
     }
 
     @Override

@@ -1,0 +1,232 @@
+package io.ringcast.it;
+
+import at.favre.lib.crypto.bcrypt.BCrypt;
+import io.ringcast.client.ConnectionListener;
+import io.ringcast.client.ConnectionState;
+import io.ringcast.client.RingcastClient;
+import io.ringcast.client.RingcastException;
+import io.ringcast.client.Subscription;
+import io.ringcast.client.UpdateKind;
+import io.ringcast.protocol.ErrorCode;
+import io.ringcast.protocol.SubscribeOptions;
+import io.ringcast.server.RingcastServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * Subscriptions with options (issue 16: {@code fields}, {@code filter}, {@code maxRate}) through
+ * the Java client against a real server with deltas on: what each subscription receives, its seams
+ * (a value that stops passing and passes again, a resume after a cut), a permission-limited role,
+ * and refused options. The browser client's are {@code BrowserClientTest}'s.
+ */
+@Timeout(60)
+class SubscriptionViewsTest {
+    private static final SubscribeOptions QUOTE = SubscribeOptions.builder().fields("bid", "spread")
+            .filter("spread < 5").build();
+
+    static RingcastServer server;
+    static RingcastClient publisher;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = TestServers.start("""
+                features:
+                  deltas: true
+                security:
+                  anonymousRoles: ["desk"]
+                  roles:
+                    - name: "desk"
+                      subscribe: ["views/#"]
+                      publish: ["views/#"]
+                    - name: "publisher"
+                      subscribe: ["#"]
+                      publish: ["#"]
+                  principals:
+                    - name: "pub"
+                      passwordHash: "%s"
+                      roles: ["publisher"]
+                """.formatted(BCrypt.withDefaults().hashToString(4, "pub-password".toCharArray())));
+        publisher = RingcastClient.builder().addresses(server.webSocketUrl()).password("pub", "pub-password").build();
+        publisher.connect().get(10, TimeUnit.SECONDS);
+    }
+
+    @AfterAll
+    static void stop() {
+        publisher.close();
+        server.close();
+    }
+
+    static RingcastClient connect() throws Exception {
+        RingcastClient c = RingcastClient.builder().addresses(server.webSocketUrl()).build();
+        c.connect().get(10, TimeUnit.SECONDS);
+        return c;
+    }
+
+    static long publish(String topic, String value) throws Exception {
+        return publisher.publish(topic, value.getBytes(StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
+    }
+
+    /** A quote of about 200 bytes, so that deltas pay for the plain stream. */
+    static String quote(double bid, double spread) {
+        return "{\"bid\":" + bid + ",\"ask\":" + (bid + spread) + ",\"spread\":" + spread + ",\"venue\":\"LSE\","
+                + "\"note\":\"" + "x".repeat(120) + "\"}";
+    }
+
+    @Test
+    void aFilteredProjectionGetsItsFieldsOnlyOneUnmatchedWhenAValueStopsPassingAndTheValueWhenItPassesAgain()
+            throws Exception {
+        long s1 = publish("views/fx/eur", quote(1.5, 2));
+        try (RingcastClient c = connect()) {
+            Recorded v = new Recorded();
+            c.subscribe("views/fx/#", QUOTE, v).confirmed().get(10, TimeUnit.SECONDS);
+            assertThat(v.updates).containsExactly(
+                    new Recorded.Got("views/fx/eur", s1, UpdateKind.SNAPSHOT, "{\"bid\":1.5,\"spread\":2.0}"));
+
+            publish("views/fx/eur", quote(1.5, 2).replace("LSE", "XETRA")); // neither field changed
+            long s3 = publish("views/fx/eur", quote(1.5, 3));
+            long s4 = publish("views/fx/eur", quote(1.5, 9));
+            publish("views/fx/eur", quote(1.6, 8));
+            long s6 = publish("views/fx/eur", quote(1.7, 1));
+            Await.until(() -> v.updates.size() == 3, "the value that passes again");
+            assertThat(v.updates.subList(1, 3)).containsExactly(
+                    new Recorded.Got("views/fx/eur", s3, UpdateKind.UPDATE, "{\"bid\":1.5,\"spread\":3.0}"),
+                    new Recorded.Got("views/fx/eur", s6, UpdateKind.UPDATE, "{\"bid\":1.7,\"spread\":1.0}"));
+            assertThat(v.unmatched).containsExactly("views/fx/eur #" + s4);
+        }
+    }
+
+    @Test
+    void withDeltasOnAPlainAndAViewedSubscriptionOnOneTopicEachGetTheirOwnStreamInFull() throws Exception {
+        try (RingcastClient c = connect()) {
+            Recorded plain = new Recorded();
+            Recorded viewed = new Recorded();
+            c.subscribe("views/both", plain).confirmed().get(10, TimeUnit.SECONDS);
+            c.subscribe("views/both", SubscribeOptions.builder().fields("bid").build(), viewed)
+                    .confirmed().get(10, TimeUnit.SECONDS);
+            long last = 0;
+            for (int i = 1; i <= 5; i++) {
+                last = publish("views/both", quote(i, 1));
+            }
+            long newest = last;
+            Await.until(() -> plain.lastSequence("views/both") == newest && viewed.lastSequence("views/both") == newest,
+                    "both streams to the newest update");
+            assertThat(plain.updates).extracting(Recorded.Got::text)
+                    .containsExactly(quote(1, 1), quote(2, 1), quote(3, 1), quote(4, 1), quote(5, 1));
+            assertThat(viewed.updates).extracting(Recorded.Got::text)
+                    .containsExactly("{\"bid\":1.0}", "{\"bid\":2.0}", "{\"bid\":3.0}", "{\"bid\":4.0}", "{\"bid\":5.0}");
+        }
+    }
+
+    @Test
+    void aViewedSubscriptionResumesAfterACutWithNoDuplicateAndEndsOnTheNewestValue() throws Exception {
+        AtomicInteger connects = new AtomicInteger();
+        AtomicInteger disconnects = new AtomicInteger();
+        try (CuttableProxy proxy = new CuttableProxy(server.port());
+             RingcastClient c = RingcastClient.builder().addresses(proxy.webSocketUrl())
+                     .reconnectDelay(Duration.ofMillis(20), Duration.ofMillis(200))
+                     .connectionListener(new ConnectionListener() {
+                         @Override
+                         public void onConnected(String address, String sessionId) {
+                             connects.incrementAndGet();
+                         }
+
+                         @Override
+                         public void onDisconnected(String address, RingcastException reason, int closeCode) {
+                             disconnects.incrementAndGet();
+                         }
+                     }).build()) {
+            c.connect().get(10, TimeUnit.SECONDS);
+            Recorded v = new Recorded();
+            publish("views/resume/a", quote(1, 1));
+            publish("views/resume/b", quote(1, 1));
+            c.subscribe("views/resume/#", QUOTE, v).confirmed().get(10, TimeUnit.SECONDS);
+            long a2 = publish("views/resume/a", quote(2, 1));
+            Await.until(() -> v.lastSequence("views/resume/a") == a2, "a live update before the cut");
+
+            proxy.refuse(true);
+            proxy.cut();
+            Await.until(() -> disconnects.get() == 1 && c.state() != ConnectionState.CONNECTED, "the cut");
+            publish("views/resume/a", quote(3, 1));
+            long a4 = publish("views/resume/a", quote(4, 1));
+            long b2 = publish("views/resume/b", quote(2, 9)); // stops passing while the client is away
+            proxy.refuse(false);
+            Await.until(() -> connects.get() == 2, "the reconnect");
+
+            Await.until(() -> v.lastSequence("views/resume/a") == a4 && v.unmatched.contains("views/resume/b #" + b2),
+                    "the newest value of a and b's unmatched");
+            long a5 = publish("views/resume/a", quote(5, 1));
+            Await.until(() -> v.lastSequence("views/resume/a") == a5, "live again");
+            List<Long> sequences = v.of("views/resume/a").stream().map(Recorded.Got::sequence).toList();
+            assertThat(sequences).as("strictly increasing: no duplicate at the seam").isSorted().doesNotHaveDuplicates();
+            assertThat(v.of("views/resume/a").get(v.of("views/resume/a").size() - 2).text())
+                    .isEqualTo("{\"bid\":4.0,\"spread\":1.0}");
+            assertThat(v.errors).isEmpty();
+        }
+    }
+
+    @Test
+    void aViewOfAPermissionLimitedRoleHoldsOnlyTheTopicsItMayRead() throws Exception {
+        publish("secret/views", quote(1, 1));
+        try (RingcastClient c = connect()) {
+            Recorded v = new Recorded();
+            c.subscribe("#", QUOTE, v).confirmed().get(10, TimeUnit.SECONDS);
+            publish("secret/views", quote(2, 1));
+            long mine = publish("views/limited", quote(3, 1));
+            Await.until(() -> v.lastSequence("views/limited") == mine, "the readable topic");
+            assertThat(v.topics()).doesNotContain("secret/views");
+        }
+    }
+
+    @Test
+    void maxRateSendsAtMostItsRateAndAlwaysEndsOnTheNewestValue() throws Exception {
+        try (RingcastClient c = connect()) {
+            Recorded v = new Recorded();
+            c.subscribe("views/throttled", SubscribeOptions.builder().maxRate(5).fields("bid").build(), v)
+                    .confirmed().get(10, TimeUnit.SECONDS);
+            long started = System.nanoTime();
+            long last = 0;
+            for (int i = 1; i <= 40; i++) {
+                last = publish("views/throttled", quote(i, 1));
+            }
+            long newest = last;
+            Await.until(() -> v.lastSequence("views/throttled") == newest, "the newest value, at its time");
+            double seconds = (System.nanoTime() - started) / 1e9;
+            assertThat(v.updates.size()).as("at most 5/s over %.2f s, plus the first", seconds)
+                    .isLessThanOrEqualTo((int) Math.ceil(seconds * 5) + 1);
+            assertThat(v.updates.get(v.updates.size() - 1).text()).isEqualTo("{\"bid\":40.0}");
+            if (v.updates.size() > 1) {
+                assertThat(v.updates.get(v.updates.size() - 1).kind()).isEqualTo(UpdateKind.CONFLATED);
+            }
+        }
+    }
+
+    @Test
+    void badOptionsAreRefusedWithInvalidOptionsNamingTheFaultAndTheSessionCarriesOn() throws Exception {
+        try (RingcastClient c = connect()) {
+            Recorded bad = new Recorded();
+            Subscription refused = c.subscribe("views/#", SubscribeOptions.builder().filter("spread ~ 1").build(), bad);
+            Throwable t = catchThrowable(() -> refused.confirmed().get(10, TimeUnit.SECONDS));
+            assertThat(t).isInstanceOf(ExecutionException.class).cause().isInstanceOf(RingcastException.class);
+            RingcastException e = (RingcastException) t.getCause();
+            assertThat(e.code()).isEqualTo(ErrorCode.INVALID_OPTIONS);
+            assertThat(e.getMessage()).contains("filter: ").contains("column 8");
+
+            Recorded good = new Recorded();
+            c.subscribe("views/after", QUOTE, good).confirmed().get(10, TimeUnit.SECONDS);
+            long s = publish("views/after", quote(1, 1));
+            Await.until(() -> good.lastSequence("views/after") == s, "the next subscription on the same session");
+        }
+    }
+}
