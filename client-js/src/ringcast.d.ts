@@ -57,7 +57,7 @@ export declare const ErrorCode: Readonly<{
     REPUBLISH_CONFLICT: 31;
     /**
      * A subscription whose options the server refused: a `fields` path or a `filter` that does not
-     * parse, a `rewind` beyond the server's history, or an option it does not serve yet; the reason
+     * parse, a `rewind` beyond the server's history, or an option it does not serve; the reason
      * names the option and the fault. The subscription is over; the session stays open.
      */
     INVALID_OPTIONS: 32;
@@ -176,12 +176,13 @@ export interface SubscribeOptions {
     filter?: string;
     /**
      * Start each topic with its last `rewind` updates instead of its current value (1 to 2^31-1;
-     * a server refuses more than its history keeps). Not served yet: today's server refuses it.
+     * a server refuses more than its history keeps): `'snapshot'`s, oldest first, each with its
+     * own sequence, then live updates.
      */
     rewind?: number;
     /**
      * Start each topic with its updates since this time, in milliseconds since the epoch (with
-     * `rewind`: at most that many, none older). Not served yet: today's server refuses it.
+     * `rewind`: at most that many, none older), always including the newest.
      */
     rewindSince?: number | bigint;
 }

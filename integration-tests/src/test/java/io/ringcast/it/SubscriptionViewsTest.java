@@ -10,6 +10,7 @@ import io.ringcast.client.UpdateKind;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.server.RingcastServer;
+import io.ringcast.server.ServerCounter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -210,6 +211,52 @@ class SubscriptionViewsTest {
                 assertThat(v.updates.get(v.updates.size() - 1).kind()).isEqualTo(UpdateKind.CONFLATED);
             }
         }
+    }
+
+    @Test
+    void aRewindStartsWithTheLastUpdatesInFullThenLiveAndThroughAViewWithWhatTheViewShows() throws Exception {
+        long[] seq = new long[8];
+        for (int i = 1; i <= 6; i++) {
+            seq[i] = publish("views/rewind", quote(i, i % 2 == 0 ? 9 : 1));
+        }
+        try (RingcastClient c = connect()) {
+            Recorded plain = new Recorded();
+            Recorded viewed = new Recorded();
+            c.subscribe("views/rewind", SubscribeOptions.builder().rewind(4).build(), plain)
+                    .confirmed().get(10, TimeUnit.SECONDS);
+            c.subscribe("views/rewind", SubscribeOptions.builder().rewind(4).fields("bid").filter("spread < 5").build(),
+                    viewed).confirmed().get(10, TimeUnit.SECONDS);
+            seq[7] = publish("views/rewind", quote(7, 1));
+            Await.until(() -> plain.lastSequence("views/rewind") == seq[7] && viewed.lastSequence("views/rewind") == seq[7],
+                    "both live after their rewinds");
+
+            assertThat(plain.updates).as("full values, though deltas are on").containsExactly(
+                    new Recorded.Got("views/rewind", seq[3], UpdateKind.SNAPSHOT, quote(3, 1)),
+                    new Recorded.Got("views/rewind", seq[4], UpdateKind.SNAPSHOT, quote(4, 9)),
+                    new Recorded.Got("views/rewind", seq[5], UpdateKind.SNAPSHOT, quote(5, 1)),
+                    new Recorded.Got("views/rewind", seq[6], UpdateKind.SNAPSHOT, quote(6, 9)),
+                    new Recorded.Got("views/rewind", seq[7], UpdateKind.UPDATE, quote(7, 1)));
+            assertThat(viewed.updates).containsExactly(
+                    new Recorded.Got("views/rewind", seq[3], UpdateKind.SNAPSHOT, "{\"bid\":3.0}"),
+                    new Recorded.Got("views/rewind", seq[5], UpdateKind.SNAPSHOT, "{\"bid\":5.0}"),
+                    new Recorded.Got("views/rewind", seq[7], UpdateKind.UPDATE, "{\"bid\":7.0}"));
+            assertThat(viewed.unmatched).as("the rewind ends where the view is: the newest does not pass")
+                    .containsExactly("views/rewind #" + seq[6]);
+        }
+    }
+
+    @Test
+    void subscriptionsWithEqualOptionsShareOneViewAndTheViewsGaugeCountsDistinctOnes() throws Exception {
+        long before = server.stats().get(ServerCounter.VIEWS);
+        try (RingcastClient a = connect(); RingcastClient b = connect()) {
+            SubscribeOptions sameAsQuote = SubscribeOptions.builder().filter("spread < 5").fields("spread", "bid").build();
+            a.subscribe("views/gauge/#", QUOTE, new Recorded()).confirmed().get(10, TimeUnit.SECONDS);
+            b.subscribe("views/gauge/x", sameAsQuote, new Recorded()).confirmed().get(10, TimeUnit.SECONDS);
+            b.subscribe("views/gauge/#", SubscribeOptions.builder().fields("ask").build(), new Recorded())
+                    .confirmed().get(10, TimeUnit.SECONDS);
+            assertThat(server.stats().get(ServerCounter.VIEWS) - before).isEqualTo(2);
+        }
+        Await.until(() -> server.stats().get(ServerCounter.VIEWS) == before, "the views forgotten with their sessions");
     }
 
     @Test

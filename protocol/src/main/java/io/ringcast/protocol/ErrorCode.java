@@ -40,8 +40,8 @@ public enum ErrorCode {
     REPUBLISH_CONFLICT(31, false, 0),
     /**
      * A {@code SUBSCRIBE} whose options the server refuses: a well-framed options block with an
-     * unknown or repeated option, a value out of range, a path or filter that does not parse, or
-     * (issue 16, being built) any option while views are not served yet. Nothing was opened.
+     * unknown or repeated option, a value out of range, a path or filter that does not parse, or a
+     * {@code rewind} beyond the server's history. Nothing was opened.
      */
     INVALID_OPTIONS(32, false, 0);
 

@@ -21,9 +21,9 @@ public final class MessageType {
     public static final byte SUBSCRIBED = (byte) 0x86;
     public static final byte ERROR = (byte) 0x87;
     public static final byte PONG = (byte) 0x88;
-    /** The view a subscription's topics come through (issue 16, being built). */
+    /** The view a subscription's topics come through. */
     public static final byte VIEW = (byte) 0x89;
-    /** A topic's value no longer passes a view's filter (issue 16, being built). */
+    /** A topic's value no longer passes a view's filter. */
     public static final byte UNMATCHED = (byte) 0x8A;
 
     private MessageType() {

@@ -8,8 +8,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The options of one {@code SUBSCRIBE} (docs/protocol.md, "Subscribe options"; issue 16, being
- * built: today's server refuses every option with {@code INVALID_OPTIONS} until it serves views):
+ * The options of one {@code SUBSCRIBE} (docs/protocol.md, "Subscribe options"):
  * how often the subscriber wants each topic at most ({@code maxRate}), which fields of each value
  * ({@code fields}), which values ({@code filter}), and what history the reply starts with
  * ({@code rewind}, {@code rewindSince}).

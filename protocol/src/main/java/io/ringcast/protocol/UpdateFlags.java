@@ -20,7 +20,7 @@ public final class UpdateFlags {
      */
     public static final int NO_VALUE = 0x08;
     /**
-     * The message comes through a view (issue 16, being built): a {@code u32 viewId} follows the
+     * The message comes through a view: a {@code u32 viewId} follows the
      * flags, before the value, and the message is for the subscriptions with that view. The
      * sequence may jump, as with {@link #CONFLATED}: updates the view filtered out, left unchanged
      * or throttled are not sent.

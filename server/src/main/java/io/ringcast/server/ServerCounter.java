@@ -20,6 +20,8 @@ import java.util.function.ToLongFunction;
 public enum ServerCounter {
     SESSIONS(Kind.GAUGE, "ringcast_sessions", "Open WebSocket sessions.", ServerCounters::sessions),
     TOPICS(Kind.GAUGE, "ringcast_topics", "Topics in the topic tree.", ServerCounters::topics),
+    VIEWS(Kind.GAUGE, "ringcast_views", "Distinct subscription views (maxRate, fields, filter) served, "
+            + "at most limits.maxViews.", ServerCounters::views),
     SUBSCRIPTIONS(Kind.GAUGE, "ringcast_subscriptions", "Open subscriptions over all sessions.",
             ServerCounters::subscriptions),
     OUTBOUND_QUEUED_BYTES(Kind.GAUGE, "ringcast_outbound_queued_bytes", "Bytes queued to all sessions and not sent "

@@ -81,9 +81,51 @@ final class DirectedReplies implements AutoCloseable {
     /** A {@code SNAPSHOT} through a view of what it shows of its topic, which must be {@link TopicView#matched}. */
     void snapshot(Session session, int subscriptionId, TopicView view, int flags) {
         ByteBuf value = view.current;
-        WireCodec.writeSnapshot(room(session, WireCodec.viewedSnapshotBytes(value.readableBytes())), subscriptionId,
-                view.topic.alias, view.currentSequence, flags, view.view.id, value, value.readerIndex(),
-                value.readableBytes());
+        snapshot(session, subscriptionId, view.topic, view.currentSequence, flags, view.view.id, value,
+                value.readerIndex(), value.readableBytes());
+    }
+
+    /** A {@code SNAPSHOT} through view {@code viewId} of update {@code sequence} of the topic, which shows as {@code value}. */
+    void snapshot(Session session, int subscriptionId, Topic topic, long sequence, int flags, int viewId, ByteBuf value,
+                  int valueIndex, int valueLength) {
+        WireCodec.writeSnapshot(room(session, WireCodec.viewedSnapshotBytes(valueLength)), subscriptionId, topic.alias,
+                sequence, flags, viewId, value, valueIndex, valueLength);
+    }
+
+    /**
+     * A rewind: a {@code SNAPSHOT} for the subscription of each update of the topic from
+     * {@code from} to the newest whose value the history knows, oldest first.
+     */
+    void rewind(Session session, int subscriptionId, Topic topic, long from) {
+        for (long s = from; s <= topic.sequence; s++) {
+            if (topic.historyValueKnown(s)) {
+                int length = topic.historyValueLength(s);
+                WireCodec.writeSnapshot(room(session, WireCodec.snapshotBytes(length)), subscriptionId, topic.alias, s,
+                        0, topic.historyValueBuffer(s), topic.historyValueIndex(s), length);
+            }
+        }
+    }
+
+    /** The size of {@link #rewind}'s messages. */
+    static long rewindBytes(Topic topic, long from) {
+        long bytes = 0;
+        for (long s = from; s <= topic.sequence; s++) {
+            if (topic.historyValueKnown(s)) {
+                bytes += WireCodec.snapshotBytes(topic.historyValueLength(s));
+            }
+        }
+        return bytes;
+    }
+
+    /** At most the size of a rewind through any view ({@link ViewedUpdates#rewind}). */
+    static long viewedRewindBytes(Topic topic, long from) {
+        long bytes = WireCodec.UNMATCHED_BYTES;
+        for (long s = from; s <= topic.sequence; s++) {
+            if (topic.historyValueKnown(s)) {
+                bytes += WireCodec.viewedSnapshotBytes(FieldProjection.maxBytes(topic.historyValueLength(s)));
+            }
+        }
+        return bytes;
     }
 
     /** At most the size of {@link #snapshot(Session, int, TopicView, int)}'s message of {@code topic} through any view. */

@@ -16,6 +16,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.Transport;
 import io.ringcast.server.config.Features;
 import io.ringcast.server.config.FlushPolicy;
@@ -105,6 +106,7 @@ public final class FanOutHarness implements AutoCloseable {
             event.id = 1;
             event.selector = everything;
             event.resume = Map.of();
+            event.options = SubscribeOptions.NONE;
             sequencer.onEvent(event, 0, true);
         }
 

@@ -53,19 +53,20 @@ final class FanOutProxy {
      * publisher (if any). The ring takes over the update's frames and held value.
      */
     void update(UpdateEncoder.Encoded update, Topic topic, InboundEvent publish, long sequence) {
-        update(update.frame, update.compressedFrame, update.heldValue, topic, publish.session, publish.id,
-                publish.receivedNanos, sequence);
+        update(update.frame, update.compressedFrame, update.heldValue, topic, topic.subscribers, publish.session,
+                publish.id, publish.receivedNanos, sequence);
     }
 
     /**
-     * Puts a frame on the ring for {@code audience}'s current members: an update ({@code value}, the
+     * Puts a frame on the ring for {@code subscribers}, {@code audience}'s members when the frame was
+     * made: an update ({@code value}, the
      * full value for conflation, or null when the frame holds it or conflation is off), or a message
      * about the audience's stream without a value (a view's {@code UNMATCHED}, a topic's definition),
      * which supersedes what a member's conflation holds of it. Acks {@code publisher}'s
      * {@code correlationId} when a publisher is given. The ring takes over the frames and the value.
      */
-    void update(ByteBuf frame, ByteBuf compressedFrame, ByteBuf value, Audience audience, Session publisher,
-                int correlationId, long receivedNanos, long sequence) {
+    void update(ByteBuf frame, ByteBuf compressedFrame, ByteBuf value, Audience audience, SubscriberSet subscribers,
+                Session publisher, int correlationId, long receivedNanos, long sequence) {
         long slot = claim(frame, compressedFrame, value);
         FanOutEvent ev = ring.get(slot);
         ev.kind = FanOutEvent.UPDATE;
@@ -73,14 +74,14 @@ final class FanOutProxy {
         ev.compressedFrame = compressedFrame;
         // null only when the frame holds the full value: see FanOutPoller.deliverOrHold
         ev.value = value;
-        ev.subscribers = audience.subscribers;
+        ev.subscribers = subscribers;
         ev.audience = audience;
         ev.conflation = audience.topic().features.conflation();
         ev.publisher = publisher;
         ev.correlationId = correlationId;
         ev.receivedNanos = receivedNanos;
         ev.sequence = sequence;
-        for (int loop : audience.subscribers.loopsWithSessions()) {
+        for (int loop : subscribers.loopsWithSessions()) {
             due(loop);
         }
         if (publisher != null) {

@@ -2,6 +2,7 @@ package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 
 import java.util.Map;
 
@@ -58,6 +59,8 @@ final class InboundEvent {
     Map<String, Long> resume;
     /** A subscribe's view ({@link Views#acquire}, one use taken over), or null for a plain subscription. */
     View view;
+    /** A subscribe's options ({@link SubscribeOptions#NONE} for none): its rewind shapes the reply. */
+    SubscribeOptions options;
     FeatureResolver features;
     TopicSnapshotRequest snapshot;
 
@@ -74,6 +77,7 @@ final class InboundEvent {
         selector = null;
         resume = null;
         view = null;
+        options = null;
         features = null;
         snapshot = null;
     }

@@ -163,6 +163,7 @@ public final class NodeRuntime implements AutoCloseable {
         inbound = new SequencerProxy(ring);
         counters.readQueuesOf(sessions.channels(), ring);
         views = new Views(config.limits().maxViews());
+        counters.viewsOf(views);
         heldViewsTimer = new HeldViewsTimer(inbound::tryFlushHeld);
         sequencer = new TopicSequencer(new FanOutProxy(fanOut, pollers), PooledByteBufAllocator.DEFAULT,
                 new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),

@@ -5,6 +5,7 @@ import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 
 import java.util.Map;
 import java.util.function.IntFunction;
@@ -75,13 +76,17 @@ final class SequencerProxy {
         e.overRate = overRate;
     }
 
-    /** A session's subscription into a claimed slot; {@code view} (one use, taken over) or null for a plain one. */
+    /**
+     * A session's subscription into a claimed slot: {@code view} (one use, taken over) or null for a
+     * plain one, and the {@code options} it came with.
+     */
     void fillSubscribe(long slot, Session session, int subscriptionId, Selector selector, Map<String, Long> resume,
-                       View view) {
+                       View view, SubscribeOptions options) {
         InboundEvent e = command(slot, InboundEvent.SUBSCRIBE, session, subscriptionId);
         e.selector = selector;
         e.resume = resume;
         e.view = view;
+        e.options = options;
     }
 
     /** A session's unsubscription into a claimed slot. */

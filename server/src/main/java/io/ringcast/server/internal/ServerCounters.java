@@ -21,6 +21,8 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ServerCounters {
     private volatile long publishes;
     private volatile int topics;
+    /** The node's views, once it started; read for {@link #views()}. */
+    private volatile Views views;
     final AtomicInteger sessions = new AtomicInteger();
     final LongAdder deliveries = new LongAdder();
     /** The WebSocket frames that carried {@link #deliveries}: fewer where a run of updates shared one. */
@@ -105,6 +107,17 @@ public final class ServerCounters {
     void readQueuesOf(Iterable<Channel> channels, RingBuffer<?> inbound) {
         this.channels = channels;
         this.inbound = inbound;
+    }
+
+    /** Reads {@link #views} from the node's views from now on. Once, at start. */
+    void viewsOf(Views views) {
+        this.views = views;
+    }
+
+    /** Distinct subscription views served now. Any thread. */
+    public int views() {
+        Views v = views;
+        return v == null ? 0 : v.size();
     }
 
     /** Every figure read once, now. Any thread. */

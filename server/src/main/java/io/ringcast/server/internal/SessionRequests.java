@@ -121,9 +121,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
     /**
      * A {@code SUBSCRIBE}: refused at the first fault of its selector, options ({@link
      * SubscribeChecks#options}) or the ladder ({@link SubscribeChecks#check}), else opened by the
-     * sequencer, with its view ({@link Views#acquire}) when its options make one. Until rewind is
-     * served (issue 16, step 4), a subscription with {@code rewind} or {@code rewindSince} is
-     * refused even when they are valid, once it passed everything else.
+     * sequencer, with its view ({@link Views#acquire}) when its options make one.
      */
     @Override
     public void onSubscribe(int subscriptionId, String selectorText, Map<String, Long> resume,
@@ -144,11 +142,6 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
             replies.refuse(verdict, subscriptionId);
             return;
         }
-        if (options.rewind() > 0 || options.rewindSince() >= 0) {
-            replies.refuse(ErrorCode.INVALID_OPTIONS, subscriptionId, "options are not served yet (issue 16): "
-                    + (options.rewind() > 0 ? "rewind" : "rewindSince"));
-            return;
-        }
         View view = null;
         if (options.makesView()) {
             view = node.subscribeChecks().views().acquire(options);
@@ -162,7 +155,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         }
         session.openSubscriptionIds.add(subscriptionId);
         node.counters().subscriptions.incrementAndGet();
-        node.sequencer().fillSubscribe(claimedSlot(), session, subscriptionId, selector, resume, view);
+        node.sequencer().fillSubscribe(claimedSlot(), session, subscriptionId, selector, resume, view, options);
     }
 
     /** A {@code SUBSCRIBE} whose options block the codec found well framed but wrong ({@code INVALID_OPTIONS}). */

@@ -1,6 +1,7 @@
 package io.ringcast.server.internal;
 
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 
 import java.util.Map;
 
@@ -23,6 +24,10 @@ final class SubscriptionRequest {
     final Map<String, Long> resume;
     /** A subscribe's view, or null: plain, or an unsubscribe. */
     final View view;
+    /** A first subscribe's {@code rewind}: the last this many updates of each topic (0: no such bound). */
+    final int rewind;
+    /** A first subscribe's {@code rewindSince}, milliseconds since the epoch (-1: no such bound). */
+    final long rewindSince;
     /** Whether the subscription is open and its reply under way. */
     boolean opened;
     /** The resume position of a topic the resume list does not name: null for a first subscribe. */
@@ -35,19 +40,27 @@ final class SubscriptionRequest {
     int matched;
 
     private SubscriptionRequest(boolean unsubscribe, int subscriptionId, Selector selector, Map<String, Long> resume,
-                                View view) {
+                                View view, SubscribeOptions options) {
         this.unsubscribe = unsubscribe;
         this.subscriptionId = subscriptionId;
         this.selector = selector;
         this.resume = resume;
         this.view = view;
+        this.rewind = options.rewind();
+        this.rewindSince = options.rewindSince();
     }
 
-    static SubscriptionRequest subscribe(int subscriptionId, Selector selector, Map<String, Long> resume, View view) {
-        return new SubscriptionRequest(false, subscriptionId, selector, resume, view);
+    /** Whether a first subscribe starts each topic from its history rather than its value ({@link Topic#rewindFrom}). */
+    boolean rewinds() {
+        return rewind > 0 || rewindSince >= 0;
+    }
+
+    static SubscriptionRequest subscribe(int subscriptionId, Selector selector, Map<String, Long> resume, View view,
+                                         SubscribeOptions options) {
+        return new SubscriptionRequest(false, subscriptionId, selector, resume, view, options);
     }
 
     static SubscriptionRequest unsubscribe(int subscriptionId) {
-        return new SubscriptionRequest(true, subscriptionId, null, Map.of(), null);
+        return new SubscriptionRequest(true, subscriptionId, null, Map.of(), null, SubscribeOptions.NONE);
     }
 }

@@ -2,6 +2,7 @@ package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.UpdateFlags;
 
 import java.util.ArrayDeque;
@@ -102,9 +103,12 @@ final class Subscriptions {
      * {@link #NOTHING_SEEN}, since it came while the client was away (or the client cut its list to
      * fit a frame): a plain snapshot would hide the updates before it. With a {@code view} (one use
      * of it, taken over), the reply starts with {@code VIEW} and everything comes through the view.
+     * A first subscribe whose {@code options} rewind starts each topic from its history
+     * ({@link #rewindFrom}) instead of its value.
      */
-    void subscribe(Session session, int subscriptionId, Selector selector, Map<String, Long> resume, View view) {
-        SubscriptionRequest request = SubscriptionRequest.subscribe(subscriptionId, selector, resume, view);
+    void subscribe(Session session, int subscriptionId, Selector selector, Map<String, Long> resume, View view,
+                   SubscribeOptions options) {
+        SubscriptionRequest request = SubscriptionRequest.subscribe(subscriptionId, selector, resume, view, options);
         if (session.pendingRequests != null) {
             session.pendingRequests.addLast(request);
             return;
@@ -253,7 +257,7 @@ final class Subscriptions {
         long[] bytes = {0};
         return tree.forEachMatchWhile(r.selector, topic -> {
             if (session.permissions.mayRead(topic.segments)) {
-                bytes[0] += r.view == null ? replyBytes(session, topic, resumeFrom(r, topic)) : viewedReplyBytes(topic);
+                bytes[0] += replyBytes(session, r, topic);
             }
             return bytes[0] <= roomBytes;
         });
@@ -306,20 +310,31 @@ final class Subscriptions {
         return topic.canReplayAfter(resumeFrom) ? SENDS_REPLAY : SENDS_GAP;
     }
 
-    /** The bytes {@link #join} would write. */
-    private long replyBytes(Session session, Topic topic, Long resumeFrom) {
+    /** The bytes {@link #join} would write for the request's subscription to {@code topic}; at most those through a view. */
+    private long replyBytes(Session session, SubscriptionRequest r, Topic topic) {
+        Long resumeFrom = resumeFrom(r, topic);
+        long rewindFrom = rewindFrom(r, topic, resumeFrom);
+        if (r.view != null) {
+            return DirectedReplies.topicBytes(topic) + (rewindFrom > 0
+                    ? DirectedReplies.viewedRewindBytes(topic, rewindFrom) : DirectedReplies.viewedSnapshotBytes(topic));
+        }
         boolean joined = topic.subscribers.contains(session);
         long bytes = joined ? 0 : DirectedReplies.topicBytes(topic);
         return bytes + switch (start(topic, resumeFrom, joined)) {
-            case SENDS_SNAPSHOT, SENDS_GAP -> DirectedReplies.snapshotBytes(topic);
+            case SENDS_SNAPSHOT -> rewindFrom > 0 ? DirectedReplies.rewindBytes(topic, rewindFrom)
+                    : DirectedReplies.snapshotBytes(topic);
+            case SENDS_GAP -> DirectedReplies.snapshotBytes(topic);
             case SENDS_REPLAY -> DirectedReplies.replayBytes(topic, resumeFrom);
             default -> 0;
         };
     }
 
-    /** At most the bytes {@link #joinView} writes: the topic's definition and a snapshot through a view. */
-    private static long viewedReplyBytes(Topic topic) {
-        return DirectedReplies.topicBytes(topic) + DirectedReplies.viewedSnapshotBytes(topic);
+    /**
+     * The update a first subscribe that rewinds starts {@code topic} from ({@link Topic#rewindFrom});
+     * 0 when it does not rewind: a resume, no rewind asked, or no value kept.
+     */
+    private static long rewindFrom(SubscriptionRequest r, Topic topic, Long resumeFrom) {
+        return resumeFrom == null && r.rewinds() && topic.hasValue() ? topic.rewindFrom(r.rewind, r.rewindSince) : 0;
     }
 
     /** Whether the session received the topic's {@code TOPIC}: it is a member of its plain set or of one of its views. */
@@ -337,18 +352,21 @@ final class Subscriptions {
 
     /** Joins the request's subscription to {@code topic}: plainly ({@link #join(Session, int, Topic, Long)}) or through its view. */
     private void join(Session session, SubscriptionRequest r, Topic topic) {
+        Long resumeFrom = resumeFrom(r, topic);
+        long rewindFrom = rewindFrom(r, topic, resumeFrom);
         if (r.view == null) {
-            join(session, r.subscriptionId, topic, resumeFrom(r, topic));
+            join(session, r.subscriptionId, topic, resumeFrom, rewindFrom);
         } else {
-            joinView(session, r.subscriptionId, topic, resumeFrom(r, topic), r.view);
+            joinView(session, r.subscriptionId, topic, resumeFrom, r.view, rewindFrom);
         }
     }
 
     /**
      * Adds the session to the topic's subscribers and sends what the subscription starts from
-     * ({@link #start}), after the topic's {@code TOPIC} where the session did not receive it yet.
+     * ({@link #start}), after the topic's {@code TOPIC} where the session did not receive it yet:
+     * instead of the value, the updates from {@code rewindFrom} on when above 0.
      */
-    private void join(Session session, int subscriptionId, Topic topic, Long resumeFrom) {
+    private void join(Session session, int subscriptionId, Topic topic, Long resumeFrom, long rewindFrom) {
         boolean joined = topic.subscribers.contains(session);
         int start = start(topic, resumeFrom, joined);
         if (!joined) {
@@ -360,7 +378,13 @@ final class Subscriptions {
             }
         }
         switch (start) {
-            case SENDS_SNAPSHOT -> replies.snapshot(session, subscriptionId, topic, 0);
+            case SENDS_SNAPSHOT -> {
+                if (rewindFrom > 0) {
+                    replies.rewind(session, subscriptionId, topic, rewindFrom);
+                } else {
+                    replies.snapshot(session, subscriptionId, topic, 0);
+                }
+            }
             case SENDS_REPLAY -> replies.replay(session, topic, resumeFrom);
             case SENDS_GAP -> gap(session, topic);
             default -> { }
@@ -370,9 +394,11 @@ final class Subscriptions {
     /**
      * Adds the session to the members of the topic's {@code view} and sends what the subscription
      * starts from through it ({@link #startViewed}), after the topic's {@code TOPIC} where the
-     * session did not receive it yet.
+     * session did not receive it yet: instead of what the view shows, the updates from
+     * {@code rewindFrom} on through the view when above 0 ({@link ViewedUpdates#rewind}).
      */
-    private void joinView(Session session, int subscriptionId, Topic topic, Long resumeFrom, View view) {
+    private void joinView(Session session, int subscriptionId, Topic topic, Long resumeFrom, View view,
+                          long rewindFrom) {
         TopicView v = viewed.open(topic, view);
         boolean joined = v.subscribers.contains(session);
         if (!joined) {
@@ -381,6 +407,10 @@ final class Subscriptions {
             if (!known) {
                 replies.topic(session, topic);
             }
+        }
+        if (rewindFrom > 0) {
+            viewed.rewind(replies, session, subscriptionId, v, rewindFrom);
+            return;
         }
         switch (startViewed(v, resumeFrom)) {
             case SENDS_SNAPSHOT -> replies.snapshot(session, subscriptionId, v, 0);

@@ -1,6 +1,7 @@
 package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 
 import java.util.Arrays;
@@ -12,9 +13,11 @@ import java.util.Arrays;
  *
  * <p>With the last-value cache on, the topic keeps its history: the encoded frames themselves (one
  * reference each), not copies, so a replay copies their {@code UPDATE} messages, and a frame is
- * released when it falls out. The newest value (for snapshots and as the base of the next delta)
- * is read from the newest frame, except when that frame holds a delta: then the topic also keeps a
- * copy of the full value. With the cache off it keeps nothing but its sequence.
+ * released when it falls out. Each update's value (for snapshots, a rewind, and the newest as the
+ * base of the next delta) is read from its frame, except when that frame holds a delta: then the
+ * topic also keeps the copy of the full value the encoder made for it, so with deltas on a history
+ * holds each value twice, once as a delta. It keeps each update's time too, for
+ * {@code rewindSince}. With the cache off it keeps nothing but its sequence.
  */
 final class Topic extends Audience {
     final int alias;
@@ -30,9 +33,14 @@ final class Topic extends Audience {
     private ByteBuf[] historyFrames;
     /** Offset, in each history frame, of its {@code UPDATE} message (after an optional {@code TOPIC}). */
     private int[] historyUpdateOffsets;
+    /**
+     * Each update's full value when its frame holds a delta of it (one reference held); else null.
+     * A restored history has none for its older deltas ({@link #historyValueKnown}).
+     */
+    private ByteBuf[] historyFullValues;
+    /** When each update was recorded, in milliseconds since the epoch; 0 when not known (a restored history). */
+    private long[] historyMillis;
     private int historySize;
-    /** The newest value when the newest frame holds a delta of it (one reference held); else null. */
-    private ByteBuf lastValueCopy;
     /**
      * The sequence of the newest recorded update. While an update is being sequenced,
      * {@link #sequence} is already the next one, and the value it is a delta against is this one's.
@@ -110,29 +118,39 @@ final class Topic extends Audience {
     /**
      * Records update {@link #sequence}: its frame (taking over one reference) and, when the frame
      * holds a delta, a copy of the full value (taking over one reference; null otherwise). Only with
-     * the cache on.
+     * the cache on. Its time is not known: a restored update.
      */
     void record(ByteBuf frame, int updateOffset, ByteBuf fullValueOfDelta) {
+        record(frame, updateOffset, fullValueOfDelta, 0);
+    }
+
+    /** The same, recorded at {@code millis} since the epoch. */
+    void record(ByteBuf frame, int updateOffset, ByteBuf fullValueOfDelta, long millis) {
         assert features.lastValueCache();
         if (historyFrames == null) {
             historyFrames = new ByteBuf[historyLength];
             historyUpdateOffsets = new int[historyLength];
+            historyFullValues = new ByteBuf[historyLength];
+            historyMillis = new long[historyLength];
         }
         int slot = (int) (sequence % historyLength);
-        ByteBuf evicted = historyFrames[slot];
-        if (evicted != null) {
-            evicted.release();
-        }
+        release(historyFrames, slot);
+        release(historyFullValues, slot);
         historyFrames[slot] = frame;
         historyUpdateOffsets[slot] = updateOffset;
+        historyFullValues[slot] = fullValueOfDelta;
+        historyMillis[slot] = millis;
         if (historySize < historyLength) {
             historySize++;
         }
-        if (lastValueCopy != null) {
-            lastValueCopy.release();
-        }
-        lastValueCopy = fullValueOfDelta;
         recordedSequence = sequence;
+    }
+
+    private static void release(ByteBuf[] buffers, int slot) {
+        if (buffers[slot] != null) {
+            buffers[slot].release();
+            buffers[slot] = null;
+        }
     }
 
     boolean hasValue() {
@@ -146,17 +164,69 @@ final class Topic extends Audience {
 
     /** The buffer holding the newest value, at {@link #lastValueIndex()}; only when {@link #hasValue()}. */
     ByteBuf lastValueBuffer() {
-        return lastValueCopy != null ? lastValueCopy : historyFrame(recordedSequence);
+        return historyValueBuffer(recordedSequence);
     }
 
     int lastValueIndex() {
-        return lastValueCopy != null ? lastValueCopy.readerIndex()
-                : historyUpdateOffset(recordedSequence) + WireCodec.UPDATE_OVERHEAD_BYTES;
+        return historyValueIndex(recordedSequence);
     }
 
     int lastValueLength() {
-        return lastValueCopy != null ? lastValueCopy.readableBytes()
-                : historyFrame(recordedSequence).writerIndex() - lastValueIndex();
+        return historyValueLength(recordedSequence);
+    }
+
+    /**
+     * Whether the history knows the full value of update {@code seq} (within it): its frame holds
+     * it, or a copy was kept. Always, except for the older deltas of a restored history.
+     */
+    boolean historyValueKnown(long seq) {
+        int slot = (int) (seq % historyLength);
+        return historyFullValues[slot] != null || !holdsDelta(slot);
+    }
+
+    /** The buffer holding the full value of update {@code seq}, at {@link #historyValueIndex}; only when {@link #historyValueKnown}. */
+    ByteBuf historyValueBuffer(long seq) {
+        int slot = (int) (seq % historyLength);
+        return historyFullValues[slot] != null ? historyFullValues[slot] : historyFrames[slot];
+    }
+
+    int historyValueIndex(long seq) {
+        int slot = (int) (seq % historyLength);
+        return historyFullValues[slot] != null ? historyFullValues[slot].readerIndex()
+                : historyUpdateOffsets[slot] + WireCodec.UPDATE_OVERHEAD_BYTES;
+    }
+
+    int historyValueLength(long seq) {
+        int slot = (int) (seq % historyLength);
+        return historyFullValues[slot] != null ? historyFullValues[slot].readableBytes()
+                : historyFrames[slot].writerIndex() - historyValueIndex(seq);
+    }
+
+    /** When update {@code seq} was recorded, in milliseconds since the epoch; 0 when not known. */
+    long historyMillis(long seq) {
+        return historyMillis[(int) (seq % historyLength)];
+    }
+
+    private boolean holdsDelta(int slot) {
+        ByteBuf frame = historyFrames[slot];
+        return (frame.getByte(historyUpdateOffsets[slot] + WireCodec.UPDATE_OVERHEAD_BYTES - 1) & UpdateFlags.DELTA) != 0;
+    }
+
+    /**
+     * The first update a subscription that rewinds starts from: the oldest of the last
+     * {@code lastUpdates} (0: no such bound) recorded at or after {@code sinceMillis} (-1: no such
+     * bound) whose value is known, but never after the newest, which a rewind always ends with.
+     * Only when {@link #hasValue()}.
+     */
+    long rewindFrom(int lastUpdates, long sinceMillis) {
+        long from = sequence - historySize + 1;
+        if (lastUpdates > 0) {
+            from = Math.max(from, sequence - lastUpdates + 1);
+        }
+        while (from < sequence && (sinceMillis >= 0 && historyMillis(from) < sinceMillis || !historyValueKnown(from))) {
+            from++;
+        }
+        return from;
     }
 
     /** Whether the history holds every update after {@code lastSeen}, so a resume can replay them. */
@@ -183,16 +253,10 @@ final class Topic extends Audience {
     void releaseHistory() {
         if (historyFrames != null) {
             for (int i = 0; i < historyFrames.length; i++) {
-                if (historyFrames[i] != null) {
-                    historyFrames[i].release();
-                    historyFrames[i] = null;
-                }
+                release(historyFrames, i);
+                release(historyFullValues, i);
             }
         }
         historySize = 0;
-        if (lastValueCopy != null) {
-            lastValueCopy.release();
-            lastValueCopy = null;
-        }
     }
 }

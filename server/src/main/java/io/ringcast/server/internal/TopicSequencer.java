@@ -92,9 +92,12 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     public void onEvent(InboundEvent e, long sequence, boolean endOfBatch) {
         assert Thread.currentThread() == thread : "only the sequencer thread runs the sequencer";
         try {
+            if (e.kind != InboundEvent.PUBLISH) {
+                viewed.publishPending(); // replies and acks keep their order with every update before them
+            }
             switch (e.kind) {
                 case InboundEvent.PUBLISH -> publish(e);
-                case InboundEvent.SUBSCRIBE -> subscriptions.subscribe(e.session, e.id, e.selector, e.resume, e.view);
+                case InboundEvent.SUBSCRIBE -> subscriptions.subscribe(e.session, e.id, e.selector, e.resume, e.view, e.options);
                 case InboundEvent.UNSUBSCRIBE -> subscriptions.unsubscribe(e.session, e.id);
                 case InboundEvent.CONTINUE_REPLIES -> subscriptions.continueReplies(e.session);
                 case InboundEvent.SESSION_CLOSED -> sessionClosed(e.session);
@@ -114,7 +117,12 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             e.clear();
         }
         if (endOfBatch) {
-            viewed.flushDue(false);
+            try {
+                viewed.flushDue(false);
+                viewed.publishPending();
+            } catch (IllegalStateException stopping) {
+                log.debug("views' frames dropped: the server is stopping");
+            }
             fanOut.wakePollers();
             counters.addPublishes(publishesInBatch);
             publishesInBatch = 0;
@@ -183,7 +191,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             if (!topic.hasValue()) {
                 counters.valuesCached(1);
             }
-            topic.record(u.frame.retain(), u.updateOffset, u.fullValueOfDelta);
+            topic.record(u.frame.retain(), u.updateOffset, u.fullValueOfDelta, System.currentTimeMillis());
         } else if (u.fullValueOfDelta != null) {
             u.fullValueOfDelta.release(); // not reached: deltas need the cache
         }

@@ -2,6 +2,7 @@ package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 
@@ -26,7 +27,18 @@ import java.util.function.LongSupplier;
  * ({@code armTimer}, {@link HeldViewsTimer}) sends at the earliest deadline, so a quiet topic's
  * last value does not wait for the next publish.
  *
- * <p>Sequencer thread only: the projection scratch and the queue are unguarded.
+ * <p><b>Grouped by view.</b> A view's frames do not go on the fan-out ring as they are made: the
+ * views of one update have different members, so put there one after the other they would end each
+ * poller's run of updates for the same sessions at every event, and every delivery would be a frame
+ * of its own. They wait in {@link #pending} (at most {@link #MAX_PENDING}), and
+ * {@link #publishPending} puts them on the ring view by view, each view's in the order they were
+ * made, each with the members it had when it was made: a view's members on many topics are one
+ * interned set, so a poller writes a view's updates of a batch as one gathered frame per member.
+ * Only the order between different streams of a session changes (its plain stream, each view's),
+ * which are each a subscription's own. The sequencer publishes them before any command that is not
+ * a publish, so replies keep their order with every update before them, and at the end of a batch.
+ *
+ * <p>Sequencer thread only: the projection scratch and the queues are unguarded.
  */
 final class ViewedUpdates implements AutoCloseable {
     private final ByteBufAllocator alloc;
@@ -37,11 +49,49 @@ final class ViewedUpdates implements AutoCloseable {
     private final LongConsumer armTimer;
     /** A projection being made; grows to the largest and stays. */
     private final ByteBuf projected;
+    /** The projection a rewind sent last; grows to the largest and stays. */
+    private final ByteBuf rewound;
     /** Views holding a value for its time, earliest deadline first; a view leaves when its deadline passes. */
     private final PriorityQueue<TopicView> heldQueue =
             new PriorityQueue<>(Comparator.comparingLong((TopicView v) -> v.deadlineNanos));
     /** The deadline the timer was last armed for and has not sent its command for; {@link Long#MAX_VALUE}: none. */
     private long armedFor = Long.MAX_VALUE;
+
+    /** The most frames that wait for {@link #publishPending}: a long batch publishes them this many at a time. */
+    static final int MAX_PENDING = 256;
+    /** Frames made and not yet on the fan-out ring, in the order they were made: {@code [0, pendingCount)}. */
+    private final PendingFrame[] pending = new PendingFrame[MAX_PENDING];
+    private int pendingCount;
+
+    /** A view's frame waiting for {@link #publishPending}, with what its fan-out event takes over. */
+    private static final class PendingFrame {
+        ByteBuf frame;
+        ByteBuf compressedFrame;
+        ByteBuf value;
+        TopicView view;
+        /** The view's members when the frame was made. */
+        SubscriberSet subscribers;
+        long receivedNanos;
+        long sequence;
+        boolean published;
+
+        void release() {
+            release(frame);
+            release(compressedFrame);
+            release(value);
+            frame = null;
+            compressedFrame = null;
+            value = null;
+            view = null;
+            subscribers = null;
+        }
+
+        private static void release(ByteBuf b) {
+            if (b != null) {
+                b.release();
+            }
+        }
+    }
 
     /**
      * @param clock    {@link System#nanoTime()} in production; a test's clock in tests
@@ -56,6 +106,10 @@ final class ViewedUpdates implements AutoCloseable {
         this.clock = clock;
         this.armTimer = armTimer;
         this.projected = alloc.directBuffer(256);
+        this.rewound = alloc.directBuffer(256);
+        for (int i = 0; i < MAX_PENDING; i++) {
+            pending[i] = new PendingFrame();
+        }
     }
 
     /**
@@ -87,6 +141,50 @@ final class ViewedUpdates implements AutoCloseable {
             take(v, topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength(), topic.sequence);
         } else {
             v.unmatch();
+        }
+    }
+
+    /**
+     * A rewind through the view: a {@code SNAPSHOT} for the subscription of what the view shows of
+     * each update of the topic from {@code from} to the newest whose value the history knows, oldest
+     * first; an update that does not pass, or whose projection shows what the last one sent showed,
+     * sends nothing; an {@code UNMATCHED} at the end when something was sent and the newest value does
+     * not pass, so the subscription ends where the view's members are. {@code maxRate} does not
+     * space a rewind out: it is the subscription's start.
+     */
+    void rewind(DirectedReplies replies, Session session, int subscriptionId, TopicView v, long from) {
+        Topic topic = v.topic;
+        View view = v.view;
+        boolean passing = false;
+        boolean sent = false;
+        for (long s = from; s <= topic.sequence; s++) {
+            if (!topic.historyValueKnown(s)) {
+                continue;
+            }
+            ByteBuf value = topic.historyValueBuffer(s);
+            int index = topic.historyValueIndex(s);
+            int length = topic.historyValueLength(s);
+            if (view.filter != null && !view.filter.matches(value, index, length)) {
+                passing = false;
+                continue;
+            }
+            if (view.projection != null) {
+                projected.clear().ensureWritable(FieldProjection.maxBytes(length));
+                int shown = view.projection.project(value, index, length, projected);
+                if (passing && rewound.readableBytes() == shown && ByteBufUtil.equals(projected, 0, rewound, 0, shown)) {
+                    continue;
+                }
+                rewound.clear().writeBytes(projected, 0, shown);
+                value = rewound;
+                index = 0;
+                length = shown;
+            }
+            passing = true;
+            sent = true;
+            replies.snapshot(session, subscriptionId, topic, s, 0, view.id, value, index, length);
+        }
+        if (sent && !passing) {
+            replies.unmatched(session, v, topic.sequence);
         }
     }
 
@@ -218,7 +316,64 @@ final class ViewedUpdates implements AutoCloseable {
 
     private void send(TopicView v, boolean created, long sequence, int flags, long receivedNanos) {
         UpdateEncoder.Encoded u = encoder.encodeViewed(v, created, sequence, flags);
-        fanOut.update(u.frame, u.compressedFrame, u.heldValue, v, null, 0, receivedNanos, sequence);
+        defer(u.frame, u.compressedFrame, u.heldValue, v, receivedNanos, sequence);
+    }
+
+    /** Keeps a frame for the view's current members until {@link #publishPending}, which it calls when full. */
+    private void defer(ByteBuf frame, ByteBuf compressedFrame, ByteBuf value, TopicView v, long receivedNanos,
+                       long sequence) {
+        if (pendingCount == MAX_PENDING) {
+            publishPending();
+        }
+        PendingFrame p = pending[pendingCount++];
+        p.frame = frame;
+        p.compressedFrame = compressedFrame;
+        p.value = value;
+        p.view = v;
+        p.subscribers = v.subscribers;
+        p.receivedNanos = receivedNanos;
+        p.sequence = sequence;
+        p.published = false;
+    }
+
+    /**
+     * Puts the waiting frames on the fan-out ring, view by view in the order each view first made
+     * one, each view's in the order they were made. A quadratic walk over at most
+     * {@link #MAX_PENDING} frames, cheap next to what each frame costs to make; one view, or one
+     * frame, is a single pass.
+     */
+    void publishPending() {
+        int n = pendingCount;
+        try {
+            for (int i = 0; i < n; i++) {
+                PendingFrame first = pending[i];
+                if (first.published) {
+                    continue;
+                }
+                View view = first.view.view;
+                for (int j = i; j < n; j++) {
+                    PendingFrame p = pending[j];
+                    if (!p.published && p.view.view == view) {
+                        p.published = true;
+                        ByteBuf frame = p.frame;
+                        ByteBuf compressedFrame = p.compressedFrame;
+                        ByteBuf value = p.value;
+                        p.frame = null; // the ring's from here, even when the claim gives up
+                        p.compressedFrame = null;
+                        p.value = null;
+                        fanOut.update(frame, compressedFrame, value, p.view, p.subscribers, null, 0, p.receivedNanos,
+                                p.sequence);
+                        p.view = null;
+                        p.subscribers = null;
+                    }
+                }
+            }
+        } finally {
+            pendingCount = 0;
+            for (int i = 0; i < n; i++) {
+                pending[i].release(); // frames left when the server stops in the middle
+            }
+        }
     }
 
     private void unmatched(TopicView v, boolean created, long sequence) {
@@ -229,7 +384,7 @@ final class ViewedUpdates implements AutoCloseable {
             WireCodec.writeTopic(frame, topic.alias, topic.path);
         }
         WireCodec.writeUnmatched(frame, v.view.id, topic.alias, sequence);
-        fanOut.update(OutboundFrame.finish(frame), null, null, v, null, 0, 0, sequence);
+        defer(OutboundFrame.finish(frame), null, null, v, 0, sequence);
     }
 
     /** The topic's definition alone, for the view's members, who joined the topic as it was made. */
@@ -237,11 +392,16 @@ final class ViewedUpdates implements AutoCloseable {
         Topic topic = v.topic;
         ByteBuf frame = OutboundFrame.allocate(alloc, WireCodec.topicBytes(topic.path));
         WireCodec.writeTopic(frame, topic.alias, topic.path);
-        fanOut.update(OutboundFrame.finish(frame), null, null, v, null, 0, 0, topic.sequence);
+        defer(OutboundFrame.finish(frame), null, null, v, 0, topic.sequence);
     }
 
     @Override
     public void close() {
+        for (int i = 0; i < pendingCount; i++) {
+            pending[i].release();
+        }
+        pendingCount = 0;
         projected.release();
+        rewound.release();
     }
 }

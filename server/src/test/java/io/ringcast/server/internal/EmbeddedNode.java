@@ -210,14 +210,7 @@ final class EmbeddedNode implements AutoCloseable {
     }
 
     void subscribe(Session session, int subscriptionId, String selector, Map<String, Long> resume) {
-        InboundEvent e = command(InboundEvent.SUBSCRIBE, session, subscriptionId);
-        try {
-            e.selector = Selector.parse(selector, PathLimits.DEFAULT);
-        } catch (ProtocolException ex) {
-            throw new IllegalArgumentException(ex);
-        }
-        e.resume = resume;
-        run(e);
+        subscribe(session, subscriptionId, selector, resume, null, SubscribeOptions.NONE);
     }
 
     /** One use of the view of {@code options}, as a session's {@code SUBSCRIBE} takes it on its I/O thread. */
@@ -232,9 +225,14 @@ final class EmbeddedNode implements AutoCloseable {
         subscribe(session, subscriptionId, selector, Map.of(), options);
     }
 
+    /** A subscription with {@code options}: through their view when they make one ({@link #view}). */
     void subscribe(Session session, int subscriptionId, String selector, Map<String, Long> resume,
                    SubscribeOptions options) {
-        View view = view(options);
+        subscribe(session, subscriptionId, selector, resume, options.makesView() ? view(options) : null, options);
+    }
+
+    private void subscribe(Session session, int subscriptionId, String selector, Map<String, Long> resume, View view,
+                           SubscribeOptions options) {
         InboundEvent e = command(InboundEvent.SUBSCRIBE, session, subscriptionId);
         try {
             e.selector = Selector.parse(selector, PathLimits.DEFAULT);
@@ -243,6 +241,7 @@ final class EmbeddedNode implements AutoCloseable {
         }
         e.resume = resume;
         e.view = view;
+        e.options = options;
         run(e);
     }
 

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.ringcast.protocol.PathLimits;
 import io.ringcast.protocol.Selector;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.server.config.ServerConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -113,7 +114,7 @@ class SequencerProxyTest {
         Selector selector = Selector.parse("fx/#", PathLimits.DEFAULT);
         Map<String, Long> resume = Map.of("fx/EURUSD", 12L);
         long subscribe = proxy.tryClaim();
-        proxy.fillSubscribe(subscribe, session, 3, selector, resume, null);
+        proxy.fillSubscribe(subscribe, session, 3, selector, resume, null, SubscribeOptions.NONE);
         proxy.commit(subscribe);
         long unsubscribe = proxy.tryClaim();
         proxy.fillUnsubscribe(unsubscribe, session, 3);

@@ -508,17 +508,23 @@ class SessionHandlerTest {
     }
 
     @Test
-    void rewindIsRefusedUntilItIsServedAndTheIdStaysFree() throws Exception {
+    void everyOptionGoesToTheSequencerWithTheSubscriptionAndRewindAloneMakesNoView() throws Exception {
         EmbeddedChannel ch = welcomed(DEFAULTS);
+        SubscribeOptions all = SubscribeOptions.builder().maxRate(4).fields("bid", "ask").filter("spread < 0.0005")
+                .rewind(8).rewindSince(0).build();
+        SubscribeOptions rewindOnly = SubscribeOptions.builder().rewind(8).build();
 
-        ch.writeInbound(frame(b -> subscribe(b, 7, "demo/#", SubscribeOptions.builder().maxRate(4).fields("bid", "ask")
-                .filter("spread < 0.0005").rewind(8).rewindSince(0).build())));
+        ch.writeInbound(frame(b -> {
+            subscribe(b, 7, "demo/#", all);
+            subscribe(b, 8, "demo/#", rewindOnly);
+        }));
 
-        refusedAndNothingOpened(ch, "ERROR INVALID_OPTIONS 7 options are not served yet (issue 16): rewind");
-        ch.writeInbound(frame(b -> WireCodec.writeSubscribe(b, 7, "demo/#", Map.of())));
-        assertThat(published(1).kind).as("the same id, without options").isEqualTo(InboundEvent.SUBSCRIBE);
-        assertThat(counters.subscriptions()).isEqualTo(1);
         assertThat(written(ch)).isEmpty();
+        assertThat(published(0).options).isEqualTo(all);
+        assertThat(published(0).view).isNotNull();
+        assertThat(published(1).options).isEqualTo(rewindOnly);
+        assertThat(published(1).view).isNull();
+        assertThat(counters.subscriptions()).isEqualTo(2);
     }
 
     @Test
@@ -562,7 +568,7 @@ class SessionHandlerTest {
     }
 
     @Test
-    void theSelectorAndTheLadderAreToldBeforeOptionsNotServedYet() throws Exception {
+    void faultsOfTheSelectorTheOptionsAndTheLadderAreEachToldWithTheirOwnCode() throws Exception {
         EmbeddedChannel ch = welcomed(DEFAULTS);
         SubscribeOptions valid = SubscribeOptions.builder().rewind(1).build();
 

@@ -8,6 +8,7 @@ import io.ringcast.server.config.Conflation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -89,20 +90,27 @@ class TopicTest {
                 .as("the frame's flags").isEqualTo((byte) UpdateFlags.DELTA);
 
         ByteBuf full = publish(topic, "{\"bid\":1.0843}");
-        assertThat(copy.refCnt()).as("the copy, once a full value is newest").isEqualTo(1);
         assertThat(topic.lastValueBuffer()).isSameAs(full);
         assertThat(lastValue(topic)).isEqualTo("{\"bid\":1.0843}");
+        assertThat(copy.refCnt()).as("the copy stays with its update, for a rewind").isEqualTo(2);
+        assertThat(historyFullValue(topic, 2)).isEqualTo("{\"bid\":1.0842}");
     }
 
     @Test
-    void consecutiveDeltasReleaseEachReplacedCopy() {
+    void eachDeltaKeepsItsFullValueUntilItsUpdateFallsOutOfTheHistory() {
         publish(topic, "v1");
         ByteBuf firstCopy = watch(publishDelta(topic, utf8("d2"), "v2"));
         ByteBuf secondCopy = watch(publishDelta(topic, utf8("d3"), "v3"));
 
-        assertThat(firstCopy.refCnt()).isEqualTo(1);
+        assertThat(firstCopy.refCnt()).isEqualTo(2);
         assertThat(secondCopy.refCnt()).isEqualTo(2);
         assertThat(lastValue(topic)).isEqualTo("v3");
+        assertThat(historyFullValue(topic, 2)).isEqualTo("v2");
+
+        publish(topic, "v4");
+        publish(topic, "v5"); // history: 3, 4, 5
+        assertThat(firstCopy.refCnt()).as("update 2 fell out").isEqualTo(1);
+        assertThat(secondCopy.refCnt()).isEqualTo(2);
     }
 
     @Test
@@ -205,5 +213,12 @@ class TopicTest {
         assertThat(one.canReplayAfter(1)).isTrue();
         assertThat(one.canReplayAfter(0)).isFalse();
         one.releaseHistory();
+    }
+
+    /** The full value the history knows of update {@code seq}. */
+    private static String historyFullValue(Topic topic, long seq) {
+        assertThat(topic.historyValueKnown(seq)).isTrue();
+        return topic.historyValueBuffer(seq).toString(topic.historyValueIndex(seq), topic.historyValueLength(seq),
+                StandardCharsets.UTF_8);
     }
 }

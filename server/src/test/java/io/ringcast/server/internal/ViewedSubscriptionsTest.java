@@ -2,9 +2,11 @@ package io.ringcast.server.internal;
 
 import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.server.internal.ReceivedFrames.Received;
+import io.ringcast.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -250,6 +252,96 @@ class ViewedSubscriptionsTest {
             assertThat(lines(node.received(sub))).containsExactly("SUBSCRIBED 1 0", "VIEW 2 @1", "SUBSCRIBED 2 0",
                     "TOPIC 1 fx/eur", "UPDATE 1 #3 CONFLATED {\"bid\":3,\"ask\":1}",
                     "TOPIC 1 fx/eur", "UPDATE 1 #3 CONFLATED|VIEWED @1 {\"bid\":3}");
+        }
+    }
+
+    @Test
+    void aPlainRewindStartsEachTopicWithItsLastUpdatesAsSnapshotsThenLiveWithNoGapOrDuplicate() {
+        try (EmbeddedNode node = new EmbeddedNode("features: {deltas: true}")) {
+            for (int i = 1; i <= 5; i++) {
+                node.publish(null, 0, "r/a", "{\"n\":" + i + ",\"pad\":\"" + "p".repeat(60) + "\"}");
+            }
+            node.publish(null, 0, "r/b", "only");
+            Session sub = node.session(0);
+            node.subscribe(sub, 2, "r/#", Map.of(), SubscribeOptions.builder().rewind(3).build());
+            node.publish(null, 0, "r/a", "{\"n\":6,\"pad\":\"" + "p".repeat(60) + "\"}");
+
+            List<String> got = lines(node.received(sub));
+            assertThat(got).as("full values, though the history holds deltas").containsExactly(
+                    "TOPIC 1 r/a",
+                    "SNAPSHOT 2 1 #3 {\"n\":3,\"pad\":\"" + "p".repeat(60) + "\"}",
+                    "SNAPSHOT 2 1 #4 {\"n\":4,\"pad\":\"" + "p".repeat(60) + "\"}",
+                    "SNAPSHOT 2 1 #5 {\"n\":5,\"pad\":\"" + "p".repeat(60) + "\"}",
+                    "TOPIC 2 r/b", "SNAPSHOT 2 2 #1 only", "SUBSCRIBED 2 2",
+                    got.get(7));
+            assertThat(got.get(7)).as("live, as a delta against the last rewound value").startsWith("UPDATE 1 #6 DELTA");
+        }
+    }
+
+    @Test
+    void aRewindSinceATimeStartsAtTheFirstUpdateRecordedThenAndAlwaysHasTheNewest() throws Exception {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            node.publish(null, 0, "r/t", "old");
+            long since = System.currentTimeMillis() + 1;
+            Await.until(() -> System.currentTimeMillis() > since, Duration.ofSeconds(2), Duration.ofMillis(1),
+                    () -> "the clock past the first update's");
+            node.publish(null, 0, "r/t", "new1");
+            node.publish(null, 0, "r/t", "new2");
+            node.publish(null, 0, "r/quiet", "before");
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "r/#", Map.of(), SubscribeOptions.builder().rewindSince(since).build());
+
+            assertThat(lines(node.received(sub))).containsExactly("TOPIC 1 r/t", "SNAPSHOT 1 1 #2 new1",
+                    "SNAPSHOT 1 1 #3 new2", "TOPIC 2 r/quiet", "SNAPSHOT 1 2 #1 before", "SUBSCRIBED 1 2");
+        }
+    }
+
+    @Test
+    void aRewindThroughAViewSendsWhatTheViewShowsOfEachUpdateAndEndsUnmatchedWhenTheNewestDoesNotPass() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            String[] values = {"{\"s\":1,\"x\":1}", "{\"s\":1,\"x\":2}", "{\"s\":9,\"x\":3}", "{\"s\":2,\"x\":4}",
+                    "{\"s\":8,\"x\":5}"};
+            for (String v : values) {
+                node.publish(null, 0, "r/v", v);
+            }
+            Session sub = node.session(1);
+            node.subscribe(sub, 3, "r/v", Map.of(),
+                    SubscribeOptions.builder().fields("s").filter("s < 5").rewind(5).build());
+            node.publish(null, 0, "r/v", "{\"s\":3,\"x\":6}");
+
+            assertThat(lines(node.received(sub))).containsExactly("VIEW 3 @1", "TOPIC 1 r/v",
+                    "SNAPSHOT 3 1 #1 VIEWED @1 {\"s\":1}", "SNAPSHOT 3 1 #4 VIEWED @1 {\"s\":2}", "UNMATCHED @1 1 #5",
+                    "SUBSCRIBED 3 1", "UPDATE 1 #6 VIEWED @1 {\"s\":3}");
+        }
+    }
+
+    @Test
+    void aStreamedReplyThroughAViewHoldsItsTopicsUpdatesUntilItsSubscribedAndThenSendsThemThroughTheView() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            String pad = "p".repeat(300);
+            for (int i = 0; i < 1500; i++) {
+                node.publish(null, 0, String.format("big/t%04d", i), "{\"n\":" + i + ",\"pad\":\"" + pad + "\"}");
+                if (i % 500 == 499) {
+                    node.deliver(); // the embedded fan-out ring has 1,024 slots
+                }
+            }
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "big/#", SubscribeOptions.builder().filter("n < 2000").build());
+            assertThat(node.counters.subscribeRepliesPending()).as("streamed: more than a window").isEqualTo(1);
+            node.deliverWindow();
+            List<Received> first = EmbeddedNode.drained(sub);
+            node.publish(null, 0, "big/t0000", "{\"n\":-1,\"pad\":\"" + pad + "\"}"); // joined, held
+            node.publish(null, 0, "big/t1499", "{\"n\":-2,\"pad\":\"" + pad + "\"}"); // not reached yet
+
+            List<String> all = new java.util.ArrayList<>(lines(first));
+            all.addAll(lines(node.received(sub)));
+            int subscribed = all.indexOf("SUBSCRIBED 1 1500");
+            assertThat(all.get(0)).isEqualTo("VIEW 1 @1");
+            assertThat(all.stream().filter(l -> l.startsWith("SNAPSHOT 1 "))).hasSize(1500);
+            assertThat(all).contains("SNAPSHOT 1 1500 #2 VIEWED @1 {\"n\":-2,\"pad\":\"" + pad + "\"}");
+            assertThat(all.subList(subscribed + 1, all.size())).as("held until SUBSCRIBED, then through the view")
+                    .containsExactly("UPDATE 1 #2 VIEWED @1 {\"n\":-1,\"pad\":\"" + pad + "\"}");
+            assertThat(node.counters.subscribeRepliesPending()).isZero();
         }
     }
 
