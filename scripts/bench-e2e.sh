@@ -6,7 +6,7 @@
 # older than the sources. Every run checks loss, duplicates and order; the script fails (exit 1) when
 # any run was not clean, never because of a speed. See docs/benchmarks-load.md.
 #
-# Usage: scripts/bench-e2e.sh [--toggles | --fanout] [--quick]
+# Usage: scripts/bench-e2e.sh [--toggles | --fanout | --views] [--quick]
 #   (none)     the flush-policy set, about 15 minutes on 2 cores: 1,000 topics of 200 B, selector '#';
 #              end-of-batch: 10 subscribers at 10,000/s, 100 at 1,000/s, 1,000 at 10/s and at 1/s;
 #              every policy: 100 subscribers at 1,000/s and the sweep at 100 subscribers
@@ -24,12 +24,26 @@
 #              with BASE_JAR, every point runs against that server jar too (a build of an earlier
 #              commit), alternating with this one, so before and after come from one run (about 25
 #              minutes with BASE_JAR on 2 cores, half without)
-#   --quick    the same shape with 2 s runs and a short sweep, to check the script (about 2 minutes)
-# Environment: PORT (default 18080), OUT (default load-results/e2e, load-results/toggles or
-#              load-results/fanout), MAX_DELAY_US (default 200), FANOUT_MAX_DELAY_US_100 (default 6000),
+#   --views    issue 16's views against plain subscriptions: 1,000 topics of 200-byte JSON values
+#              (--value-format json: the same values in both), ONE paced publisher, VIEWS_SUBSCRIBERS (default
+#              1,000) lean subscribers on '#', the server's defaults (plus VIEWS_SERVER_YAML); at each rate of
+#              VIEWS_RATES (default "200 1000": below saturation, where a delivery is a frame either way, and
+#              the --fanout set's 1,000-subscriber point), VIEWS_ROUNDS rounds (default 3) of a plain run and a
+#              run with the subscribers spread round robin over VIEW_SHAPES (default 10, at most 10) view shapes
+#              (--view-shapes: each projects the header fields and one of its own and filters on what every
+#              value passes, so every update reaches every subscriber), each against a fresh server, plain
+#              first in odd rounds and views first in even ones; then views.md (ViewsReport): each group's
+#              medians and views against plain (server CPU per delivery within 1.5x is issue 16's bar), next
+#              to summary.md; about 8 minutes on 2 cores with the defaults
+#   --quick    the same shape with 2 s runs and a short sweep, to check the script (about 2 minutes;
+#              --views --quick: one round at 200/s with 20 subscribers, about 30 s)
+# Environment: PORT (default 18080), OUT (default load-results/e2e, load-results/toggles,
+#              load-results/fanout or load-results/views), MAX_DELAY_US (default 200), FANOUT_MAX_DELAY_US_100 (default 6000),
 #              FANOUT_MAX_DELAY_US_1000 (default 15000),
 #              BASE_JAR (--fanout: the server jar to compare with), SERVER_JAVA_OPTS (JVM options of
-#              every server started, after those scripts/ringcast gives a node).
+#              every server started, after those scripts/ringcast gives a node), VIEWS_RATES, VIEWS_ROUNDS,
+#              VIEWS_SUBSCRIBERS, VIEW_SHAPES, VIEWS_SERVER_YAML (--views, above; VIEWS_SERVER_YAML is more
+#              server config, e.g. "$(printf 'pipeline:\n  flushPolicy: max-delay\n')").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/machine.sh
@@ -44,6 +58,7 @@ for arg in "$@"; do
     --quick) quick=true ;;
     --toggles) set_name=toggles ;;
     --fanout) set_name=fanout ;;
+    --views) set_name=views ;;
     *) echo "unknown option: $arg (see the usage at the top of $0)"; exit 2 ;;
   esac
 done
@@ -51,6 +66,7 @@ port=${PORT:-18080}
 case $set_name in
   toggles) out=${OUT:-load-results/toggles} ;;
   fanout) out=${OUT:-load-results/fanout} ;;
+  views) out=${OUT:-load-results/views} ;;
   *) out=${OUT:-load-results/e2e} ;;
 esac
 base_jar=${BASE_JAR:-}
@@ -76,6 +92,9 @@ else
 fi
 if [ "$set_name" = toggles ] && ! $quick; then
   sweep=(--sweep --sweep-start 250 --sweep-step 250 --sweep-max 8000 --duration 8s --warmup 3s)
+fi
+if [ "$set_name" = views ] && ! $quick; then
+  run_time=(--duration 15s --warmup 10s) # as the --fanout set's fixed runs
 fi
 if [ "$set_name" = fanout ] && ! $quick; then
   run_time=(--duration 15s --warmup 10s) # the issue's harness warmed the JIT up for 10 s
@@ -146,6 +165,31 @@ if [ "$set_name" = fanout ]; then
   point --subscribers 100 --rate 10000 "${run_time[@]}"
   point_yaml=$(printf 'pipeline:\n  flushPolicy: max-delay\n  flushMaxDelayUs: %s\n' "$fanout_max_delay_us_1000")
   point --subscribers 1000 --rate 1000 "${run_time[@]}"
+elif [ "$set_name" = views ]; then
+  if $quick; then
+    views_rounds=${VIEWS_ROUNDS:-1} views_rates=${VIEWS_RATES:-200} views_subscribers=${VIEWS_SUBSCRIBERS:-20}
+  else
+    views_rounds=${VIEWS_ROUNDS:-3} views_rates=${VIEWS_RATES:-"200 1000"} views_subscribers=${VIEWS_SUBSCRIBERS:-1000}
+  fi
+  view_shapes=${VIEW_SHAPES:-10}
+  for round in $(seq 1 "$views_rounds"); do
+    # alternating which goes first, so that a drift of the machine over a round favours neither
+    order=(plain views)
+    [ $((round % 2)) -eq 0 ] && order=(views plain)
+    for rate in $views_rates; do
+      for variant in "${order[@]}"; do
+        name=r$round-$variant-${rate}ps
+        mkdir -p "$out/$name"
+        start_server "$name" "${VIEWS_SERVER_YAML:-}"
+        # the same JSON values in both: only the subscriptions differ
+        shapes=()
+        [ "$variant" = views ] && shapes=(--view-shapes "$view_shapes")
+        bench "$name" --publishers 1 --server-pids "$server_pid" --subscribers "$views_subscribers" --rate "$rate" \
+          --value-format json ${shapes[@]+"${shapes[@]}"} "${run_time[@]}"
+        stop_server
+      done
+    done
+  done
 elif [ "$set_name" = flush ]; then
   for policy in end-of-batch immediate max-delay; do
     mkdir -p "$out/$policy"
@@ -182,5 +226,8 @@ else
 fi
 
 java -cp "$bench_jar" io.ringcast.benchmark.load.LoadReport "$out"
+if [ "$set_name" = views ]; then
+  java -cp "$bench_jar" io.ringcast.benchmark.load.ViewsReport "$out"
+fi
 echo "results: $out"
 exit $failed

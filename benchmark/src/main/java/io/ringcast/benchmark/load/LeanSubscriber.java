@@ -28,6 +28,7 @@ import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.Transport;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
@@ -42,9 +43,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * connection, made with Netty's client codec on the generator's shared event loop group, that
  * speaks the Ringcast protocol with the shared {@link WireCodec}: {@code HELLO}, then, once
  * {@code WELCOME} came and the run asks ({@link #subscribe}), one {@code SUBSCRIBE} to the run's
- * selector, confirmed by {@code SUBSCRIBED}. It maps aliases to topic indices from the {@code TOPIC} messages, and for
+ * selector, with its view shape's options in a run with views ({@link LoadSpec#subscribeOptions}),
+ * confirmed by {@code SUBSCRIBED}. It maps aliases to topic indices from the {@code TOPIC} messages, and for
  * every {@code UPDATE} and {@code SNAPSHOT} reads the value's header in place from the frame
- * ({@link PayloadCodec}) and hands it to its {@link SubscriberTally}, which makes the same checks
+ * ({@link ValueHeader}: binary or JSON) and hands it to its {@link SubscriberTally}, which makes the same checks
  * as for the Java client. Per update it allocates nothing: no copy of the value, no cache of the
  * last one, no boxing. That is the point: at a million deliveries a second the Java client's
  * copies, not the server, set the latency the generator measures.
@@ -54,6 +56,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * clean. That is a {@code DELTA} update (it keeps no values to apply one to: delta runs need
  * {@code --subscriber-client java}), a lost connection (it neither reconnects nor resumes), a fatal
  * {@code ERROR}, a malformed message, and a value whose header names another topic than its alias.
+ * With a view: a reply without {@code VIEW} (a server that does not serve views), a message through
+ * another view or none, and an {@code UNMATCHED} (the run's filters pass every value, so the server
+ * dropped one it should have sent). A view's sequences are the topic's: with the run's view shapes
+ * every update comes through, so its counters are checked as a plain subscriber's are.
  * A {@code CONFLATED} update is counted as the Java client's listener counts it. It does not offer
  * permessage-deflate, so the server never compresses what it sends it.
  *
@@ -91,6 +97,10 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
     /** The run's count of lost connections, shared with its Java clients. */
     private final AtomicLong disconnects;
     private final AliasTable aliases;
+    /** The subscription's options: its view shape, or none. */
+    private final SubscribeOptions options;
+    /** Each value's header, read in place. */
+    private final ValueHeader header;
     /**
      * Completes on {@code WELCOME}, or fails with why the session could not start. The run waits for
      * every subscriber's before any subscribes: a subscription to {@code #} over 100,000 topics is
@@ -114,6 +124,9 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
     private String serverError;
     private int closeCode;
     private String closeReason;
+    /** The subscription's view, once {@code VIEW} named it. */
+    private boolean viewAnnounced;
+    private int viewId;
 
     /**
      * @param index       the subscriber's index in the run, for its client name and messages
@@ -132,6 +145,8 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
         this.tally = tally;
         this.disconnects = disconnects;
         this.aliases = new AliasTable(spec.topics());
+        this.options = spec.subscribeOptions(index);
+        this.header = new ValueHeader(spec.valueFormat());
     }
 
     /**
@@ -173,8 +188,9 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
                 return;
             }
             String selector = spec.selector();
-            ByteBuf subscribe = ctx.alloc().ioBuffer(WireCodec.subscribeBytes(ByteBufUtil.utf8Bytes(selector)));
-            WireCodec.writeSubscribe(subscribe, SUBSCRIPTION_ID, selector, Map.of());
+            ByteBuf subscribe = ctx.alloc().ioBuffer(WireCodec.subscribeBytes(ByteBufUtil.utf8Bytes(selector))
+                    + WireCodec.subscribeOptionsBytes(options));
+            WireCodec.writeSubscribe(subscribe, SUBSCRIPTION_ID, selector, Map.of(), options);
             ctx.writeAndFlush(new BinaryWebSocketFrame(subscribe), ctx.voidPromise());
         });
         return subscribed;
@@ -352,10 +368,10 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
     }
 
     @Override
-    public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, ByteBuf frame, int valueIndex,
-                           int valueLength) throws ProtocolException {
+    public void onSnapshot(int subscriptionId, int alias, long sequence, int flags, int viewId, ByteBuf frame,
+                           int valueIndex, int valueLength) throws ProtocolException {
         long receivedNs = System.nanoTime();
-        if (stopped) {
+        if (stopped || !throughOurView("SNAPSHOT", flags, viewId)) {
             return;
         }
         UpdateKind kind = (flags & UpdateFlags.GAP) == 0 ? UpdateKind.SNAPSHOT
@@ -364,10 +380,10 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
     }
 
     @Override
-    public void onUpdate(int alias, long sequence, int flags, ByteBuf frame, int valueIndex, int valueLength)
-            throws ProtocolException {
+    public void onUpdate(int alias, long sequence, int flags, int viewId, ByteBuf frame, int valueIndex,
+                         int valueLength) throws ProtocolException {
         long receivedNs = System.nanoTime();
-        if (stopped) {
+        if (stopped || !throughOurView("UPDATE", flags, viewId)) {
             return;
         }
         int t = topic(alias, "UPDATE");
@@ -381,9 +397,57 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
 
     @Override
     public void onSubscribed(int subscriptionId, int matchedTopics) {
-        if (subscriptionId == SUBSCRIPTION_ID) {
-            subscribed.complete(null);
+        if (subscriptionId != SUBSCRIPTION_ID || stopped) {
+            return;
         }
+        if (options.makesView() && !viewAnnounced) {
+            fail("the server confirmed the subscription with " + options + " without a VIEW: it does not serve"
+                    + " views (issue 16)");
+            return;
+        }
+        subscribed.complete(null);
+    }
+
+    /** {@code VIEW}: the reply to a subscription with a view starts with the view's id. */
+    @Override
+    public void onView(int subscriptionId, int viewId) {
+        if (stopped) {
+            return;
+        }
+        if (subscriptionId != SUBSCRIPTION_ID || !options.makesView()) {
+            fail("VIEW " + Integer.toUnsignedString(viewId) + " for subscription " + subscriptionId
+                    + ", which asked for no view");
+            return;
+        }
+        this.viewAnnounced = true;
+        this.viewId = viewId;
+    }
+
+    /** {@code UNMATCHED}: every value of the run passes its view shapes' filters, so none is due. */
+    @Override
+    public void onUnmatched(int viewId, int alias, long sequence) throws ProtocolException {
+        if (stopped) {
+            return;
+        }
+        int t = topic(alias, "UNMATCHED");
+        fail(SubscriberTally.unmatchedMessage(t == AliasTable.NOT_A_RUN_TOPIC ? "alias " + alias : spec.topicPath(t),
+                sequence));
+    }
+
+    /**
+     * Whether a {@code SNAPSHOT} or {@code UPDATE} with these flags is for this subscriber's one
+     * subscription: through its view when it has one, through none when it has none. Fails the
+     * subscriber when not, for the session has no other subscription to give it to.
+     */
+    private boolean throughOurView(String message, int flags, int viewId) {
+        boolean viewed = (flags & UpdateFlags.VIEWED) != 0;
+        if (viewed == viewAnnounced && (!viewed || viewId == this.viewId)) {
+            return true;
+        }
+        fail(message + (viewed ? " through view " + Integer.toUnsignedString(viewId) : " without a view")
+                + ", but the subscription " + (viewAnnounced ? "has view " + Integer.toUnsignedString(this.viewId)
+                : "has no view"));
+        return false;
     }
 
     @Override
@@ -397,7 +461,8 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
             // the server closes the connection after it (and a code unknown to this version is fatal then)
             serverError = serverError == null ? name + ": " + reason : serverError;
         } else if (correlationId == SUBSCRIPTION_ID) {
-            fail("subscription to '" + spec.selector() + "' refused: " + name + ": " + reason);
+            fail("subscription to '" + spec.selector() + "'" + (options.isEmpty() ? "" : " with " + options)
+                    + " refused: " + name + ": " + reason);
         }
     }
 
@@ -409,18 +474,18 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
     /** Hands a value of this run to the tally; anything else is foreign. No allocation. */
     private void value(int aliasTopic, long sequence, UpdateKind kind, ByteBuf frame, int valueIndex,
                        int valueLength, long receivedNs) {
-        if (aliasTopic == AliasTable.NOT_A_RUN_TOPIC || !PayloadCodec.isFromRun(frame, valueIndex, valueLength, runId)) {
+        if (aliasTopic == AliasTable.NOT_A_RUN_TOPIC || !header.read(frame, valueIndex, valueLength)
+                || header.runId != runId) {
             tally.foreignValue(); // an earlier run's snapshot, a topic of no run
             return;
         }
-        int t = PayloadCodec.topicIndex(frame, valueIndex);
+        int t = header.topicIndex;
         if (t != aliasTopic) {
             fail("a value whose header names topic index " + t + " arrived under the alias of "
                     + spec.topicPath(aliasTopic));
             return;
         }
-        tally.onValue(t, PayloadCodec.counter(frame, valueIndex), sequence, kind, receivedNs,
-                PayloadCodec.intendedSendNs(frame, valueIndex));
+        tally.onValue(t, header.counter, sequence, kind, receivedNs, header.intendedSendNs);
     }
 
     /** The topic index {@code alias} names on this connection ({@link AliasTable#NOT_A_RUN_TOPIC} for no run's). */

@@ -67,6 +67,13 @@ public final class LoadGenerator implements Callable<Integer> {
         }
     }
 
+    /** {@code --value-format binary|json}, case-insensitive. */
+    static final class ValueFormatConverter extends LowerCaseEnumConverter<ValueFormat> {
+        ValueFormatConverter() {
+            super(ValueFormat.class);
+        }
+    }
+
     /** {@code --subscriber-client lean|java}, case-insensitive. */
     static final class SubscriberClientConverter extends LowerCaseEnumConverter<SubscriberClient> {
         SubscriberClientConverter() {
@@ -117,6 +124,25 @@ public final class LoadGenerator implements Callable<Integer> {
             description = "What fills each value after its 28-byte header, the same in every value of a topic: zeros,"
                     + " random (incompressible) or text (JSON-like) (default zeros)")
     Padding padding;
+
+    @Option(names = "--value-format", defaultValue = "BINARY", converter = ValueFormatConverter.class,
+            paramLabel = "binary|json",
+            description = "What each value is: binary (a 28-byte header, then --padding) or json (a flat object: "
+                    + "{\"r\":RUN,\"p\":PUBLISHER,\"t\":TOPIC,\"c\":COUNTER,\"s\":SEND_NS,\"f0\":N,...,"
+                    + "\"x\":\"PADDING\"}, which subscription views can read) (default binary)")
+    ValueFormat valueFormat;
+
+    @Option(names = "--json-fields", defaultValue = "" + LoadSpec.DEFAULT_JSON_FIELDS,
+            description = "Fields f0.. of a json value, four-digit numbers that move with each update "
+                    + "(default ${DEFAULT-VALUE})")
+    int jsonFields;
+
+    @Option(names = "--view-shapes", defaultValue = "0", paramLabel = "N",
+            description = "Subscribe with views (json values only): subscriber i takes shape i mod N, which projects "
+                    + "r, t, c, s and its own f<i> and filters on 'c > 0 and f<i> >= 1000', which every value passes: "
+                    + "so every update still reaches every subscriber, through N distinct views. 0: plain "
+                    + "subscriptions (default ${DEFAULT-VALUE})")
+    int viewShapes;
 
     @Option(names = "--rate", defaultValue = "10000",
             description = "Offered publishes per second, all publishers together, evenly paced "
@@ -266,7 +292,8 @@ public final class LoadGenerator implements Callable<Integer> {
             try {
                 spec = new LoadSpec(urls, embedded, topics, payloadBytes, rate, publishers, subscribers, selector,
                         duration.toMillis(), warmup.toMillis(), ioThreads, runOn.configName(), padding,
-                        serverPids == null ? List.of() : serverPids, subscriberClient);
+                        serverPids == null ? List.of() : serverPids, subscriberClient, valueFormat, jsonFields,
+                        viewShapes);
             } catch (IllegalArgumentException e) {
                 stderr.println("ringcast-bench: " + e.getMessage());
                 return EXIT_USAGE;

@@ -189,7 +189,8 @@ final class LoadRun {
         List<SubscriberTally> tallies = new ArrayList<>(spec.subscribers());
         List<CompletableFuture<Void>> confirmed = new ArrayList<>(spec.subscribers());
         for (int i = 0; i < spec.subscribers(); i++) {
-            SubscriberTally tally = new SubscriberTally(i, runId, spec.topics(), window, latencies);
+            SubscriberTally tally = new SubscriberTally(i, runId, spec.topics(), window, latencies,
+                    spec.valueFormat());
             tallies.add(tally);
             if (lean) {
                 // its own server only: a lean subscriber does not fail over (its lost connection fails the run)
@@ -199,7 +200,7 @@ final class LoadRun {
                 confirmed.add(subscriber.connect(group));
             } else {
                 RingcastClient client = newClient("load-sub-" + i, spec.addressesFor(i));
-                confirmed.add(client.subscribe(spec.selector(), tally).confirmed());
+                confirmed.add(client.subscribe(spec.selector(), spec.subscribeOptions(i), tally).confirmed());
                 client.connect();
             }
         }
@@ -211,8 +212,9 @@ final class LoadRun {
             }
         }
         awaitAll(confirmed, "subscriber");
-        log.printf("  %,d subscribers confirmed in %.1f s%s%n", spec.subscribers(), (System.nanoTime() - t0) / 1e9,
-                lean ? " (lean connections)" : "");
+        log.printf("  %,d subscribers confirmed in %.1f s%s%s%n", spec.subscribers(), (System.nanoTime() - t0) / 1e9,
+                lean ? " (lean connections)" : "", spec.viewShapes() == 0 ? ""
+                        : String.format(", round robin over %d view shapes", spec.viewShapes()));
         return tallies;
     }
 

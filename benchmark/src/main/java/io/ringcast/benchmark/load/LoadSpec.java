@@ -1,5 +1,6 @@
 package io.ringcast.benchmark.load;
 
+import io.ringcast.protocol.SubscribeOptions;
 import java.util.List;
 import java.util.Objects;
 
@@ -22,10 +23,18 @@ import java.util.Objects;
  * @param padding       what fills each value after its header
  * @param serverPids    the servers' process ids, whose CPU time is measured over the run; empty for none
  * @param subscriberClient how the subscribers connect: lean connections or the Java client
+ * @param valueFormat   what the values are: the binary header or a JSON object ({@link JsonPayload})
+ * @param jsonFields    the {@code f} fields of a JSON value
+ * @param viewShapes    0: plain subscriptions; else subscriber {@code i} subscribes with view shape
+ *                      {@code i mod viewShapes} ({@link JsonPayload#viewShape}), JSON values only
  */
 record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadBytes, int rate, int publishers,
                 int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, String transport,
-                Padding padding, List<Long> serverPids, SubscriberClient subscriberClient) {
+                Padding padding, List<Long> serverPids, SubscriberClient subscriberClient, ValueFormat valueFormat,
+                int jsonFields, int viewShapes) {
+
+    /** The {@code f} fields of a JSON value unless {@code --json-fields} says otherwise: enough for ten view shapes. */
+    static final int DEFAULT_JSON_FIELDS = 10;
 
     /** Topic paths are {@code bench/t} and a zero-padded index. */
     static final String TOPIC_PREFIX = "bench/t";
@@ -37,11 +46,22 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
         Objects.requireNonNull(padding, "--padding");
         serverPids = List.copyOf(Objects.requireNonNull(serverPids, "--server-pids"));
         Objects.requireNonNull(subscriberClient, "--subscriber-client");
+        Objects.requireNonNull(valueFormat, "--value-format");
         require(!servers.isEmpty(), "--servers: at least one ws:// URL is required");
         require(topics >= 1 && topics <= 1_000_000, "--topics: must be 1..1000000, was " + topics);
         require(payloadBytes >= PayloadCodec.HEADER_BYTES && payloadBytes <= 1 << 20,
                 "--payload-bytes: must be " + PayloadCodec.HEADER_BYTES + ".." + (1 << 20) + " (the header takes "
                         + PayloadCodec.HEADER_BYTES + "), was " + payloadBytes);
+        require(jsonFields >= 1 && jsonFields <= JsonPayload.MAX_FIELDS, "--json-fields: must be 1.."
+                + JsonPayload.MAX_FIELDS + ", was " + jsonFields);
+        require(valueFormat != ValueFormat.JSON || payloadBytes >= JsonPayload.minBytes(jsonFields),
+                "--payload-bytes: JSON values with " + jsonFields + " fields take up to " + JsonPayload.minBytes(jsonFields)
+                        + " bytes before their padding, so at least that (or fewer --json-fields), was " + payloadBytes);
+        require(viewShapes >= 0, "--view-shapes: must not be negative, was " + viewShapes);
+        require(viewShapes == 0 || valueFormat == ValueFormat.JSON,
+                "--view-shapes: views read fields of JSON values; add --value-format json");
+        require(viewShapes <= jsonFields, "--view-shapes: each shape projects a field of its own, so at most"
+                + " --json-fields (" + jsonFields + "), was " + viewShapes);
         require(rate >= 1 && rate <= 10_000_000, "--rate: must be 1..10000000 per second, was " + rate);
         require(publishers >= 1 && publishers <= 1_000, "--publishers: must be 1..1000, was " + publishers);
         require(publishers <= topics, "--publishers: each publisher owns at least one topic, so at most --topics ("
@@ -57,6 +77,14 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
                         + " (use --subscriber-client java for wss://)");
     }
 
+    /** A run of binary values and plain subscriptions: the spec before values could be JSON. */
+    LoadSpec(List<String> servers, boolean embedded, int topics, int payloadBytes, int rate, int publishers,
+             int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, String transport,
+             Padding padding, List<Long> serverPids, SubscriberClient subscriberClient) {
+        this(servers, embedded, topics, payloadBytes, rate, publishers, subscribers, selector, durationMs, warmupMs,
+                ioThreads, transport, padding, serverPids, subscriberClient, ValueFormat.BINARY, DEFAULT_JSON_FIELDS, 0);
+    }
+
     private static void require(boolean condition, String message) {
         if (!condition) {
             throw new IllegalArgumentException(message);
@@ -66,7 +94,24 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
     /** The same run at another rate (the sweep's steps). */
     LoadSpec withRate(int newRate) {
         return new LoadSpec(servers, embedded, topics, payloadBytes, newRate, publishers, subscribers, selector,
-                durationMs, warmupMs, ioThreads, transport, padding, serverPids, subscriberClient);
+                durationMs, warmupMs, ioThreads, transport, padding, serverPids, subscriberClient, valueFormat,
+                jsonFields, viewShapes);
+    }
+
+    /**
+     * The options subscriber {@code i} subscribes with: {@link SubscribeOptions#NONE} for a plain run,
+     * else view shape {@code i mod viewShapes}, so the subscribers are spread round robin over them.
+     */
+    SubscribeOptions subscribeOptions(int i) {
+        return viewShapes == 0 ? SubscribeOptions.NONE : JsonPayload.viewShape(i % viewShapes);
+    }
+
+    /** A new value of this run's format and size (the publishers' encoding). */
+    byte[] encodeValue(int runId, int publisherId, int topicIndex, long counter, long intendedSendNs) {
+        return valueFormat == ValueFormat.JSON
+                ? JsonPayload.encode(payloadBytes, padding, jsonFields, runId, publisherId, topicIndex, counter,
+                        intendedSendNs)
+                : PayloadCodec.encode(payloadBytes, padding, runId, publisherId, topicIndex, counter, intendedSendNs);
     }
 
     /** The path of topic {@code index}: {@code bench/t0042} (at least four digits, as many as the largest needs). */
@@ -106,9 +151,13 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
         return rotated;
     }
 
-    /** The scenario named by its topology, e.g. {@code 1n-4p-100s-1000t-200B}. */
+    /**
+     * The scenario named by its topology, e.g. {@code 1n-4p-100s-1000t-200B}; JSON values add
+     * {@code -json}, views their number of shapes: {@code 1n-1p-1000s-1000t-200B-json-10v}.
+     */
     String topology() {
-        return servers.size() + "n-" + publishers + "p-" + subscribers + "s-" + topics + "t-" + payloadBytes + "B";
+        return servers.size() + "n-" + publishers + "p-" + subscribers + "s-" + topics + "t-" + payloadBytes + "B"
+                + (valueFormat == ValueFormat.JSON ? "-json" : "") + (viewShapes > 0 ? "-" + viewShapes + "v" : "");
     }
 
     /** {@link #topology()} and the rate, e.g. {@code 1n-4p-100s-1000t-200B-10000ps}: the run's file names. */

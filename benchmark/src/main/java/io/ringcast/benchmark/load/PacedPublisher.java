@@ -108,7 +108,7 @@ final class PacedPublisher implements Runnable {
             int o = (int) (k % owned.length);
             long counter = ++counters[o];
             int topic = owned[o];
-            byte[] value = PayloadCodec.encode(spec.payloadBytes(), spec.padding(), runId, id, topic, counter, intendedNs);
+            byte[] value = spec.encodeValue(runId, id, topic, counter, intendedNs);
             CompletableFuture<Long> ack = client.publish(topicPaths[topic], value);
             issued++;
             if (window.contains(intendedNs)) {

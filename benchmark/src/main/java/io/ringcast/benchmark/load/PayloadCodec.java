@@ -60,6 +60,10 @@ final class PayloadCodec {
         return value.length >= HEADER_BYTES && (int) INT.get(value, RUN_ID_OFFSET) == runId;
     }
 
+    static int runId(byte[] value) {
+        return (int) INT.get(value, RUN_ID_OFFSET);
+    }
+
     static int publisherId(byte[] value) {
         return (int) INT.get(value, PUBLISHER_OFFSET);
     }
@@ -83,6 +87,10 @@ final class PayloadCodec {
      */
     static boolean isFromRun(ByteBuf buf, int valueIndex, int valueLength, int runId) {
         return valueLength >= HEADER_BYTES && buf.getInt(valueIndex + RUN_ID_OFFSET) == runId;
+    }
+
+    static int runId(ByteBuf buf, int valueIndex) {
+        return buf.getInt(valueIndex + RUN_ID_OFFSET);
     }
 
     static int publisherId(ByteBuf buf, int valueIndex) {

@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * two of its deliveries ({@link LongestGap}): the pause this subscriber saw.
  *
  * <p>A subscriber that meets what it cannot check honestly (a lean subscriber given a delta, or
- * losing its connection, which it does not resume) <b>fails</b> ({@link #fail}): the run is not
+ * losing its connection, which it does not resume; a view's {@code UNMATCHED}, which the run's view
+ * shapes never call for) <b>fails</b> ({@link #fail}): the run is not
  * clean, the subscriber stops, and what it never received is counted as <b>unchecked</b>, not lost.
  *
  * <p>Threads: {@link #onUpdate}, {@link #onValue}, {@link #foreignValue}, {@link #fail} and
@@ -48,6 +49,8 @@ final class SubscriberTally implements UpdateListener {
 
     private final int index;
     private final int runId;
+    /** The header of the value {@link #onUpdate} reads, filled per value. */
+    private final ValueHeader header;
     private final MeasurementWindow window;
     private final LatencyRecorders latencies;
     /** Per topic index: the last counter seen, 0 before any. */
@@ -86,6 +89,13 @@ final class SubscriberTally implements UpdateListener {
     private boolean notesOverflowed;
 
     SubscriberTally(int index, int runId, int topics, MeasurementWindow window, LatencyRecorders latencies) {
+        this(index, runId, topics, window, latencies, ValueFormat.BINARY);
+    }
+
+    /** @param format what the Java client's listener side ({@link #onUpdate}) reads each value as */
+    SubscriberTally(int index, int runId, int topics, MeasurementWindow window, LatencyRecorders latencies,
+                    ValueFormat format) {
+        this.header = new ValueHeader(format);
         this.index = index;
         this.runId = runId;
         this.window = window;
@@ -98,13 +108,33 @@ final class SubscriberTally implements UpdateListener {
     @Override
     public void onUpdate(Update update) {
         long receivedNs = System.nanoTime();
-        byte[] value = update.value();
-        if (!PayloadCodec.isFromRun(value, runId)) {
+        if (stopped) {
+            return;
+        }
+        if (!header.read(update.value()) || header.runId != runId) {
             foreignValue(); // e.g. the last value of an earlier run, sent as a snapshot
             return;
         }
-        onValue(PayloadCodec.topicIndex(value), PayloadCodec.counter(value), update.sequence(), update.kind(),
-                receivedNs, PayloadCodec.intendedSendNs(value));
+        onValue(header.topicIndex, header.counter, update.sequence(), update.kind(), receivedNs,
+                header.intendedSendNs);
+    }
+
+    /**
+     * The Java client's listener: a value stopped passing its subscription's filter. The generator's
+     * view shapes filter on what every value it publishes passes ({@link JsonPayload#viewShape}), so
+     * this is the server dropping updates it should send: the subscriber fails.
+     */
+    @Override
+    public void onUnmatched(String topic, long sequence) {
+        if (!stopped) {
+            fail(unmatchedMessage(topic, sequence));
+        }
+    }
+
+    /** Why an {@code UNMATCHED} fails a subscriber, for either kind of subscriber. */
+    static String unmatchedMessage(String topic, long sequence) {
+        return "UNMATCHED for " + topic + " #" + sequence + ", but every value of the run passes the filters of its"
+                + " view shapes: the server filtered out an update it should have sent";
     }
 
     /** A value that this run did not write (an earlier run's snapshot, a value without a header): ignored. */

@@ -9,10 +9,11 @@ final class Summary {
 
     static void print(PrintWriter out, LoadResult r) {
         LoadSpec s = r.spec();
-        out.printf("Ringcast load %s: %d server(s)%s, %d publishers, %,d %s subscribers ('%s'), %,d topics, %d B%n",
+        out.printf("Ringcast load %s: %d server(s)%s, %d publishers, %,d %s subscribers ('%s'%s), %,d topics, %d B%s%n",
                 r.scenario(), s.servers().size(), s.embedded() ? " (embedded)" : "", s.publishers(), s.subscribers(),
-                s.subscriberClient() == SubscriberClient.LEAN ? "lean" : "Java client", s.selector(), s.topics(),
-                s.payloadBytes());
+                s.subscriberClient() == SubscriberClient.LEAN ? "lean" : "Java client", s.selector(),
+                s.viewShapes() == 0 ? "" : ", round robin over " + s.viewShapes() + " view shapes", s.topics(),
+                s.payloadBytes(), s.valueFormat() == ValueFormat.JSON ? " JSON (" + s.jsonFields() + " fields)" : "");
         LoadResult.Publishes p = r.publishes();
         out.printf("  publishes    offered %,d/s  achieved %,.0f/s  acked %,d of %,d%s%n", p.offeredPerSecond(),
                 p.achievedPerSecond(), p.acked(), p.issued(), p.failed() > 0 ? "  FAILED " + p.failed()

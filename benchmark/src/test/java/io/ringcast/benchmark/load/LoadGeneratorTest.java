@@ -116,6 +116,67 @@ class LoadGeneratorTest {
         }
     }
 
+    /**
+     * Views end to end against the real server: JSON values, then the same with the subscribers
+     * spread over 3 view shapes. Every update reaches every subscriber through its view (their
+     * filters pass every value, and the counter makes every projection new), checked as plain
+     * deliveries are; what the server wrote is the projections, not the 200-byte values.
+     */
+    @Test
+    @Timeout(60)
+    void aLeanRunWithViewShapesGetsEveryUpdateProjectedAsThePlainJsonRunGetsItWhole(@TempDir Path out)
+            throws Exception {
+        try (RingcastServer server = startServer("")) {
+            String[] args = {"--servers", server.webSocketUrl(), "--value-format", "json", "--subscribers", "6",
+                    "--topics", "20", "--publishers", "1", "--rate", "500", "--duration", "1s", "--warmup", "500ms",
+                    "--out", out.toString()};
+            Run plain = run(args);
+            assertThat(plain.exitCode()).as(plain.out() + plain.err()).isZero();
+            Run views = run(concat(args, "--view-shapes", "3"));
+            assertThat(views.exitCode()).as(views.out() + views.err()).isZero();
+            assertThat(views.out()).contains("round robin over 3 view shapes").contains("JSON (10 fields)");
+
+            JsonNode whole = JSON.readTree(out.resolve("1n-1p-6s-20t-200B-json-500ps.json").toFile());
+            JsonNode viewed = JSON.readTree(out.resolve("1n-1p-6s-20t-200B-json-3v-500ps.json").toFile());
+            for (JsonNode result : new JsonNode[] {whole, viewed}) {
+                assertCleanRun(result);
+                assertThat(result.at("/deliveries/total").asLong()).isEqualTo(6 * result.at("/publishes/issued").asLong());
+                assertThat(result.at("/correctness/subscriberFailures").asLong()).isZero();
+            }
+            // the second run's replies: each topic's last value of the first run, through each subscriber's view
+            assertThat(whole.at("/correctness/foreignValues").asLong()).isZero();
+            assertThat(viewed.at("/correctness/foreignValues").asLong()).isEqualTo(6 * 20);
+            assertThat(whole.at("/spec/viewShapes").asInt()).isZero();
+            assertThat(viewed.at("/spec/viewShapes").asInt()).isEqualTo(3);
+            assertThat(viewed.at("/spec/valueFormat").asText()).isEqualTo("JSON");
+            // {"r":..,"t":..,"c":..,"s":..,"fN":..} is under 90 bytes; the whole value 200
+            assertThat(whole.at("/wire/bytesPerDelivery").asDouble()).isGreaterThan(200);
+            assertThat(viewed.at("/wire/bytesPerDelivery").asDouble()).isLessThan(120);
+        }
+    }
+
+    /** The Java client's subscribers through views: the listener reads JSON from its copies. */
+    @Test
+    @Timeout(60)
+    void aJavaClientRunWithViewShapesIsClean(@TempDir Path out) throws Exception {
+        try (RingcastServer server = startServer("")) {
+            Run r = run("--servers", server.webSocketUrl(), "--subscriber-client", "java", "--value-format", "json",
+                    "--view-shapes", "2", "--subscribers", "4", "--topics", "20", "--publishers", "1", "--rate", "500",
+                    "--duration", "1s", "--warmup", "500ms", "--out", out.toString());
+            assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+            JsonNode result = JSON.readTree(out.resolve("1n-1p-4s-20t-200B-json-2v-500ps.json").toFile());
+            assertCleanRun(result);
+            assertThat(result.at("/deliveries/total").asLong()).isEqualTo(4 * result.at("/publishes/issued").asLong());
+            assertThat(result.at("/wire/bytesPerDelivery").asDouble()).isLessThan(120);
+        }
+    }
+
+    static String[] concat(String[] args, String... more) {
+        String[] all = java.util.Arrays.copyOf(args, args.length + more.length);
+        System.arraycopy(more, 0, all, args.length, more.length);
+        return all;
+    }
+
     /** Deltas are what a lean subscriber cannot check: the run says so and is not clean. */
     @Test
     @Timeout(60)
@@ -256,6 +317,14 @@ class LoadGeneratorTest {
         Run unknownClient = run("--servers", "ws://127.0.0.1:1/ws", "--subscriber-client", "go");
         assertThat(unknownClient.exitCode()).isEqualTo(LoadGenerator.EXIT_USAGE);
         assertThat(unknownClient.err()).contains("'go' is not one of lean, java");
+
+        Run viewsOfBinary = run("--servers", "ws://127.0.0.1:1/ws", "--view-shapes", "10");
+        assertThat(viewsOfBinary.exitCode()).isEqualTo(LoadGenerator.EXIT_USAGE);
+        assertThat(viewsOfBinary.err()).contains("--view-shapes").contains("--value-format json");
+
+        Run unknownFormat = run("--servers", "ws://127.0.0.1:1/ws", "--value-format", "xml");
+        assertThat(unknownFormat.exitCode()).isEqualTo(LoadGenerator.EXIT_USAGE);
+        assertThat(unknownFormat.err()).contains("'xml' is not one of binary, json");
     }
 
     static void assertPng(Path file) throws Exception {

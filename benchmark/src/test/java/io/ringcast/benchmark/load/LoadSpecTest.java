@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.ringcast.protocol.SubscribeOptions;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -61,6 +62,55 @@ class LoadSpecTest {
                 Padding.ZEROS, List.of(), SubscriberClient.LEAN)).hasMessageStartingWith("--payload-bytes");
         assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1, "nio",
                 Padding.ZEROS, List.of(0L), SubscriberClient.LEAN)).hasMessageStartingWith("--server-pids");
+    }
+
+    static LoadSpec json(int payloadBytes, int jsonFields, int viewShapes) {
+        return new LoadSpec(List.of("ws://a:1/ws"), false, 1000, payloadBytes, 1000, 1, 1000, "#", 1000, 0, 1, "nio",
+                Padding.ZEROS, List.of(), SubscriberClient.LEAN, ValueFormat.JSON, jsonFields, viewShapes);
+    }
+
+    @Test
+    void subscribersAreSpreadRoundRobinOverTheViewShapes() {
+        LoadSpec s = json(200, 10, 10);
+        assertThat(s.subscribeOptions(0)).isEqualTo(JsonPayload.viewShape(0));
+        assertThat(s.subscribeOptions(7)).isEqualTo(JsonPayload.viewShape(7));
+        assertThat(s.subscribeOptions(13)).isEqualTo(JsonPayload.viewShape(3));
+        assertThat(json(200, 10, 0).subscribeOptions(13)).isEqualTo(SubscribeOptions.NONE);
+        assertThat(spec(10, 1).subscribeOptions(3)).isEqualTo(SubscribeOptions.NONE);
+    }
+
+    @Test
+    void jsonValuesAndViewsNameTheScenario() {
+        assertThat(json(200, 10, 10).scenario()).isEqualTo("1n-1p-1000s-1000t-200B-json-10v-1000ps");
+        assertThat(json(200, 10, 0).topology()).isEqualTo("1n-1p-1000s-1000t-200B-json");
+        assertThat(json(200, 10, 10).withRate(200).viewShapes()).isEqualTo(10);
+    }
+
+    @Test
+    void viewErrorsNameTheFlagAndWhatToDo() {
+        assertThatThrownBy(() -> new LoadSpec(List.of("ws://a:1/ws"), false, 10, 200, 1, 1, 1, "#", 1000, 0, 1, "nio",
+                Padding.ZEROS, List.of(), SubscriberClient.LEAN, ValueFormat.BINARY, 10, 2))
+                .hasMessageStartingWith("--view-shapes").hasMessageContaining("--value-format json");
+        assertThatThrownBy(() -> json(400, 10, 11)).hasMessageStartingWith("--view-shapes")
+                .hasMessageContaining("--json-fields (10)");
+        assertThatThrownBy(() -> json(200, 10, -1)).hasMessageStartingWith("--view-shapes");
+        assertThatThrownBy(() -> json(190, 10, 0)).hasMessageStartingWith("--payload-bytes")
+                .hasMessageContaining(JsonPayload.minBytes(10) + " bytes");
+        assertThatThrownBy(() -> json(2000, 0, 0)).hasMessageStartingWith("--json-fields");
+        assertThatThrownBy(() -> json(2000, 101, 0)).hasMessageStartingWith("--json-fields");
+        assertThat(json(JsonPayload.minBytes(10), 10, 10).viewShapes()).isEqualTo(10);
+    }
+
+    @Test
+    void eachRunEncodesItsOwnFormat() {
+        byte[] json = json(200, 10, 0).encodeValue(42, 0, 5, 3, 7);
+        assertThat(json).hasSize(200);
+        ValueHeader h = new ValueHeader(ValueFormat.JSON);
+        assertThat(h.read(json)).isTrue();
+        assertThat(h.topicIndex).isEqualTo(5);
+        byte[] binary = spec(10, 1).encodeValue(42, 0, 5, 3, 7);
+        assertThat(binary).hasSize(200);
+        assertThat(PayloadCodec.counter(binary)).isEqualTo(3);
     }
 
     @Test
