@@ -14,12 +14,22 @@ final class Recorded implements UpdateListener {
     record Got(String topic, long sequence, UpdateKind kind, String text) {
     }
 
+    /** A topic whose value stopped passing the subscription's filter ({@link UpdateListener#onUnmatched}). */
+    record Unmatched(String topic, long sequence) {
+    }
+
     final List<Got> updates = new CopyOnWriteArrayList<>();
+    final List<Unmatched> unmatched = new CopyOnWriteArrayList<>();
     final List<Throwable> errors = new CopyOnWriteArrayList<>();
 
     @Override
     public void onUpdate(Update u) {
         updates.add(new Got(u.topic(), u.sequence(), u.kind(), u.text()));
+    }
+
+    @Override
+    public void onUnmatched(String topic, long sequence) {
+        unmatched.add(new Unmatched(topic, sequence));
     }
 
     @Override
