@@ -181,15 +181,15 @@ final class DemoPublisher implements AutoCloseable {
      */
     private ByteBuf quote(double mid, double spreadPips) {
         int decimals = 5 - (int) Math.floor(Math.log10(mid)); // six significant digits: 1.08421, 149.932
-        double scale = Math.pow(10, decimals);
-        long spread = Math.round(spreadPips * 10); // tenths of a pip, at least 5: bid < ask whatever the rounding
-        long bid = Math.round(mid * scale - spread / 2.0);
+        double scale = Math.pow(10, decimals); // tenths of a pip per unit of price
+        long spreadTenths = Math.round(spreadPips * 10); // at least 5: bid < ask whatever the rounding
+        long bidTenths = Math.round(mid * scale - spreadTenths / 2.0);
         ByteBuf value = alloc.buffer(96);
         try (JsonGenerator json = JSON.createGenerator((OutputStream) new ByteBufOutputStream(value))) {
             json.writeStartObject();
-            json.writeNumberField("bid", bid / scale);
-            json.writeNumberField("ask", (bid + spread) / scale);
-            json.writeNumberField("spread", BigDecimal.valueOf(spread, decimals));
+            json.writeNumberField("bid", bidTenths / scale);
+            json.writeNumberField("ask", (bidTenths + spreadTenths) / scale);
+            json.writeNumberField("spread", BigDecimal.valueOf(spreadTenths, decimals));
             json.writeNumberField("ts", System.currentTimeMillis());
             json.writeEndObject();
         } catch (IOException e) {
