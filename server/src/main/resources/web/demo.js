@@ -1,6 +1,8 @@
 // Ringcast live demo: a market-data board fed by the server's demo publisher.
 // Updates are stored per topic as they arrive and painted once per animation frame,
 // so thousands of updates per second cost one DOM write per changed cell per frame.
+// The board can be throttled (a view with maxRate and fields), and a second subscription, filtered
+// by the server, lists the pairs whose spread is under a bound (docs/browser-client.md, "Views").
 import { connect, UpdateKind } from '/js/ringcast.js';
 
 const params = new URLSearchParams(location.search);
@@ -12,14 +14,30 @@ const CONNECT_TIMEOUT_MS = 4000; // how long one connect() keeps trying before i
 const LATENCY_WINDOW_MS = 5000;
 const OTHER_MAX = 60;
 const TEXT_MAX = 120;
+const MAX_RATES = [1, 4, 10];   // the board's throttle choices, values a second per pair
+// What a throttled board asks for: the board needs no more, and without ts a value whose prices
+// did not move is not sent at all. (So a throttled board has no latency figure.)
+const BOARD_VIEW_FIELDS = ['bid', 'ask', 'spread'];
+const SPARK_POINTS = 48;        // mids a sparkline shows, the newest at the right
+// A sparkline is redrawn at most this often: a pair quoting 4 times a second costs half the
+// redraws, and the mids skipped go into the next drawing, with the pair's next quote.
+const SPARK_REDRAW_MS = 400;
+const SPARK_HEIGHT = 20;        // viewBox units; the SVG stretches to its box
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const DEFAULT_SPREAD_BOUND = '0.0002';
+const TIGHT_FIELDS = ['spread'];
+const TIGHT_MAX_RATE = 2;       // the panel lists names: two values a second per pair is plenty
 
 const $ = (id) => document.getElementById(id);
 const el = {
   state: $('state'), stateDetail: $('state-detail'),
   rate: $('rate'), p50: $('latency-p50'), p99: $('latency-p99'),
   received: $('received'), topics: $('topics'), gaps: $('gaps'), reconnects: $('reconnects'),
-  board: $('board'), other: $('other'), error: $('error'),
+  board: $('board'), other: $('other'), error: $('error'), rateNote: $('rate-note'),
   selector: $('selector'), subscribeForm: $('subscribe-form'), subscribeStatus: $('subscribe-status'),
+  maxRate: $('max-rate'),
+  tightForm: $('tight-form'), tightBound: $('tight-bound'), tightFilter: $('tight-filter'),
+  tightStatus: $('tight-status'), tightList: $('tight-list'),
   publishForm: $('publish-form'), publishTopic: $('publish-topic'), publishValue: $('publish-value'),
   publishButton: $('publish'), publishResult: $('publish-result'),
 };
@@ -31,8 +49,11 @@ const stats = {
   reconnects: 0,
   lastLatencyMs: null,
   perTopic: new Map(),   // topic -> last sequence seen on the current subscription
-  outOfOrder: 0,         // 'update' whose sequence is not last + 1 for its topic
+  outOfOrder: 0,         // 'update' whose sequence is not last + 1 for its topic (through a view: not above it)
   other: 0,              // values that are not demo quotes
+  conflated: 0,          // 'conflated' values: the newest, sent when maxRate allowed (or after a slow spell)
+  tightUpdates: 0,       // values through the spread filter
+  tightUnmatched: 0,     // pairs that stopped passing it
 };
 
 let client = null;       // the connected client, once there is one
@@ -40,8 +61,11 @@ let sub = null;          // the current subscription
 let subGen = 0;          // bumps on every (re)subscribe; stale callbacks are ignored
 let selector = DEFAULT_SELECTOR;
 let everConnected = false;
+// The board's maxRate, 0 for every update (a plain subscription)
+let boardMaxRate = MAX_RATES.includes(Number(params.get('maxRate'))) ? Number(params.get('maxRate')) : 0;
 
 el.selector.value = selector;
+el.maxRate.value = boardMaxRate ? String(boardMaxRate) : '';
 
 // ---------------------------------------------------------------- errors
 
@@ -132,6 +156,7 @@ async function startConnecting() {
       if (!everConnected) everConnected = true;
       renderState(c.state || 'connected', { sessionId: c.sessionId, url: c.url || WS_URL });
       subscribe(selector);
+      subscribeTight();
       return;
     } catch (err) {
       if (myAttempt !== attempt) return;
@@ -148,7 +173,7 @@ async function startConnecting() {
 
 // ---------------------------------------------------------------- board model
 
-// topic -> { topic, bid, ask, prevBid, decimals, seq, stale, cell refs }
+// topic -> { topic, bid, ask, prevBid, decimals, seq, stale, spark (its last mids), cell refs }
 const rows = new Map();
 const dirty = new Set();     // topics whose cell must be repainted next frame
 let newRows = false;         // cells to create (and the board to re-sort) next frame
@@ -280,7 +305,8 @@ function renderMetrics() {
   const lat = latencyPercentiles(Date.now());
   el.p50.textContent = lat ? fmtMs(lat.p50) : '–';
   el.p99.textContent = lat ? fmtMs(lat.p99) : '–';
-  el.p50.parentElement.title = lat ? `${lat.n} samples in the last 5 s` : 'no samples in the last 5 s';
+  el.p50.parentElement.title = lat ? `${lat.n} samples in the last 5 s`
+    : boardMaxRate ? 'a throttled board asks for bid, ask and spread only: no ts, no latency' : 'no samples in the last 5 s';
 
   el.received.textContent = stats.received.toLocaleString('en-US');
   el.gaps.textContent = stats.gaps.toLocaleString('en-US');
@@ -298,9 +324,15 @@ function onUpdate(update, gen) {
   const { topic, sequence, kind } = update;
 
   if (kind === UpdateKind.SNAPSHOT_AFTER_GAP || kind === UpdateKind.GAP_WITHOUT_VALUE) stats.gaps++;
-  if (kind === UpdateKind.UPDATE) {
-    const last = stats.perTopic.get(topic);
-    if (last !== undefined && sequence !== last + 1) stats.outOfOrder++;
+  if (kind === UpdateKind.CONFLATED) stats.conflated++;
+  const last = stats.perTopic.get(topic);
+  if (boardMaxRate) {
+    // through a view sequences jump on purpose (held back, unchanged projections): only going back is disorder
+    if (last !== undefined && (kind === UpdateKind.UPDATE || kind === UpdateKind.CONFLATED) && sequence <= last) {
+      stats.outOfOrder++;
+    }
+  } else if (kind === UpdateKind.UPDATE && last !== undefined && sequence !== last + 1) {
+    stats.outOfOrder++;
   }
   if (typeof sequence === 'number') stats.perTopic.set(topic, sequence);
 
@@ -324,11 +356,14 @@ function onUpdate(update, gen) {
   let row = rows.get(topic);
   if (!row) {
     row = { topic, bid: v.bid, ask: v.ask, prevBid: v.bid, decimals: 0, seenDecimals: 0, seq: sequence,
-      stale: false, cell: null, flashPending: false, dir: 0 };
+      stale: false, cell: null, flashPending: false, dir: 0,
+      spark: new Float64Array(SPARK_POINTS), sparkLen: 0, sparkPushes: 0, sparkShown: 0, sparkDrawnAt: -Infinity };
     row.decimals = decimalsFor(row, v.bid, v.ask);
     rows.set(topic, row);
     newRows = true;
+    pushSpark(row, (v.bid + v.ask) / 2);
   } else {
+    pushSpark(row, (v.bid + v.ask) / 2);
     row.prevBid = row.bid;
     row.bid = v.bid;
     row.ask = v.ask;
@@ -346,6 +381,15 @@ function onUpdate(update, gen) {
   }
   dirty.add(topic);
   requestFrame();
+}
+
+// The sparkline is drawn from the updates this page receives, so it starts empty. Once the server
+// serves rewind (issue 16, step 4), the board will subscribe with rewind: SPARK_POINTS and each line
+// will start from the topic's recent history; sending it now would get the subscription refused.
+function pushSpark(row, mid) {
+  row.spark[row.sparkPushes % SPARK_POINTS] = mid;
+  row.sparkPushes++;
+  row.sparkLen = Math.min(SPARK_POINTS, row.sparkLen + 1);
 }
 
 function pushOther(topic, sequence, kind, text) {
@@ -377,6 +421,14 @@ function createCell(row) {
     return e;
   };
   const glow = span('glow');
+  // behind the prices, as the glow is: no room taken from the text
+  const spark = document.createElementNS(SVG_NS, 'svg');
+  spark.setAttribute('class', 'spark');
+  spark.setAttribute('viewBox', `0 0 100 ${SPARK_HEIGHT}`);
+  spark.setAttribute('preserveAspectRatio', 'none');
+  spark.setAttribute('aria-hidden', 'true');
+  const sparkLine = document.createElementNS(SVG_NS, 'polyline');
+  spark.append(sparkLine);
   const name = span('pair', label(row.topic));
   const spread = span('spread');
   const fig = span('fig');
@@ -389,14 +441,39 @@ function createCell(row) {
   const line2 = document.createElement('div');
   line2.className = 'l2';
   line2.append(fig, bid, ask);
-  cell.append(glow, line1, line2);
+  cell.append(glow, spark, line1, line2);
   row.cell = cell;
   row.glowEl = glow;
+  row.sparkEl = sparkLine;
   row.spreadEl = spread;
   row.figEl = fig;
   row.bidEl = bid;
   row.askEl = ask;
   return cell;
+}
+
+// The row's mids as a polyline, scaled to their own range, the newest at the right edge.
+function paintSpark(row, now) {
+  row.sparkShown = row.sparkPushes;
+  row.sparkDrawnAt = now;
+  const n = row.sparkLen;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const p = row.spark[i];
+    if (p < min) min = p;
+    if (p > max) max = p;
+  }
+  const range = max - min;
+  const step = 100 / (SPARK_POINTS - 1);
+  let points = '';
+  for (let i = 0; i < n; i++) {
+    const p = row.spark[(row.sparkPushes - n + i) % SPARK_POINTS];
+    const x = (SPARK_POINTS - n + i) * step;
+    const y = range > 0 ? SPARK_HEIGHT - 1 - ((p - min) / range) * (SPARK_HEIGHT - 2) : SPARK_HEIGHT / 2;
+    points += `${x.toFixed(1)},${y.toFixed(1)} `;
+  }
+  row.sparkEl.setAttribute('points', points);
 }
 
 // "1.08421" -> ["1.08", "42", "1"]: big figure, pips, fractional pip.
@@ -507,6 +584,7 @@ function paint(now) {
       const row = rows.get(topic);
       if (!row || !row.cell) continue;
       paintPrices(row);
+      if (row.sparkShown !== row.sparkPushes && now - row.sparkDrawnAt >= SPARK_REDRAW_MS) paintSpark(row, now);
       if (row.shownDir !== row.dir || row.shownStale !== row.stale) {
         row.shownDir = row.dir;
         row.shownStale = row.stale;
@@ -525,6 +603,7 @@ function paint(now) {
         row.neutral = false;
       }
     }
+    paintTight();
     paintOther();
     if (dirty.size > 0) requestFrame(); else lastFrameAt = 0;
   } catch (err) {
@@ -592,27 +671,33 @@ function subscribe(sel) {
     setSubscribeStatus(`will subscribe to ${sel} once connected`);
     return;
   }
+  const options = {
+    onError: (err) => {
+      if (gen !== subGen) return;
+      showError(`subscription ${sel}: ${errText(err)}`);
+      setSubscribeStatus(`error: ${errText(err)}`, 'err');
+    },
+  };
+  // A throttled board is a view: the server sends each pair at most maxRate values a second, the
+  // newest (flagged conflated when it held it back), projected to the fields the board draws.
+  if (boardMaxRate) Object.assign(options, { maxRate: boardMaxRate, fields: BOARD_VIEW_FIELDS });
+  const how = boardMaxRate ? ` · at most ${boardMaxRate}/s per pair, fields ${BOARD_VIEW_FIELDS.join(', ')}` : '';
+  el.rateNote.textContent = boardMaxRate ? `at most ${boardMaxRate}/s per pair` : 'every update';
   let s;
   try {
-    s = client.subscribe(sel, (u) => onUpdate(u, gen), {
-      onError: (err) => {
-        if (gen !== subGen) return;
-        showError(`subscription ${sel}: ${errText(err)}`);
-        setSubscribeStatus(`error: ${errText(err)}`, 'err');
-      },
-    });
+    s = client.subscribe(sel, (u) => onUpdate(u, gen), options);
   } catch (err) {
     showError(`bad selector "${sel}": ${errText(err)}`);
     setSubscribeStatus(`bad selector: ${err && err.message ? err.message : errText(err)}`, 'err');
     return;
   }
   sub = s;
-  setSubscribeStatus(`subscribing to ${sel}…`);
+  setSubscribeStatus(`subscribing to ${sel}${how}…`);
   Promise.resolve(s.confirmed).then(
     (count) => {
       if (gen !== subGen) return;
       const n = typeof count === 'number' ? `${count} topic${count === 1 ? '' : 's'} matched` : 'confirmed';
-      setSubscribeStatus(`subscribed to ${sel}: ${n}`, 'ok');
+      setSubscribeStatus(`subscribed to ${sel}: ${n}${how}`, 'ok');
     },
     (err) => {
       if (gen !== subGen) return;
@@ -621,10 +706,15 @@ function subscribe(sel) {
       if (sub === s) sub = null;
     },
   );
-  // Keep the selector in the address bar so the view can be shared or reloaded.
+  setParam('selector', sel, 'demo/fx/#');
+  setParam('maxRate', boardMaxRate ? String(boardMaxRate) : '', '');
+}
+
+// Keeps the page's choices in the address bar so the view can be shared or reloaded.
+function setParam(name, value, byDefault) {
   try {
     const p = new URLSearchParams(location.search);
-    if (sel === 'demo/fx/#') p.delete('selector'); else p.set('selector', sel);
+    if (value === byDefault) p.delete(name); else p.set(name, value);
     const q = p.toString();
     history.replaceState(null, '', location.pathname + (q ? '?' + q : '') + location.hash);
   } catch { /* not important */ }
@@ -635,6 +725,161 @@ el.subscribeForm.addEventListener('submit', (e) => {
   const sel = el.selector.value.trim();
   if (!sel) { showError('enter a selector, e.g. demo/fx/#'); return; }
   subscribe(sel);
+  subscribeTight();
+});
+
+el.maxRate.addEventListener('change', () => {
+  boardMaxRate = Number(el.maxRate.value) || 0;
+  subscribe(selector);
+});
+
+// ---------------------------------------------------------------- spread filter panel
+
+// A second subscription on the board's selector, filtered by the server: only the pairs whose
+// spread is under the bound come, and onUnmatched says when one no longer is. Every page with the
+// same bound shares one view there, evaluated once per update. It asks for the spread alone, at
+// most TIGHT_MAX_RATE a second per pair: a list of names needs no more than that.
+let tightBound = params.has('spread') ? params.get('spread').trim() : DEFAULT_SPREAD_BOUND;
+let tightSub = null;
+let tightGen = 0;        // bumps on every (re)subscribe of the panel; stale callbacks are ignored
+const tightRows = new Map();   // topic -> { topic, spread, sequence, passing, leftAt, el }
+const tightDirty = new Set();
+let tightNewRows = false;
+let tightPassing = 0;
+
+el.tightBound.value = tightBound;
+
+function setTightStatus(text, cls = '') {
+  el.tightStatus.textContent = text;
+  el.tightStatus.className = 'status ' + cls;
+}
+
+function clearTight() {
+  tightRows.clear();
+  tightDirty.clear();
+  tightNewRows = false;
+  tightPassing = 0;
+  el.tightList.textContent = '';
+}
+
+function subscribeTight() {
+  const gen = ++tightGen;
+  if (tightSub) {
+    try { tightSub.close(); } catch { /* already closed */ }
+    tightSub = null;
+  }
+  clearTight();
+  setParam('spread', tightBound, DEFAULT_SPREAD_BOUND);
+  const filter = `spread < ${tightBound}`;
+  el.tightFilter.textContent = tightBound ? filter : 'off';
+  if (!tightBound) { setTightStatus('off: enter a bound to list the pairs whose spread is under it'); return; }
+  if (!client) { setTightStatus(`will filter ${selector} once connected`); return; }
+  let s;
+  try {
+    s = client.subscribe(selector, (u) => onTightUpdate(u, gen), {
+      filter,
+      fields: TIGHT_FIELDS,
+      maxRate: TIGHT_MAX_RATE,
+      onUnmatched: (topic, sequence) => onTightUnmatched(topic, sequence, gen),
+      onError: (err) => { if (gen === tightGen) setTightStatus(`error: ${errText(err)}`, 'err'); },
+    });
+  } catch (err) {
+    setTightStatus(`refused: ${errText(err)}`, 'err'); // the client's own checks, e.g. a filter too long
+    return;
+  }
+  tightSub = s;
+  setTightStatus(`filtering ${selector}…`);
+  s.confirmed.then(
+    () => { if (gen === tightGen) renderTightStatus(); },
+    (err) => {
+      if (gen !== tightGen) return;
+      // the server's reason, e.g. INVALID_OPTIONS: filter: bad number '2x' at column 10
+      setTightStatus(`refused: ${errText(err)}`, 'err');
+      if (tightSub === s) tightSub = null;
+    },
+  );
+}
+
+function tightRow(topic) {
+  let r = tightRows.get(topic);
+  if (!r) {
+    r = { topic, spread: null, sequence: 0, passing: false, leftAt: null, el: null };
+    tightRows.set(topic, r);
+    tightNewRows = true;
+  }
+  return r;
+}
+
+function onTightUpdate(update, gen) {
+  if (gen !== tightGen) return;
+  stats.tightUpdates++;
+  const r = tightRow(update.topic);
+  const v = parseValue(update);
+  r.spread = v && typeof v.spread === 'number' ? v.spread : null;
+  r.sequence = update.sequence;
+  if (!r.passing) { r.passing = true; tightPassing++; }
+  r.leftAt = null;
+  tightDirty.add(update.topic);
+  requestFrame();
+}
+
+// No silent disappearance: a pair that stops passing stays listed, greyed, with the time it left.
+function onTightUnmatched(topic, sequence, gen) {
+  if (gen !== tightGen) return;
+  stats.tightUnmatched++;
+  const r = tightRow(topic);
+  if (r.passing) { r.passing = false; tightPassing--; }
+  r.sequence = sequence;
+  r.leftAt = new Date();
+  tightDirty.add(topic);
+  requestFrame();
+}
+
+function renderTightStatus() {
+  if (!tightSub) return;
+  const left = tightRows.size - tightPassing;
+  setTightStatus(`${tightPassing} pair${tightPassing === 1 ? '' : 's'} pass` + (left ? ` · ${left} left` : ''), 'ok');
+}
+
+const timeOfDay = (d) => d.toLocaleTimeString('en-GB', { hour12: false });
+
+function paintTight() {
+  if (tightNewRows) {
+    tightNewRows = false;
+    for (const r of tightRows.values()) {
+      if (r.el) continue;
+      r.el = document.createElement('li');
+      r.el.dataset.topic = r.topic;
+      const name = document.createElement('span');
+      name.className = 'name';
+      name.textContent = label(r.topic);
+      const when = document.createElement('span');
+      when.className = 'when';
+      r.el.append(name, when);
+    }
+    const sorted = [...tightRows.values()].sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0));
+    const frag = document.createDocumentFragment();
+    for (const r of sorted) frag.appendChild(r.el);
+    el.tightList.appendChild(frag);
+  }
+  if (tightDirty.size === 0) return;
+  for (const topic of tightDirty) {
+    const r = tightRows.get(topic);
+    if (!r || !r.el) continue;
+    r.el.className = r.passing ? 'pass' : 'left';
+    setText(r.el.lastChild, r.passing ? '' : timeOfDay(r.leftAt));
+    r.el.title = r.passing
+      ? `${r.topic}: spread ${r.spread ?? '?'} (#${r.sequence})`
+      : `${r.topic} stopped passing at ${timeOfDay(r.leftAt)} (#${r.sequence})`;
+  }
+  tightDirty.clear();
+  renderTightStatus();
+}
+
+el.tightForm.addEventListener('submit', (e) => {
+  e.preventDefault();
+  tightBound = el.tightBound.value.trim();
+  subscribeTight();
 });
 
 // ---------------------------------------------------------------- publish
@@ -665,4 +910,5 @@ el.publishForm.addEventListener('submit', async (e) => {
 
 renderState('connecting', { url: WS_URL });
 setSubscribeStatus(`will subscribe to ${selector} once connected`);
+setTightStatus(tightBound ? `will filter ${selector} once connected` : 'off');
 startConnecting();

@@ -122,8 +122,47 @@ class BrowserClientTest {
                     .isEqualTo(List.of(true, true, true, true));
             assertThat((String) chromium.eval("document.querySelector('#rate').textContent")).containsPattern("\\d");
             assertThat((String) chromium.eval("document.querySelector('#latency').textContent")).containsPattern("\\d");
+
+            // a sparkline per instrument, drawn from the mids the page received
+            chromium.waitFor("[...document.querySelectorAll('#board [data-topic] .spark polyline')]"
+                    + ".filter(l => (l.getAttribute('points') || '').trim().split(' ').length >= 3).length === 500",
+                    "a sparkline of 3 points or more in every cell");
+            // the spread filter panel (spread < 0.0002): the pairs passing, a pair that stopped passing
+            // greyed with the time it left (spreads wander over 2 pips of the pairs priced 1 to 10)
+            chromium.waitFor("document.querySelectorAll('#tight-list li.pass').length > 100",
+                    "the pairs passing the spread filter");
+            chromium.waitFor("/^\\d\\d:\\d\\d:\\d\\d$/.test(document.querySelector('#tight-list li.left .when').textContent)",
+                    "a pair that stopped passing, greyed, with the time");
+            assertThat(chromium.evalLong("window.ringcastDemo.stats.tightUnmatched")).isPositive();
+            assertThat((String) chromium.eval("document.querySelector('#tight-status').textContent"))
+                    .matches("\\d+ pairs pass · \\d+ left");
             Path shot = chromium.screenshot("demo-page");
             assertThat(Files.size(shot)).isGreaterThan(10_000);
+
+            // throttled to 1 a second per pair: the board again, a quarter of the traffic, held values conflated
+            chromium.run("const s = document.querySelector('#max-rate'); s.value = '1'; s.dispatchEvent(new Event('change'));");
+            chromium.waitFor("document.querySelector('#subscribe-status').textContent.includes('at most 1/s per pair')"
+                    + " && document.querySelectorAll('#board [data-topic]').length === 500", "the throttled board");
+            chromium.waitFor("window.ringcastDemo.stats.conflated > 500", "values held back and sent as the newest");
+            Object perSecond = chromium.run("""
+                    const s = window.ringcastDemo.stats;
+                    const r0 = s.received, t0 = performance.now();
+                    await new Promise(r => setTimeout(r, 3000)); // the window the rate is measured over
+                    return (s.received - r0) * 1000 / (performance.now() - t0);
+                    """);
+            assertThat(((Number) perSecond).doubleValue()).as("updates a second on the board, 2,000 unthrottled")
+                    .isBetween(100.0, 700.0);
+            assertThat(chromium.evalLong("window.ringcastDemo.stats.outOfOrder")).as("updates out of order").isZero();
+            assertThat(chromium.evalLong("window.ringcastDemo.stats.gaps")).as("gaps").isZero();
+            chromium.screenshot("demo-page-throttled");
+
+            // a bound the filter language refuses: the server's reason in the panel, the board goes on
+            chromium.run("document.querySelector('#tight-bound').value = '2x'; document.querySelector('#tight-apply').click();");
+            chromium.waitFor("document.querySelector('#tight-status').textContent"
+                    + " === \"refused: INVALID_OPTIONS: filter: bad number '2x' at column 10\"", "the server's reason");
+            assertThat(chromium.evalLong("document.querySelectorAll('#tight-list li').length")).isZero();
+            long received = chromium.evalLong("window.ringcastDemo.stats.received");
+            chromium.waitFor("window.ringcastDemo.stats.received > " + (received + 100), "the board going on");
         }
     }
 

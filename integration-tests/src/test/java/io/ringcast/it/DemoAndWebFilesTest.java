@@ -1,19 +1,25 @@
 package io.ringcast.it;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import io.ringcast.client.RingcastClient;
 import io.ringcast.client.UpdateKind;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.server.RingcastServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.math.BigDecimal;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +32,9 @@ class DemoAndWebFilesTest {
     static RingcastServer server;
     static final HttpClient http = HttpClient.newHttpClient();
     static final ObjectMapper JSON = new ObjectMapper();
+    /** Numbers as the text writes them, trailing zeros too, so that {@code ask - bid} can be checked to the digit. */
+    static final ObjectReader EXACT_JSON = JSON.reader().with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .without(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES);
 
     @BeforeAll
     static void start() throws Exception {
@@ -93,9 +102,15 @@ class DemoAndWebFilesTest {
             long now = System.currentTimeMillis();
             for (Recorded.Got u : got.updates) {
                 assertThat(u.topic()).matches("demo/fx/[A-Z]{6}");
-                JsonNode quote = JSON.readTree(u.text());
-                assertThat(quote.get("bid").asDouble()).as(u.text()).isPositive()
-                        .isLessThan(quote.get("ask").asDouble());
+                JsonNode quote = EXACT_JSON.readTree(u.text());
+                BigDecimal bid = quote.get("bid").decimalValue();
+                BigDecimal ask = quote.get("ask").decimalValue();
+                BigDecimal spread = quote.get("spread").decimalValue();
+                assertThat(bid).as(u.text()).isPositive().isLessThan(ask);
+                assertThat(ask.subtract(bid)).as("spread of %s", u.text()).isEqualByComparingTo(spread);
+                // written with the quote's decimals, whose last is a tenth of a pip: 0.5 to 3 pips
+                assertThat(spread.unscaledValue().intValueExact()).as("spread of %s in tenths of a pip", u.text())
+                        .isBetween(5, 30);
                 assertThat(quote.get("ts").asLong()).isBetween(now - 60_000, now);
             }
             assertThat(got.errors).isEmpty();
@@ -103,5 +118,33 @@ class DemoAndWebFilesTest {
         JsonNode health = JSON.readTree(get("/health").body());
         assertThat(health.get("demo").asBoolean()).isTrue();
         assertThat(health.get("topics").asLong()).isEqualTo(50);
+    }
+
+    /**
+     * Spreads wander from 0.5 to 3 pips, so {@code spread < 0.0002} (2 pips of a pair priced from 1
+     * to 10) passes such pairs some of the time: one of them stops passing while the test watches;
+     * cheaper pairs always pass, dearer ones never.
+     */
+    @Test
+    void demoSpreadsWanderSoAFilterOnThemPassesSomePairsSomeOfTheTime() throws Exception {
+        try (RingcastClient client = RingcastClient.builder().addresses(server.webSocketUrl()).build()) {
+            client.connect().get(10, TimeUnit.SECONDS);
+            Recorded got = new Recorded();
+            client.subscribe("demo/fx/#", SubscribeOptions.builder().filter("spread < 0.0002").build(), got)
+                    .confirmed().get(10, TimeUnit.SECONDS);
+            Await.until(() -> !got.unmatched.isEmpty(), "a pair whose spread widens past 2 pips");
+            for (Recorded.Got u : got.updates) {
+                assertThat(bidOf(u)).as("%s passed: %s", u.topic(), u.text()).isLessThan(10);
+            }
+            for (Recorded.Unmatched u : got.unmatched) {
+                assertThat(got.of(u.topic())).as("what passed of %s before it stopped", u.topic()).isNotEmpty()
+                        .allSatisfy(passed -> assertThat(bidOf(passed)).as(passed.text()).isBetween(1.0, 10.0));
+            }
+            assertThat(got.errors).isEmpty();
+        }
+    }
+
+    private static double bidOf(Recorded.Got quote) throws IOException {
+        return JSON.readTree(quote.text()).get("bid").asDouble();
     }
 }

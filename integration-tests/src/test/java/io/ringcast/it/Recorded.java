@@ -14,10 +14,13 @@ final class Recorded implements UpdateListener {
     record Got(String topic, long sequence, UpdateKind kind, String text) {
     }
 
+    /** A topic whose value stopped passing the subscription's filter ({@link UpdateListener#onUnmatched}). */
+    record Unmatched(String topic, long sequence) {
+    }
+
     final List<Got> updates = new CopyOnWriteArrayList<>();
+    final List<Unmatched> unmatched = new CopyOnWriteArrayList<>();
     final List<Throwable> errors = new CopyOnWriteArrayList<>();
-    /** The {@code UNMATCHED} notices of a subscription with a filter, as "topic #sequence". */
-    final List<String> unmatched = new CopyOnWriteArrayList<>();
 
     @Override
     public void onUpdate(Update u) {
@@ -26,7 +29,7 @@ final class Recorded implements UpdateListener {
 
     @Override
     public void onUnmatched(String topic, long sequence) {
-        unmatched.add(topic + " #" + sequence);
+        unmatched.add(new Unmatched(topic, sequence));
     }
 
     @Override
