@@ -263,13 +263,13 @@ final class ClientSession {
     void onViewedUpdate(long viewId, TopicState t, long sequence, int flags, ByteBuf frame, int valueIndex,
                         int valueLength) throws ProtocolException {
         assert eventLoop.inEventLoop();
-        delivery.onViewedUpdate(viewId, t, sequence, flags, frame, valueIndex, valueLength, connection);
+        delivery.onViewedUpdate(viewId, t, sequence, flags, frame, valueIndex, valueLength);
     }
 
     /** {@code UNMATCHED} on this session: see {@link UpdateDelivery#onUnmatched}. */
     void onUnmatched(long viewId, TopicState t, long sequence) {
         assert eventLoop.inEventLoop();
-        delivery.onUnmatched(viewId, t, sequence, connection);
+        delivery.onUnmatched(viewId, t, sequence);
     }
 
     void onPublishAck(int correlationId, long sequence) {

@@ -162,7 +162,7 @@ final class UpdateDelivery {
      *                           client resumes.
      */
     void onViewedUpdate(long viewId, TopicState t, long sequence, int flags, ByteBuf frame, int valueIndex,
-                        int valueLength, int connection) throws ProtocolException {
+                        int valueLength) throws ProtocolException {
         ClientSubscription[] matches = subscriptions.matching(t);
         UpdateKind kind = updateKind(flags);
         boolean taken = false;
@@ -173,7 +173,7 @@ final class UpdateDelivery {
                 ClientSubscription s = matches[i];
                 if (s.viewId == viewId) {
                     taken = true;
-                    if (takesViewed(s, t, sequence, connection)) {
+                    if (takesViewed(s, t, sequence)) {
                         rebuilt[i] = new ReceivedUpdate(t.path, sequence,
                                 applyViewedDelta(s, t, sequence, frame, valueIndex, valueLength), kind);
                     }
@@ -189,7 +189,7 @@ final class UpdateDelivery {
             for (ClientSubscription s : matches) {
                 if (s.viewId == viewId) {
                     taken = true;
-                    if (takesViewed(s, t, sequence, connection)) {
+                    if (takesViewed(s, t, sequence)) {
                         if (u == null) {
                             byte[] value = ByteBufUtil.getBytes(frame, valueIndex, valueLength);
                             u = new ReceivedUpdate(t.path, sequence, value, kind);
@@ -206,16 +206,16 @@ final class UpdateDelivery {
 
     /**
      * {@code UNMATCHED}: the topic's value of {@code sequence} no longer passes the view's filter.
-     * To every subscription with the view whose selector matches the topic and that takes updates
-     * on {@code connection}, unless a duplicate there; it records {@code sequence} as that
+     * To every subscription with the view whose selector matches the topic, unless a duplicate
+     * there (a rewind's last message, or a resume's); it records {@code sequence} as that
      * subscription's last of the topic.
      */
-    void onUnmatched(long viewId, TopicState t, long sequence, int connection) {
+    void onUnmatched(long viewId, TopicState t, long sequence) {
         boolean taken = false;
         for (ClientSubscription s : subscriptions.matching(t)) {
             if (s.viewId == viewId) {
                 taken = true;
-                if (takesViewed(s, t, sequence, connection)) {
+                if (takesViewed(s, t, sequence)) {
                     s.viewedTopic(t).lastSequence = sequence;
                     s.unmatched(t.path, sequence);
                 }
@@ -266,14 +266,13 @@ final class UpdateDelivery {
     }
 
     /**
-     * Whether a subscription with the view takes a viewed update or {@code UNMATCHED}: it does
-     * once live on this connection (see {@link ClientSubscription#liveConnection}), unless it had
-     * the topic at or beyond {@code sequence} already (a duplicate, counted).
+     * Whether a subscription with the view takes a viewed update or {@code UNMATCHED}: it does from
+     * the {@code VIEW} that starts its reply on (the callers match its view id, which each re-sent
+     * {@code SUBSCRIBE} clears), so what its reply holds reaches it, a rewind's closing
+     * {@code UNMATCHED} included; unless it had the topic at or beyond {@code sequence} already (a
+     * duplicate, counted).
      */
-    private boolean takesViewed(ClientSubscription s, TopicState t, long sequence, int connection) {
-        if (s.liveConnection != connection) {
-            return false;
-        }
+    private boolean takesViewed(ClientSubscription s, TopicState t, long sequence) {
         ViewedTopic v = s.viewedTopics.get(t);
         if (v != null && sequence <= v.lastSequence) {
             duplicatesDropped++;
