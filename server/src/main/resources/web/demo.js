@@ -52,6 +52,7 @@ const stats = {
   outOfOrder: 0,         // 'update' whose sequence is not last + 1 for its topic (through a view: not above it)
   other: 0,              // values that are not demo quotes
   conflated: 0,          // 'conflated' values: the newest, sent when maxRate allowed (or after a slow spell)
+  rewound: 0,            // snapshots of a pair after its first: the history its board subscription rewound
   tightUpdates: 0,       // values through the spread filter
   tightUnmatched: 0,     // pairs that stopped passing it
 };
@@ -325,6 +326,7 @@ function onUpdate(update, gen) {
 
   if (kind === UpdateKind.SNAPSHOT_AFTER_GAP || kind === UpdateKind.GAP_WITHOUT_VALUE) stats.gaps++;
   if (kind === UpdateKind.CONFLATED) stats.conflated++;
+  if (kind === UpdateKind.SNAPSHOT && rows.has(topic)) stats.rewound++; // a pair's second snapshot on: its history
   const last = stats.perTopic.get(topic);
   if (boardMaxRate) {
     // through a view sequences jump on purpose (held back, unchanged projections): only going back is disorder
@@ -383,9 +385,8 @@ function onUpdate(update, gen) {
   requestFrame();
 }
 
-// The sparkline is drawn from the updates this page receives, so it starts empty. Once the server
-// serves rewind (issue 16, step 4), the board will subscribe with rewind: SPARK_POINTS and each line
-// will start from the topic's recent history; sending it now would get the subscription refused.
+// The sparkline is drawn from the mids the page receives: the rewound ones first (the board
+// subscribes with rewind: SPARK_POINTS), then the live ones.
 function pushSpark(row, mid) {
   row.spark[row.sparkPushes % SPARK_POINTS] = mid;
   row.sparkPushes++;
@@ -672,6 +673,9 @@ function subscribe(sel) {
     return;
   }
   const options = {
+    // each pair starts with its last SPARK_POINTS values from the server's history (as snapshots,
+    // oldest first), so its sparkline is drawn the moment the page opens
+    rewind: SPARK_POINTS,
     onError: (err) => {
       if (gen !== subGen) return;
       showError(`subscription ${sel}: ${errText(err)}`);

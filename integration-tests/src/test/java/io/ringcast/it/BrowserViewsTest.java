@@ -148,12 +148,41 @@ class BrowserViewsTest {
                 List<Object> before = got.get(i - 1);
                 List<Object> after = got.get(i);
                 assertThat((Long) after.get(1)).as("sequences rise").isGreaterThan((Long) before.get(1));
-                // 500 ms apart on the server, less what the network may bunch up
+                // 500 ms apart on the server; a loaded machine may bunch two up, never to nothing
                 assertThat(((Number) after.get(4)).doubleValue() - ((Number) before.get(4)).doubleValue())
-                        .as("ms between #%s and #%s", before.get(1), after.get(1)).isGreaterThan(300);
+                        .as("ms between #%s and #%s", before.get(1), after.get(1)).isGreaterThan(100);
             }
             assertThat(got).extracting(u -> u.get(2)).as("kinds: no gap reported where the view skipped on purpose")
                     .containsOnly("update", "conflated");
+            chromium.run("window.client.close();");
+        }
+    }
+
+    @Test
+    void aRewindStartsWithTheLastUpdatesAsSnapshotsOldestFirstThenLiveAndThroughAViewEndsWhereTheViewIs()
+            throws Exception {
+        try (RingcastServer server = TestServers.start("features:\n  deltas: true\n");
+             RingcastClient publisher = pageAndPublisher(server)) {
+            for (int i = 1; i <= 5; i++) {
+                publish(publisher, "rewind/a", "{\"n\":" + i + ",\"spread\":" + (i % 2 == 0 ? 9 : 1) + ",\"pad\":\""
+                        + "p".repeat(80) + "\"}");
+            }
+            chromium.run(SUBSCRIBE_IN_PAGE, "spark", "rewind/#", Map.of("rewind", 3, "fields", List.of("n")));
+            chromium.run(SUBSCRIBE_IN_PAGE, "tight", "rewind/#",
+                    Map.of("rewind", 4, "fields", List.of("n"), "filter", "spread < 5"));
+            publish(publisher, "rewind/a", "{\"n\":6,\"spread\":1,\"pad\":\"" + "p".repeat(80) + "\"}");
+            chromium.waitFor("window.got.spark.length === 4 && window.got.tight.some(u => u[1] === 6)",
+                    "both rewinds, then the live value");
+
+            assertThat(received("spark")).containsExactly(
+                    List.of("rewind/a", 3L, "snapshot", "{\"n\":3}"),
+                    List.of("rewind/a", 4L, "snapshot", "{\"n\":4}"),
+                    List.of("rewind/a", 5L, "snapshot", "{\"n\":5}"),
+                    List.of("rewind/a", 6L, "update", "{\"n\":6}"));
+            assertThat(received("tight")).containsExactly(
+                    List.of("rewind/a", 3L, "snapshot", "{\"n\":3}"),
+                    List.of("rewind/a", 5L, "snapshot", "{\"n\":5}"),
+                    List.of("rewind/a", 6L, "update", "{\"n\":6}"));
             chromium.run("window.client.close();");
         }
     }
