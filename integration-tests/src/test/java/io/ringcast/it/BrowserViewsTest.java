@@ -188,6 +188,77 @@ class BrowserViewsTest {
     }
 
     @Test
+    void aViewedSubscriptionResumesAfterACutWithCompressionAndDeltasOnEndingOnTheNewestWithoutDuplicates()
+            throws Exception {
+        try (RingcastServer server = TestServers.start("features:\n  deltas: true\n  compression: true\n");
+             CuttableProxy proxy = new CuttableProxy(server.port());
+             RingcastClient publisher = javaClient(server)) {
+            chromium.open("http://127.0.0.1:" + server.port() + "/");
+            chromium.run("""
+                    const rc = await import('/js/ringcast.js');
+                    window.got = {}; window.errors = {}; window.subs = {};
+                    window.client = await rc.connect(args[0], { clientName: 'chromium-views-resume',
+                        minReconnectDelayMs: 20, maxReconnectDelayMs: 200 });
+                    """, proxy.webSocketUrl());
+            String pad = "p".repeat(200); // compressible, and deltas pay for the plain stream
+            publish(publisher, "resume/a", "{\"bid\":1,\"spread\":1,\"pad\":\"" + pad + "\"}");
+            publish(publisher, "resume/b", "{\"bid\":1,\"spread\":1,\"pad\":\"" + pad + "\"}");
+            chromium.run(SUBSCRIBE_IN_PAGE, "tight", "resume/#", Map.of("fields", List.of("bid"), "filter", "spread < 5"));
+            publish(publisher, "resume/a", "{\"bid\":2,\"spread\":1,\"pad\":\"" + pad + "\"}");
+            chromium.waitFor("window.got.tight.some(u => u[1] === 2)", "a live value before the cut");
+
+            proxy.refuse(true);
+            proxy.cut();
+            chromium.waitFor("window.client.state !== 'connected'", "the page to notice the cut");
+            publish(publisher, "resume/a", "{\"bid\":3,\"spread\":1,\"pad\":\"" + pad + "\"}");
+            publish(publisher, "resume/a", "{\"bid\":4,\"spread\":1,\"pad\":\"" + pad + "\"}");
+            publish(publisher, "resume/b", "{\"bid\":2,\"spread\":9,\"pad\":\"" + pad + "\"}"); // stops passing
+            proxy.refuse(false);
+            chromium.waitFor("window.got.tight.some(u => u[1] === 4) && window.got.tight.some(u => u[2] === 'unmatched')",
+                    "the newest of a and b's unmatched after the resume");
+            publish(publisher, "resume/a", "{\"bid\":5,\"spread\":1,\"pad\":\"" + pad + "\"}");
+            chromium.waitFor("window.got.tight.some(u => u[1] === 5)", "live again");
+
+            assertThat(received("tight")).containsExactly(
+                    List.of("resume/a", 1L, "snapshot", "{\"bid\":1}"),
+                    List.of("resume/b", 1L, "snapshot", "{\"bid\":1}"),
+                    List.of("resume/a", 2L, "update", "{\"bid\":2}"),
+                    List.of("resume/a", 4L, "snapshot", "{\"bid\":4}"),
+                    List.of("resume/b", 2L, "unmatched"),
+                    List.of("resume/a", 5L, "update", "{\"bid\":5}"));
+            assertThat((List<?>) chromium.eval("window.errors.tight")).isEmpty();
+            chromium.run("window.client.close();");
+        }
+    }
+
+    @Test
+    void aViewOfAPermissionLimitedRoleHoldsOnlyTheTopicsItMayRead() throws Exception {
+        try (RingcastServer server = TestServers.start("""
+                security:
+                  anonymousRoles: ["desk"]
+                  roles:
+                    - name: "desk"
+                      subscribe: ["open/#"]
+                      publish: ["open/#", "closed/#"]
+                """);
+             RingcastClient publisher = pageAndPublisher(server)) {
+            publish(publisher, "closed/x", "{\"bid\":1}");
+            assertThat(chromium.run(SUBSCRIBE_IN_PAGE, "all", "#", Map.of("fields", List.of("bid"), "filter", "bid > 0")))
+                    .as("matched: none it may read yet").isEqualTo(0L);
+            publish(publisher, "closed/y", "{\"bid\":2}");
+            publish(publisher, "open/z", "{\"bid\":3,\"ask\":4}");
+            chromium.waitFor("window.got.all.length === 1", "the readable topic");
+            publish(publisher, "closed/x", "{\"bid\":5}");
+            publish(publisher, "open/z", "{\"bid\":6,\"ask\":4}");
+            chromium.waitFor("window.got.all.length === 2", "the readable topic's next value");
+            assertThat(received("all")).containsExactly(
+                    List.of("open/z", 1L, "update", "{\"bid\":3}"),
+                    List.of("open/z", 2L, "update", "{\"bid\":6}"));
+            chromium.run("window.client.close();");
+        }
+    }
+
+    @Test
     void badFilterRejectsItsSubscriptionWithInvalidOptionsWhileThePagesOtherSubscriptionKeepsReceiving() throws Exception {
         try (RingcastServer server = TestServers.start();
              RingcastClient publisher = pageAndPublisher(server)) {
