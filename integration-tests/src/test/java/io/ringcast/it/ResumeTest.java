@@ -1,9 +1,7 @@
 package io.ringcast.it;
 
-import io.ringcast.client.ConnectionListener;
 import io.ringcast.client.ConnectionState;
 import io.ringcast.client.RingcastClient;
-import io.ringcast.client.RingcastException;
 import io.ringcast.client.UpdateKind;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
@@ -23,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.ringcast.server.ServerCounter.DELTAS_SENT;
 import static io.ringcast.server.ServerCounter.PUBLISHES;
@@ -67,60 +64,6 @@ class ResumeTest {
     /** Value {@code i} of {@code topic}: "v" + i, or a 200-byte record under resume/deltas/, which deltas shrink. */
     private static String value(String topic, int i) {
         return topic.startsWith("resume/deltas/") ? FeatureTogglesTest.record(i) : "v" + i;
-    }
-
-    /**
-     * A Java subscriber reaching {@code target} through a proxy that a test cuts, like a network
-     * failure, and lets back; it reconnects and resumes on its own.
-     */
-    private static final class CutOffSubscriber implements AutoCloseable {
-        final CuttableProxy proxy;
-        final RingcastClient client;
-        final AtomicInteger connects = new AtomicInteger();
-        final AtomicInteger disconnects = new AtomicInteger();
-
-        CutOffSubscriber(RingcastServer target) throws Exception {
-            proxy = new CuttableProxy(target.port());
-            client = RingcastClient.builder().addresses(proxy.webSocketUrl())
-                    .reconnectDelay(Duration.ofMillis(20), Duration.ofMillis(200))
-                    .connectionListener(new ConnectionListener() {
-                        @Override
-                        public void onConnected(String address, String sessionId) {
-                            connects.incrementAndGet();
-                        }
-
-                        @Override
-                        public void onDisconnected(String address, RingcastException reason, int closeCode) {
-                            disconnects.incrementAndGet();
-                        }
-                    }).build();
-            client.connect().get(10, TimeUnit.SECONDS);
-        }
-
-        Recorded subscribe(String selector) throws Exception {
-            Recorded r = new Recorded();
-            client.subscribe(selector, r).confirmed().get(10, TimeUnit.SECONDS);
-            return r;
-        }
-
-        /** Cuts the connection and keeps the server unreachable until {@link #letBack}. */
-        void cut() {
-            proxy.refuse(true);
-            proxy.cut();
-            Await.until(() -> disconnects.get() == 1 && client.state() != ConnectionState.CONNECTED,
-                    "the client to notice the cut");
-        }
-
-        void letBack() {
-            proxy.refuse(false);
-            Await.until(() -> connects.get() == 2, "the reconnect");
-        }
-
-        @Override
-        public void close() throws java.io.IOException {
-            client.close();
-            proxy.close();
-        }
     }
 
     /** Cuts the subscriber off, publishes {@code missed} updates, lets it back, and returns what it got. */

@@ -1,8 +1,6 @@
 package io.ringcast.it;
 
 import at.favre.lib.crypto.bcrypt.BCrypt;
-import io.ringcast.client.ConnectionListener;
-import io.ringcast.client.ConnectionState;
 import io.ringcast.client.RingcastClient;
 import io.ringcast.client.RingcastException;
 import io.ringcast.client.Subscription;
@@ -17,11 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -132,38 +128,18 @@ class SubscriptionViewsTest {
 
     @Test
     void aViewedSubscriptionResumesAfterACutWithNoDuplicateAndEndsOnTheNewestValue() throws Exception {
-        AtomicInteger connects = new AtomicInteger();
-        AtomicInteger disconnects = new AtomicInteger();
-        try (CuttableProxy proxy = new CuttableProxy(server.port());
-             RingcastClient c = RingcastClient.builder().addresses(proxy.webSocketUrl())
-                     .reconnectDelay(Duration.ofMillis(20), Duration.ofMillis(200))
-                     .connectionListener(new ConnectionListener() {
-                         @Override
-                         public void onConnected(String address, String sessionId) {
-                             connects.incrementAndGet();
-                         }
-
-                         @Override
-                         public void onDisconnected(String address, RingcastException reason, int closeCode) {
-                             disconnects.incrementAndGet();
-                         }
-                     }).build()) {
-            c.connect().get(10, TimeUnit.SECONDS);
-            Recorded v = new Recorded();
+        try (CutOffSubscriber c = new CutOffSubscriber(server)) {
             publish("views/resume/a", quote(1, 1));
             publish("views/resume/b", quote(1, 1));
-            c.subscribe("views/resume/#", QUOTE, v).confirmed().get(10, TimeUnit.SECONDS);
+            Recorded v = c.subscribe("views/resume/#", QUOTE);
             long a2 = publish("views/resume/a", quote(2, 1));
             Await.until(() -> v.lastSequence("views/resume/a") == a2, "a live update before the cut");
 
-            proxy.refuse(true);
-            proxy.cut();
-            Await.until(() -> disconnects.get() == 1 && c.state() != ConnectionState.CONNECTED, "the cut");
+            c.cut();
             publish("views/resume/a", quote(3, 1));
             long a4 = publish("views/resume/a", quote(4, 1));
             long b2 = publish("views/resume/b", quote(2, 9)); // stops passing while the client is away
-            proxy.refuse(false);
-            Await.until(() -> connects.get() == 2, "the reconnect");
+            c.letBack();
 
             Recorded.Unmatched bStopped = new Recorded.Unmatched("views/resume/b", b2);
             Await.until(() -> v.lastSequence("views/resume/a") == a4 && v.unmatched.contains(bStopped),
