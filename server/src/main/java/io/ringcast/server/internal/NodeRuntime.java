@@ -377,7 +377,7 @@ public final class NodeRuntime implements AutoCloseable {
         if (sessions != null) {
             sessions.shutdownAll(SHUTDOWN_FLUSH_MS);
         }
-        if (heldViewsTimer != null) {
+        if (heldViewsTimerThread != null) { // started with the sequencer: a failed start may not have got so far
             heldViewsTimer.stop();
             StoppingThreads.join(heldViewsTimerThread);
         }
