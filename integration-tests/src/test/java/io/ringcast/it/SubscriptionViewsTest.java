@@ -224,7 +224,9 @@ class SubscriptionViewsTest {
 
     @Test
     void subscriptionsWithEqualOptionsShareOneViewAndTheViewsGaugeCountsDistinctOnes() throws Exception {
-        long before = server.stats().get(ServerCounter.VIEWS);
+        // no session of this class's other tests is open: their views go once the server saw them close
+        Await.until(() -> server.stats().get(ServerCounter.VIEWS) == 0, "no view left of earlier tests");
+        long before = 0;
         try (RingcastClient a = connect(); RingcastClient b = connect()) {
             SubscribeOptions sameAsQuote = SubscribeOptions.builder().filter("spread < 5").fields("spread", "bid").build();
             a.subscribe("views/gauge/#", QUOTE, new Recorded()).confirmed().get(10, TimeUnit.SECONDS);
@@ -234,6 +236,28 @@ class SubscriptionViewsTest {
             assertThat(server.stats().get(ServerCounter.VIEWS) - before).isEqualTo(2);
         }
         Await.until(() -> server.stats().get(ServerCounter.VIEWS) == before, "the views forgotten with their sessions");
+    }
+
+    @Test
+    void aClientIsRefusedViewsBeyondMaxViewsPerSessionWhileAWitnessKeepsReceiving() throws Exception {
+        try (RingcastClient witness = connect(); RingcastClient greedy = connect()) {
+            Recorded seen = new Recorded();
+            witness.subscribe("views/witness", QUOTE, seen).confirmed().get(10, TimeUnit.SECONDS);
+            for (int i = 0; i < 16; i++) { // the default limits.maxViewsPerSession
+                greedy.subscribe("views/#", SubscribeOptions.builder().filter("spread < " + i).build(), new Recorded())
+                        .confirmed().get(10, TimeUnit.SECONDS);
+            }
+            Recorded refused = new Recorded();
+            Throwable t = catchThrowable(() -> greedy.subscribe("views/#",
+                    SubscribeOptions.builder().filter("spread < 99").build(), refused).confirmed().get(10, TimeUnit.SECONDS));
+            assertThat(t).cause().isInstanceOf(RingcastException.class).hasMessageContaining("limits.maxViewsPerSession");
+            assertThat(((RingcastException) t.getCause()).code()).isEqualTo(ErrorCode.TOO_MANY_SUBSCRIPTIONS);
+            greedy.subscribe("views/#", SubscribeOptions.builder().filter("spread < 3").build(), new Recorded())
+                    .confirmed().get(10, TimeUnit.SECONDS); // a view the session has already
+
+            long s = publish("views/witness", quote(1, 1));
+            Await.until(() -> seen.lastSequence("views/witness") == s, "the witness's update");
+        }
     }
 
     @Test

@@ -121,12 +121,13 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param maxViews                   distinct subscription views ({@code maxRate}, {@code fields},
      *                                   {@code filter}) the node serves at once; a subscription that would
      *                                   make one more is refused
+     * @param maxViewsPerSession         distinct views one session's subscriptions may have
      */
     public record Limits(int maxFrameBytes, int maxPathBytes, int maxPathDepth, int maxSubscriptionsPerSession,
                          long outboundQueueBytes, long slowConsumerCloseGraceMs, long handshakeTimeoutMs,
                          int maxValueBytes, int maxTopics, int maxConnections, int maxConnectionsBeforeUpgrade,
                          int publishRatePerSession, int publisherLedgers, int publisherLedgersPerPrincipal,
-                         int maxViews) {
+                         int maxViews, int maxViewsPerSession) {
 
         /** The path limits for the protocol's path and selector parsers. */
         public PathLimits pathLimits() {
@@ -149,6 +150,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             between("limits.publisherLedgers", publisherLedgers, 0, 10_000_000);
             between("limits.publisherLedgersPerPrincipal", publisherLedgersPerPrincipal, 0, 10_000_000);
             between("limits.maxViews", maxViews, 0, 1_000_000);
+            between("limits.maxViewsPerSession", maxViewsPerSession, 0, 1_000_000);
         }
     }
 

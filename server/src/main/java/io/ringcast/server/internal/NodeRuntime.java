@@ -231,7 +231,7 @@ public final class NodeRuntime implements AutoCloseable {
                 transport);
         SessionServices sessionServices = new SessionServices(config.limits(), config.session().idleTimeoutMs(),
                 sessions, inbound, new SubscribeChecks(config.limits().maxSubscriptionsPerSession(),
-                        config.history().length(), views), login,
+                        config.limits().maxViewsPerSession(), config.history().length(), views), login,
                 cluster == null ? null : new ClusterRoute(cluster, inbound, config.cluster().replicationTimeoutMs(),
                         config.limits().maxTopics()),
                 outboundLimit, counters);

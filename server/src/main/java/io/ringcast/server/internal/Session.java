@@ -74,6 +74,8 @@ final class Session {
      */
     long publisherId;
     final Set<Integer> openSubscriptionIds = new HashSet<>();
+    /** The view of each open subscription that has one, by subscription id ({@code limits.maxViewsPerSession}). */
+    final Map<Integer, View.Key> openViews = new HashMap<>();
     String closeReason;
     /** Updates held back by conflation; null until the session first falls behind on a conflated topic. */
     ConflationBuffer conflation;

@@ -144,6 +144,12 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         }
         View view = null;
         if (options.makesView()) {
+            View.Key key = View.Key.of(options);
+            verdict = node.subscribeChecks().view(session, key);
+            if (!verdict.passed()) {
+                replies.refuse(verdict, subscriptionId);
+                return;
+            }
             view = node.subscribeChecks().views().acquire(options);
             if (view == null) {
                 replies.refuse(ErrorCode.TOO_MANY_SUBSCRIPTIONS, subscriptionId, "subscription to '" + selectorText
@@ -154,6 +160,9 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
             }
         }
         session.openSubscriptionIds.add(subscriptionId);
+        if (view != null) {
+            session.openViews.put(subscriptionId, view.key);
+        }
         node.counters().subscriptions.incrementAndGet();
         node.sequencer().fillSubscribe(claimedSlot(), session, subscriptionId, selector, resume, view, options);
     }
@@ -169,6 +178,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
     public void onUnsubscribe(int subscriptionId) throws ProtocolException {
         requireWelcome(MessageType.UNSUBSCRIBE);
         if (session.openSubscriptionIds.remove(subscriptionId)) {
+            session.openViews.remove(subscriptionId);
             node.counters().subscriptions.decrementAndGet();
             node.sequencer().fillUnsubscribe(claimedSlot(), session, subscriptionId);
         }

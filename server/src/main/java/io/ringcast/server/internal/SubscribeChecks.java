@@ -4,6 +4,8 @@ import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.Selector;
 import io.ringcast.protocol.SubscribeOptions;
 
+import java.util.HashSet;
+
 /**
  * The ladder a {@code SUBSCRIBE} with a valid selector climbs before it reaches the sequencer, in
  * this order: its options can be used ({@link #options}: paths and filter parse, {@code rewind}
@@ -16,16 +18,19 @@ import io.ringcast.protocol.SubscribeOptions;
  */
 final class SubscribeChecks {
     private final int maxSubscriptionsPerSession;
+    private final int maxViewsPerSession;
     private final int historyLength;
     private final Views views;
 
     /**
      * @param maxSubscriptionsPerSession {@code limits.maxSubscriptionsPerSession}
+     * @param maxViewsPerSession         {@code limits.maxViewsPerSession}
      * @param historyLength              {@code history.length}: the most a {@code rewind} may ask for
      * @param views                      the node's views: a subscription with a view takes one last
      */
-    SubscribeChecks(int maxSubscriptionsPerSession, int historyLength, Views views) {
+    SubscribeChecks(int maxSubscriptionsPerSession, int maxViewsPerSession, int historyLength, Views views) {
         this.maxSubscriptionsPerSession = maxSubscriptionsPerSession;
+        this.maxViewsPerSession = maxViewsPerSession;
         this.historyLength = historyLength;
         this.views = views;
     }
@@ -82,5 +87,22 @@ final class SubscribeChecks {
                     + maxSubscriptionsPerSession + " subscriptions, the limit limits.maxSubscriptionsPerSession");
         }
         return Verdict.PASSED;
+    }
+
+    /**
+     * Whether the session may have a subscription through the view {@code key}: one it has already,
+     * or one more while it has fewer than {@code limits.maxViewsPerSession} distinct views. Each view
+     * of a topic costs its filter and projection once per update, so one client's distinct views
+     * are work it could multiply; subscriptions sharing a view cost nothing more.
+     *
+     * @return {@link Verdict#PASSED}, or {@code TOO_MANY_SUBSCRIPTIONS}
+     */
+    Verdict view(Session session, View.Key key) {
+        if (session.openViews.containsValue(key) || new HashSet<>(session.openViews.values()).size() < maxViewsPerSession) {
+            return Verdict.PASSED;
+        }
+        return Verdict.refused(ErrorCode.TOO_MANY_SUBSCRIPTIONS, "session already has " + maxViewsPerSession
+                + " distinct views, the limit limits.maxViewsPerSession; subscribe with the options of one of them,"
+                + " or without maxRate, fields and filter");
     }
 }

@@ -93,7 +93,8 @@ class SessionHandlerTest {
         Login login = new Login(new Authenticator(config.security()));
         logins.add(login);
         SessionServices services = new SessionServices(config.limits(), config.session().idleTimeoutMs(), sessions,
-                sequencer, new SubscribeChecks(config.limits().maxSubscriptionsPerSession(), config.history().length(),
+                sequencer, new SubscribeChecks(config.limits().maxSubscriptionsPerSession(),
+                        config.limits().maxViewsPerSession(), config.history().length(),
                         new Views(config.limits().maxViews())),
                 login, null, outboundLimit, counters);
         for (EmbeddedChannel ch : made) {
@@ -546,6 +547,41 @@ class SessionHandlerTest {
         assertThat(published(2).view.id).isNotEqualTo(first.id);
         assertThat(published(3).view).as("a plain subscription has no view").isNull();
         assertThat(counters.subscriptions()).isEqualTo(4);
+    }
+
+    @Test
+    void aSessionIsRefusedAViewBeyondMaxViewsPerSessionButNotOneItHas() throws Exception {
+        EmbeddedChannel ch = welcomed("limits: {maxConnections: 10, maxViewsPerSession: 2}");
+        SubscribeOptions bid = SubscribeOptions.builder().fields("bid").build();
+        SubscribeOptions ask = SubscribeOptions.builder().fields("ask").build();
+
+        ch.writeInbound(frame(b -> {
+            subscribe(b, 1, "demo/#", bid);
+            subscribe(b, 2, "demo/#", ask);
+            subscribe(b, 3, "demo/a", bid);
+            subscribe(b, 4, "demo/#", SubscribeOptions.builder().fields("spread").build());
+        }));
+
+        assertThat(written(ch)).containsExactly("ERROR TOO_MANY_SUBSCRIPTIONS 4 session already has 2 distinct views, "
+                + "the limit limits.maxViewsPerSession; subscribe with the options of one of them, or without maxRate,"
+                + " fields and filter");
+        assertThat(published(2).view).as("a view it has").isSameAs(published(0).view);
+        assertThat(counters.subscriptions()).isEqualTo(3);
+    }
+
+    @Test
+    void unsubscribingFreesTheSessionsViewForAnother() throws Exception {
+        EmbeddedChannel ch = welcomed("limits: {maxConnections: 10, maxViewsPerSession: 1}");
+
+        ch.writeInbound(frame(b -> {
+            subscribe(b, 1, "demo/#", SubscribeOptions.builder().fields("bid").build());
+            WireCodec.writeUnsubscribe(b, 1);
+            subscribe(b, 2, "demo/#", SubscribeOptions.builder().fields("ask").build());
+        }));
+
+        assertThat(written(ch)).isEmpty();
+        assertThat(published(2).view).as("the session's one view, after the unsubscribe").isNotNull();
+        assertThat(counters.subscriptions()).isEqualTo(1);
     }
 
     @Test

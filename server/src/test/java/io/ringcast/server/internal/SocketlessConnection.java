@@ -58,7 +58,8 @@ final class SocketlessConnection implements AutoCloseable {
         counters.readQueuesOf(sessions.channels(), inbound); // as the node does at start
         SessionServices services = new SessionServices(config.limits(), config.session().idleTimeoutMs(), sessions,
                 new SequencerProxy(inbound),
-                new SubscribeChecks(config.limits().maxSubscriptionsPerSession(), config.history().length(),
+                new SubscribeChecks(config.limits().maxSubscriptionsPerSession(),
+                        config.limits().maxViewsPerSession(), config.history().length(),
                         new Views(config.limits().maxViews())), login, null,
                 outboundLimit, counters);
         HttpEndpointHandler.NodeView endpoints = new HttpEndpointHandler.NodeView(counters,
