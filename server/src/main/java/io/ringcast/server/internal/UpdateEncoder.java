@@ -79,11 +79,7 @@ final class UpdateEncoder implements AutoCloseable {
         ByteBuf payload = deltaOrValue(topic, value);
         u.flags = payload == value ? 0 : UpdateFlags.DELTA;
         int payloadLength = payload.readableBytes();
-        ByteBuf frame = OutboundFrame.allocate(alloc,
-                (created ? WireCodec.topicBytes(topic.path) : 0) + WireCodec.updateBytes(payloadLength));
-        if (created) {
-            WireCodec.writeTopic(frame, topic.alias, topic.path);
-        }
+        ByteBuf frame = frameAfterDefinition(alloc, topic, created, WireCodec.updateBytes(payloadLength));
         u.updateOffset = frame.writerIndex();
         u.valueIndex = u.updateOffset + WireCodec.UPDATE_OVERHEAD_BYTES;
         u.valueLength = value.readableBytes();
@@ -99,8 +95,25 @@ final class UpdateEncoder implements AutoCloseable {
         } else {
             u.heldValue = null;
         }
-        u.compressedFrame = topic.features.compression() && topic.subscribers.anyCompressed() ? compress(frame) : null;
+        u.compressedFrame = compressedFor(topic, topic.subscribers, frame);
         return u;
+    }
+
+    /**
+     * A frame with room for a message of {@code messageBytes}, after the topic's definition when
+     * {@code created}: everyone the frame goes to as the topic is made is new to its alias.
+     */
+    static ByteBuf frameAfterDefinition(ByteBufAllocator alloc, Topic topic, boolean created, int messageBytes) {
+        ByteBuf frame = OutboundFrame.allocate(alloc, (created ? WireCodec.topicBytes(topic.path) : 0) + messageBytes);
+        if (created) {
+            WireCodec.writeTopic(frame, topic.alias, topic.path);
+        }
+        return frame;
+    }
+
+    /** The frame compressed when the topic's compression is on and one of {@code to} negotiated it (and it gains); else null. */
+    private ByteBuf compressedFor(Topic topic, SubscriberSet to, ByteBuf frame) {
+        return topic.features.compression() && to.anyCompressed() ? compress(frame) : null;
     }
 
     /**
@@ -115,11 +128,7 @@ final class UpdateEncoder implements AutoCloseable {
         Topic topic = view.topic;
         ByteBuf value = view.current;
         int length = value.readableBytes();
-        ByteBuf frame = OutboundFrame.allocate(alloc,
-                (created ? WireCodec.topicBytes(topic.path) : 0) + WireCodec.viewedUpdateBytes(length));
-        if (created) {
-            WireCodec.writeTopic(frame, topic.alias, topic.path);
-        }
+        ByteBuf frame = frameAfterDefinition(alloc, topic, created, WireCodec.viewedUpdateBytes(length));
         u.updateOffset = frame.writerIndex();
         u.valueIndex = u.updateOffset + WireCodec.VIEWED_UPDATE_OVERHEAD_BYTES;
         u.valueLength = length;
@@ -128,7 +137,7 @@ final class UpdateEncoder implements AutoCloseable {
         u.frame = OutboundFrame.finish(frame);
         u.fullValueOfDelta = null;
         u.heldValue = topic.features.conflation() != Conflation.OFF ? frame.retainedSlice(u.valueIndex, length) : null;
-        u.compressedFrame = topic.features.compression() && view.subscribers.anyCompressed() ? compress(frame) : null;
+        u.compressedFrame = compressedFor(topic, view.subscribers, frame);
         return u;
     }
 

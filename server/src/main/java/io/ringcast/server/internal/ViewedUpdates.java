@@ -378,11 +378,7 @@ final class ViewedUpdates implements AutoCloseable {
 
     private void unmatched(TopicView v, boolean created, long sequence) {
         Topic topic = v.topic;
-        ByteBuf frame = OutboundFrame.allocate(alloc,
-                (created ? WireCodec.topicBytes(topic.path) : 0) + WireCodec.UNMATCHED_BYTES);
-        if (created) {
-            WireCodec.writeTopic(frame, topic.alias, topic.path);
-        }
+        ByteBuf frame = UpdateEncoder.frameAfterDefinition(alloc, topic, created, WireCodec.UNMATCHED_BYTES);
         WireCodec.writeUnmatched(frame, v.view.id, topic.alias, sequence);
         defer(OutboundFrame.finish(frame), null, null, v, 0, sequence);
     }
@@ -390,8 +386,7 @@ final class ViewedUpdates implements AutoCloseable {
     /** The topic's definition alone, for the view's members, who joined the topic as it was made. */
     private void definition(TopicView v) {
         Topic topic = v.topic;
-        ByteBuf frame = OutboundFrame.allocate(alloc, WireCodec.topicBytes(topic.path));
-        WireCodec.writeTopic(frame, topic.alias, topic.path);
+        ByteBuf frame = UpdateEncoder.frameAfterDefinition(alloc, topic, true, 0);
         defer(OutboundFrame.finish(frame), null, null, v, 0, topic.sequence);
     }
 
