@@ -184,9 +184,11 @@ class SubscriptionViewsTest {
             assertThat(v.updates.size()).as("at most 5/s over %.2f s, plus the first", seconds)
                     .isLessThanOrEqualTo((int) Math.ceil(seconds * 5) + 1);
             assertThat(v.updates.get(v.updates.size() - 1).text()).isEqualTo("{\"bid\":40.0}");
-            if (v.updates.size() > 1) {
-                assertThat(v.updates.get(v.updates.size() - 1).kind()).isEqualTo(UpdateKind.CONFLATED);
-            }
+            // the first goes at once; 40 quick publishes cannot all be 200 ms apart, so some wait and
+            // leave flagged (whether the very last waited depends on the machine's pace)
+            assertThat(v.updates).extracting(Recorded.Got::kind).first().isEqualTo(UpdateKind.UPDATE);
+            assertThat(v.updates).extracting(Recorded.Got::kind).contains(UpdateKind.CONFLATED)
+                    .containsOnly(UpdateKind.UPDATE, UpdateKind.CONFLATED);
         }
     }
 

@@ -24,12 +24,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A lean subscriber of a run with view shapes, without sockets: it subscribes with its shape's
  * options, takes what comes through its view (projections of JSON values) as a plain subscriber
  * takes values, and fails on what a view of the run's shapes never sends.
  */
+@Timeout(30)
 class LeanSubscriberViewsTest {
     static final int RUN = 7;
     static final int TOPICS = 4;

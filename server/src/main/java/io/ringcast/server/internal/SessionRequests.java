@@ -152,17 +152,12 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
             }
             view = node.subscribeChecks().views().acquire(options);
             if (view == null) {
-                replies.refuse(ErrorCode.TOO_MANY_SUBSCRIPTIONS, subscriptionId, "subscription to '" + selectorText
-                        + "' refused: the server already serves " + node.subscribeChecks().views().maxViews()
-                        + " distinct views (limits.maxViews); subscribe with the options of an existing view,"
-                        + " or without maxRate, fields and filter");
+                replies.refuse(node.subscribeChecks().noViewLeft(selectorText), subscriptionId);
                 return;
             }
+            session.openViews.put(subscriptionId, key);
         }
         session.openSubscriptionIds.add(subscriptionId);
-        if (view != null) {
-            session.openViews.put(subscriptionId, view.key);
-        }
         node.counters().subscriptions.incrementAndGet();
         node.sequencer().fillSubscribe(claimedSlot(), session, subscriptionId, selector, resume, view, options);
     }

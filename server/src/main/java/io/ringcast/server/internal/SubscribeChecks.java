@@ -105,4 +105,14 @@ final class SubscribeChecks {
                 + " distinct views, the limit limits.maxViewsPerSession; subscribe with the options of one of them,"
                 + " or without maxRate, fields and filter");
     }
+
+    /**
+     * The refusal of a subscription whose view would be one more than the node serves
+     * ({@link Views#acquire} gave none).
+     */
+    Verdict noViewLeft(String selectorText) {
+        return Verdict.refused(ErrorCode.TOO_MANY_SUBSCRIPTIONS, "subscription to '" + selectorText
+                + "' refused: the server already serves " + views.maxViews() + " distinct views (limits.maxViews);"
+                + " subscribe with the options of an existing view, or without maxRate, fields and filter");
+    }
 }

@@ -28,14 +28,11 @@ final class Views {
     }
 
     /**
-     * The view of {@code options} (their {@code maxRate}, {@code fields} and {@code filter}), one use
-     * more; null when none of them is given (a plain subscription, or one with {@code rewind} only)
-     * or when it would be a new view beyond {@code limits.maxViews}: see {@link #isFull}.
+     * The view of {@code options}, which must make one ({@link SubscribeOptions#makesView}), one use
+     * more; null when it would be a new view beyond {@code limits.maxViews}.
      */
     View acquire(SubscribeOptions options) {
-        if (!options.makesView()) {
-            return null;
-        }
+        assert options.makesView() : options + " make no view";
         return byKey.compute(View.Key.of(options), (key, view) -> {
             if (view == null) {
                 if (byKey.size() >= maxViews) {

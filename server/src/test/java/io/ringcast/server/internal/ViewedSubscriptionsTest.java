@@ -32,9 +32,7 @@ class ViewedSubscriptionsTest {
             node.publish(null, 0, "fx/eur", "{\"bid\":1,\"ask\":2}");
             Session sub = node.session(0);
             node.subscribe(sub, 7, "fx/#", BID);
-            int view = node.views.acquire(BID).id;
-            node.views.release(node.views.acquire(BID)); // the same view: one more use, given back
-            node.views.release(node.views.acquire(BID));
+            int view = viewOf(node, BID).id;
             assertThat(lines(node.received(sub))).containsExactly("VIEW 7 @" + view, "TOPIC 1 fx/eur",
                     "SNAPSHOT 7 1 #1 VIEWED @" + view + " {\"bid\":1}", "SUBSCRIBED 7 1");
 
@@ -96,7 +94,7 @@ class ViewedSubscriptionsTest {
             node.subscribe(c, 5, "fx/#", TIGHT);
             Topic topic = topic(node, "fx/eur");
             assertThat(topic.viewCount()).isEqualTo(2);
-            assertThat(topic.viewOf(node.views.acquire(BID)).subscribers.size()).isEqualTo(2);
+            assertThat(topic.viewOf(viewOf(node, BID)).subscribers.size()).isEqualTo(2);
             assertThat(node.views.size()).isEqualTo(2);
             for (Session s : List.of(a, b, c)) {
                 node.received(s);
@@ -343,6 +341,13 @@ class ViewedSubscriptionsTest {
                     .containsExactly("UPDATE 1 #2 VIEWED @1 {\"n\":-1,\"pad\":\"" + pad + "\"}");
             assertThat(node.counters.subscribeRepliesPending()).isZero();
         }
+    }
+
+    /** The node's view of {@code options}, which a subscription holds: looked at, its use given back. */
+    private static View viewOf(EmbeddedNode node, SubscribeOptions options) {
+        View view = node.views.acquire(options);
+        node.views.release(view);
+        return view;
     }
 
     private static Topic topic(EmbeddedNode node, String path) {
