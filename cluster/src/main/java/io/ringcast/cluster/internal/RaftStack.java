@@ -22,18 +22,15 @@ import org.jgroups.protocols.raft.ELECTION2;
 import org.jgroups.protocols.raft.NO_DUPES;
 import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.REDIRECT;
-import org.jgroups.raft.util.CommitTable;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The JGroups protocol stack of one Raft group on this node, built in code, bottom to top, in one
@@ -52,7 +49,8 @@ import java.util.concurrent.TimeUnit;
  *       with a name already in the view), {@code GMS}, flow control ({@code UFC}, {@code MFC}),
  *       {@code FRAG4};</li>
  *   <li>jgroups-raft: {@code ELECTION2} (elections with a pre-vote, which survives partial
- *       connectivity where {@code ELECTION} can stay leaderless), {@code RAFT} with the static member
+ *       connectivity where {@code ELECTION} can stay leaderless), {@code RAFT} ({@link ResendingRaft}: the
+ *       engine's, with our mends to its resending and its follower) with the static member
  *       list (the configured names) and a {@link RaftFileLog} (the engine's file log, fixed) under
  *       {@code dataDir/<group>/<node>.log/}, and {@code REDIRECT}, which forwards a submit made on a
  *       follower to the leader. The engine's {@code CLIENT} (a socket for outside clients) is not used.</li>
@@ -143,87 +141,6 @@ public final class RaftStack {
             return InetAddress.getByName(host);
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("cluster member host '" + host + "' does not resolve", e);
-        }
-    }
-
-    /**
-     * {@code RAFT} whose leader also resends, every {@code resend_interval}, what lagging followers
-     * lack while it is busy, and keeps a lagging follower fed at the pace of its acknowledgements. In 1.1.4 the runner sends a follower the entries it is missing (after
-     * it refused an AppendEntries whose previous entry it lacks: a restarted or cut-off member) only
-     * when its queue stayed empty for {@code resend_interval}; under steady load that never happens,
-     * and the fault suite's restarted leader stayed 30,000 entries behind for good
-     * ({@code RaftCatchUpTest#aRestartedMemberCatchesUpWhileTheLoadGoesOn}). The resend runs on the
-     * runner thread, between two turns of its queue, as the engine's own idle resend does.
-     */
-    static final class ResendingRaft extends RAFT {
-        private long lastResendNs = System.nanoTime();
-        /** Per follower caught up, the commit index last told it by this class; runner thread only. */
-        private final Map<Address, Long> lastTold = new HashMap<>();
-        private static final long PROBE_NS = TimeUnit.SECONDS.toNanos(1);
-        /** Per follower behind, the next index last sent to it by this class, and when; runner thread only. */
-        private final Map<Address, Long> lastSent = new HashMap<>();
-        private final Map<Address, Long> lastProbeNs = new HashMap<>();
-
-        ResendingRaft() {
-            // the header id JGroups registers for RAFT (a subclass has none of its own)
-            setId(ClassConfigurator.getProtocolId(RAFT.class));
-        }
-
-        /**
-         * One turn of the runner, then: every {@code resend_interval}, the engine's resend pass
-         * (entries to followers behind, the commit index to the others); and in between, to a
-         * follower behind that has acknowledged what it was sent last, its next entries at once,
-         * so that a member that was away catches up at the pace of its acknowledgements (1.1.4
-         * sends a lagging follower one entry per pass under load: 10 a second), while one that does
-         * not answer (behind a cut) is sent to at most once a second; and, when the queue is
-         * empty, the commit index to caught-up followers not told it yet, so that followers apply
-         * the last entries of a burst within a round trip, not up to 100 ms later (the fault
-         * suite read followers' final states a few updates behind the leader's).
-         */
-        @Override
-        protected void processQueue() {
-            super.processQueue();
-            CommitTable table = commit_table;
-            if (!isLeader() || table == null) {
-                lastSent.clear();
-                lastProbeNs.clear();
-                lastTold.clear();
-                return;
-            }
-            long now = System.nanoTime();
-            boolean due = now - lastResendNs >= TimeUnit.MILLISECONDS.toNanos(resend_interval);
-            if (due) {
-                lastResendNs = now;
-            }
-            boolean idle = processing_queue.isEmpty();
-            table.forEach((member, entry) -> feed(member, entry, now, due, idle));
-        }
-
-        /**
-         * A follower caught up gets the commit index on a pass, and at once when the runner is idle
-         * and it has not been told the current one (once per follower and commit index: not per
-         * acknowledgement, the storm {@code send_commits_immediately} makes); one behind gets its
-         * next entries when it acknowledged the last ones, and else at most once a second (a member
-         * behind a cut never answers, and each resend to it costs the runner a range of entries).
-         */
-        private void feed(Address member, CommitTable.Entry entry, long now, boolean due, boolean idle) {
-            long next = entry.nextIndex();
-            if (next > last_appended) {
-                boolean tell = idle && entry.commitIndex() < commit_index
-                        && !Long.valueOf(commit_index).equals(lastTold.get(member));
-                if (due || tell) {
-                    lastTold.put(member, commit_index);
-                    sendAppendEntriesMessage(member, entry);
-                }
-                return;
-            }
-            boolean progressed = !Long.valueOf(next).equals(lastSent.get(member));
-            boolean probe = due && now - lastProbeNs.getOrDefault(member, 0L) >= PROBE_NS;
-            if (progressed || probe) {
-                lastSent.put(member, next);
-                lastProbeNs.put(member, now);
-                sendAppendEntriesMessage(member, entry);
-            }
         }
     }
 
