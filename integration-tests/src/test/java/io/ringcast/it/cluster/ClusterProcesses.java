@@ -365,6 +365,26 @@ public final class ClusterProcesses implements AutoCloseable {
     }
 
     /** Whether the node's process runs (a frozen one does). */
+    /** The highest commit index a running node's {@code /health} names: the leader's, or more recent. */
+    public long highestCommitIndex() {
+        long highest = 0;
+        for (int node = 1; node <= processes.length; node++) {
+            JsonNode h = isRunning(node) ? health(node) : null;
+            if (h != null) {
+                highest = Math.max(highest, h.path("cluster").path("commitIndex").asLong());
+            }
+        }
+        return highest;
+    }
+
+    /** Awaits node's {@code /health} naming a commit index (applied there) of at least {@code index}. */
+    public void awaitApplied(int node, long index, Duration timeout) {
+        Await.until(() -> {
+            JsonNode h = health(node);
+            return h != null && h.path("cluster").path("commitIndex").asLong() >= index;
+        }, timeout, Duration.ofMillis(5), () -> "node-" + node + " applies the log up to " + index + ": " + describe());
+    }
+
     public boolean isRunning(int node) {
         return processes[node - 1] != null && processes[node - 1].isAlive();
     }

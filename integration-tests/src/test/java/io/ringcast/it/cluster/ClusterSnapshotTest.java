@@ -219,8 +219,13 @@ class ClusterSnapshotTest {
                         + StreamCheck.behind(newest, d::last) + "; nodes: " + cluster.describe());
     }
 
-    /** A new subscriber on {@code node} starts with every topic's newest value, at its sequence. */
+    /**
+     * A new subscriber on {@code node} starts with every topic's newest value, at its sequence, once
+     * the node has applied what was acked: an ack comes from the publisher's node, and another
+     * node applies the entry when it learns the commit index, some milliseconds later.
+     */
     private void assertNewSubscriberGetsEveryNewestValue(int node) throws Exception {
+        cluster.awaitApplied(node, cluster.highestCommitIndex(), STEP);
         Deliveries fresh = subscribe("fresh@node-" + node, node);
         awaitNewest(fresh, "a new subscriber on node-" + node);
         Map<String, Long> newest = newest();
