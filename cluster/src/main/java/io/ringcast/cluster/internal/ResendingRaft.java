@@ -1,6 +1,7 @@
 package io.ringcast.cluster.internal;
 
 import org.jgroups.Address;
+import org.jgroups.Message;
 import org.jgroups.conf.ClassConfigurator;
 import org.jgroups.protocols.raft.AppendResult;
 import org.jgroups.protocols.raft.Follower;
@@ -8,6 +9,7 @@ import org.jgroups.protocols.raft.Log;
 import org.jgroups.protocols.raft.LogEntries;
 import org.jgroups.protocols.raft.LogEntry;
 import org.jgroups.protocols.raft.RAFT;
+import org.jgroups.protocols.raft.RaftHeader;
 import org.jgroups.protocols.raft.Role;
 import org.jgroups.raft.util.CommitTable;
 
@@ -39,6 +41,11 @@ final class ResendingRaft extends RAFT {
     /** Per follower behind, the next index last sent to it by this class, and when; runner thread only. */
     private final Map<Address, Long> lastSent = new HashMap<>();
     private final Map<Address, Long> lastProbeNs = new HashMap<>();
+    /**
+     * The term of the request {@link #handleUpRequest} handles, for {@link LogMatchingFollower};
+     * runner thread only (tests that hand the follower requests set it).
+     */
+    long requestTerm;
 
     ResendingRaft() {
         // the header id JGroups registers for RAFT (a subclass has none of its own)
@@ -67,6 +74,13 @@ final class ResendingRaft extends RAFT {
         impl = follower;
         notifyRoleChangeListeners(role);
         return this;
+    }
+
+    /** The engine's handling of a request from another member, which records the request's term first. */
+    @Override
+    public void handleUpRequest(Message msg, RaftHeader hdr) {
+        requestTerm = hdr.currTerm();
+        super.handleUpRequest(msg, hdr);
     }
 
     /**
@@ -154,7 +168,7 @@ final class ResendingRaft extends RAFT {
      */
     static final class LogMatchingFollower extends Follower {
         private final ResendingRaft raft;
-        /** The term {@link #checked} and {@link #answered} are of. */
+        /** The term of the leader whose request this member handles last, which {@link #checked} and {@link #answered} are of. */
         private long term = -1;
         /** The highest index this term's leader has checked in this member's log; 0 before any. */
         private long checked;
@@ -169,9 +183,14 @@ final class ResendingRaft extends RAFT {
         @Override
         public AppendResult handleAppendEntriesRequest(LogEntries entries, Address leader, long prevIndex,
                                                        long prevTerm, long entryTerm, long leaderCommit) {
-            raft.leader(leader);
-            if (raft.currentTerm() != term) {
-                term = raft.currentTerm();
+            // the term and the leader in one step: the engine checked the request's term, but a vote
+            // request (another thread) may have moved it on since, and 1.1.4 then set the old leader
+            // as the new term's, refusing the new one until another election (upstream report 8a)
+            if (raft.trySetLeaderAndTerm(leader, raft.requestTerm) < 0) {
+                return answer(AppendResult.Result.FAIL_ENTRY_NOT_FOUND); // a leader no longer current
+            }
+            if (raft.requestTerm != term) {
+                term = raft.requestTerm;
                 checked = 0;
                 answered = false;
             }
@@ -251,7 +270,7 @@ final class ResendingRaft extends RAFT {
             long lastAppended = raft.lastAppended();
             if (vouched < lastAppended) {
                 LogEntry last = raft.log().get(lastAppended);
-                if (last != null && last.term() == raft.currentTerm()) {
+                if (last != null && last.term() == term) {
                     return lastAppended;
                 }
             }

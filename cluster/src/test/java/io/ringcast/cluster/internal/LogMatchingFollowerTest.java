@@ -1,6 +1,7 @@
 package io.ringcast.cluster.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.jgroups.Address;
 import org.jgroups.JChannel;
@@ -134,6 +135,39 @@ class LogMatchingFollowerTest {
         assertThat(machine.heads()).endsWith(1009L, 1010L);
     }
 
+    @Test
+    void aRequestWhoseTermEndedMeanwhileLeavesTheNewTermWithoutALeaderUntilItsOwnSpeaks() throws Exception {
+        RAFT raft = follower(new ResendingRaft(), new CountingStateMachine());
+        oldLeaderAppendsTenAndCommitsFive(raft);
+        raft.setLeaderAndTerm(null, 2); // a vote request of term 2, on another thread, after the runner checked term 1
+
+        AppendResult stale = append(raft, 1, OLD_LEADER, 10, 1, 5, entries(1, 11, 11));
+        assertThat(stale.success()).isFalse();
+        assertThat(raft.leader()).as("term 2 has no leader yet").isNull();
+        assertThat(raft.lastAppended()).isEqualTo(10);
+
+        AppendResult fromTheNewLeader = append(raft, 2, NEW_LEADER, 10, 1, 5, entries(2, 11, 11));
+        assertThat(result(fromTheNewLeader)).isEqualTo(AppendResult.Result.OK);
+        assertThat(raft.leader()).isEqualTo(NEW_LEADER);
+    }
+
+    /**
+     * The engine's own follower, in the same race: it takes the ended term's leader as the new term's,
+     * and refuses the new leader (upstream report 8a). The day this fails, the engine is mended.
+     */
+    @Test
+    void theEnginesOwnFollowerTakesTheLeaderOfAnEndedTermAsTheNewTermsLeader() throws Exception {
+        RAFT raft = follower(new RAFT(), new CountingStateMachine());
+        oldLeaderAppendsTenAndCommitsFive(raft);
+        raft.setLeaderAndTerm(null, 2);
+
+        append(raft, 1, OLD_LEADER, 10, 1, 5, entries(1, 11, 11));
+        assertThat(raft.leader()).isEqualTo(OLD_LEADER);
+        assertThat(raft.currentTerm()).isEqualTo(2);
+        assertThatThrownBy(() -> append(raft, 2, NEW_LEADER, 11, 1, 5, entries(2, 12, 12)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("illegally");
+    }
+
     /** Term 1: the old leader appends entries 1 to 10 here and has committed 5. */
     private static void oldLeaderAppendsTenAndCommitsFive(RAFT raft) {
         raft.setLeaderAndTerm(OLD_LEADER, 1);
@@ -143,9 +177,19 @@ class LogMatchingFollowerTest {
         assertThat(raft.commitIndex()).isEqualTo(5);
     }
 
+    /** An AppendEntries of the current term, as the runner hands it to the follower. */
     private static AppendResult append(RAFT raft, Address leader, long prevIndex, long prevTerm, long leaderCommit,
                                        LogEntries entries) {
-        long entryTerm = entries == null ? raft.currentTerm() : entries.iterator().next().term();
+        return append(raft, raft.currentTerm(), leader, prevIndex, prevTerm, leaderCommit, entries);
+    }
+
+    /** An AppendEntries of {@code requestTerm}, which the runner checked against a term that may have moved on since. */
+    private static AppendResult append(RAFT raft, long requestTerm, Address leader, long prevIndex, long prevTerm,
+                                       long leaderCommit, LogEntries entries) {
+        if (raft instanceof ResendingRaft ours) {
+            ours.requestTerm = requestTerm;
+        }
+        long entryTerm = entries == null ? requestTerm : entries.iterator().next().term();
         return raft.impl().handleAppendEntriesRequest(entries, leader, prevIndex, prevTerm, entryTerm, leaderCommit);
     }
 
