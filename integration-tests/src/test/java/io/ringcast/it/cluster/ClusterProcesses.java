@@ -31,7 +31,9 @@ import java.util.stream.Stream;
  * {@code integration-tests/target/cluster-logs/<test>/node-N.log}. Nodes can be killed
  * ({@code SIGKILL}), stopped ({@code SIGTERM}), frozen ({@code SIGSTOP}), thawed and restarted.
  * Each node may have its own loopback address (its {@code server.host} and its cluster member host),
- * so that a fault harness can cut the network between nodes by address. Used from one thread only.
+ * so that a fault harness can cut the network between nodes by address. Nodes run with {@code -ea},
+ * so that the thread contracts our code asserts, and the engine's own invariants, are checked under
+ * kills, pauses and cuts too (an assertion that fails shows in the node's log). Used from one thread only.
  */
 public final class ClusterProcesses implements AutoCloseable {
     private static final Path JAR = Path.of("..", "server", "target", "ringcast-server.jar");
@@ -178,7 +180,7 @@ public final class ClusterProcesses implements AutoCloseable {
     private void launch(int node) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(commandPrefix.apply(node));
-        cmd.addAll(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        cmd.addAll(List.of(java, "-ea", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-jar", JAR.toAbsolutePath().toString(), "--config", configs[node - 1].toAbsolutePath().toString()));
         Path log = logDir.resolve("node-" + node + ".log");
         // a restart appends to the node's log; a new cluster starts it afresh
