@@ -57,12 +57,6 @@ class LargeSubscribeRepliesTest {
         }
     }
 
-    private static RingcastClient connect(RingcastServer server) throws Exception {
-        RingcastClient client = RingcastClient.builder().addresses(server.webSocketUrl()).build();
-        client.connect().get(10, TimeUnit.SECONDS);
-        return client;
-    }
-
     private static void subscribe(WireSocket socket, int id, String selector, Map<String, Long> resume)
             throws IOException {
         socket.send(out -> WireCodec.writeSubscribe(out, id, selector, resume));
@@ -287,7 +281,7 @@ class LargeSubscribeRepliesTest {
         IntFunction<String> path = i -> "seam/" + i + "/with/a/path/long/enough";
         try (RingcastServer server = TestServers.start(cache ? "" : CACHE_OFF)) {
             publishTopics(server, topics, path, 100);
-            try (RingcastClient client = connect(server);
+            try (RingcastClient client = TestServers.connect(server);
                  WireSocket socket = new WireSocket(server.webSocketUrl(), null, 16384)) {
                 socket.hello();
                 Map<String, Long> acked;
@@ -338,7 +332,7 @@ class LargeSubscribeRepliesTest {
             for (int i = 0; i < topics; i++) {
                 resume.put(path.apply(i), 1L); // the client saw each topic's first update
             }
-            try (RingcastClient client = connect(server);
+            try (RingcastClient client = TestServers.connect(server);
                  WireSocket socket = new WireSocket(server.webSocketUrl(), null, 16384)) {
                 socket.hello();
                 Seen seen = new Seen();
@@ -408,8 +402,8 @@ class LargeSubscribeRepliesTest {
             publishTopics(server, topics, path, 200);
             Map<String, Long> last = new ConcurrentHashMap<>();
             List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
-            try (RingcastClient publisherClient = connect(server);
-                 RingcastClient client = connect(server)) {
+            try (RingcastClient publisherClient = TestServers.connect(server);
+                 RingcastClient client = TestServers.connect(server)) {
                 Map<String, Long> acked;
                 try (Publishing publishing = new Publishing(publisherClient, path, topics)) {
                     publishing.awaitAcked(200);

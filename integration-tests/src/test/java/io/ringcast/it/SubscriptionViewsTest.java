@@ -66,9 +66,7 @@ class SubscriptionViewsTest {
     }
 
     static RingcastClient connect() throws Exception {
-        RingcastClient c = RingcastClient.builder().addresses(server.webSocketUrl()).build();
-        c.connect().get(10, TimeUnit.SECONDS);
-        return c;
+        return TestServers.connect(server);
     }
 
     static long publish(String topic, String value) throws Exception {

@@ -1,8 +1,11 @@
 package io.ringcast.it;
 
+import io.ringcast.client.RingcastClient;
 import io.ringcast.protocol.Transport;
 import io.ringcast.server.RingcastServer;
 import io.ringcast.server.config.ConfigLoader;
+
+import java.util.concurrent.TimeUnit;
 
 /**
  * Real servers on a free loopback port, configured from YAML as an operator would. Unless a test
@@ -38,6 +41,13 @@ final class TestServers {
     /** Like {@link #start(String)}, its sockets on {@code transport} ({@code server.transport}). */
     static RingcastServer start(Transport transport, String yaml) throws InterruptedException {
         return startOn(0, transport, yaml);
+    }
+
+    /** An anonymous Java client connected to {@code server}; the caller closes it. */
+    static RingcastClient connect(RingcastServer server) throws Exception {
+        RingcastClient client = RingcastClient.builder().addresses(server.webSocketUrl()).build();
+        client.connect().get(10, TimeUnit.SECONDS);
+        return client;
     }
 
     /** Like {@link #start(String)}, on a given loopback port (0: any free one) and {@code transport}. */
