@@ -1,25 +1,20 @@
 package io.ringcast.cluster;
 
-import io.ringcast.cluster.internal.BarrierLog;
 import io.ringcast.cluster.internal.LoggedPublish;
-import io.ringcast.cluster.internal.PublishBatcher;
 import io.ringcast.cluster.internal.PublishResult;
-import io.ringcast.cluster.internal.RaftGroup;
 import io.ringcast.cluster.internal.RaftSettings;
-import io.ringcast.cluster.SnapshotContent;
-import io.ringcast.cluster.internal.TopicLog;
 
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One node's part in the cluster: a Raft group (jgroups-raft, {@link RaftGroup}) whose log carries
- * every publish, batched into entries ({@link PublishBatcher}), and whose state machine
- * ({@link TopicLog}) gives each committed publish its topic sequence, alike on every node, and
- * hands it to the node's {@link UpdateSink} (docs/clustering.md). One group for now; a topic's group
- * is a pure function of its path ({@link #groupOf}), so several can come without moving a topic.
+ * One node's part in the cluster: Raft groups whose logs carry every publish, batched into entries
+ * ({@code PublishBatcher}), and whose state machines ({@code TopicLog}) give each committed publish
+ * its topic sequence, alike on every node, and hand it to the node's {@link UpdateSink}
+ * (docs/clustering.md). A topic's group is a pure function of its path ({@link #groupOf}). On the
+ * engine {@code ratis} there are {@code cluster.groups} groups, their leaders spread over the nodes
+ * ({@link RatisEngine}); on {@code jgroups}, one ({@link JGroupsEngine}).
  *
  * <p>A publish is answered only once this node has applied its entry itself: {@link PublishOutcome#ACKED}
  * comes after the {@link UpdateSink} got the update (and every update before it in the log), also on
@@ -60,37 +55,47 @@ public final class ClusterNode implements AutoCloseable {
      */
     static final int ROOM_RESERVE = 64;
 
+    /** What a node's engine does: the jgroups-raft one group or the Ratis groups. */
+    interface Engine {
+        void start() throws Exception;
+
+        CompletableFuture<Void> ready();
+
+        boolean hasRoom();
+
+        /** {@link ClusterNode#publish}: false when the topic's group's queue is full. */
+        boolean publish(LoggedPublish publish, PublishCallback callback);
+
+        ClusterStatus status();
+
+        void close();
+    }
+
     private final ClusterSettings settings;
-    private final RaftGroup group;
-    private final PublishBatcher batcher;
-    private final LeaderWatch watch;
+    private final Engine engine;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
-     * @param replication how this node keeps and replicates the log
-     * @param sink        where every committed publish goes, in log order, on the engine's runner thread
+     * @param replication how this node keeps and replicates the log, and on which engine
+     * @param sink        where every committed publish goes, in log order, on the engine's apply thread
+     *                    (one per group under Ratis)
      * @param content     the node's own part of a snapshot ({@link SnapshotContent#NONE} for none)
      */
     public ClusterNode(ClusterSettings settings, ReplicationSettings replication, UpdateSink sink,
                        SnapshotContent content) {
-        this(settings, RaftSettings.of(replication.dataDir(), replication.commitFsync(), replication.failureDetectionMs(),
-                replication.voteTimeoutMs(), replication.replicationTimeoutMs(), replication.snapshotLogBytes()),
-                sink, content);
+        this.settings = settings;
+        this.engine = switch (replication.engine()) {
+            case JGROUPS -> new JGroupsEngine(settings, RaftSettings.of(replication.dataDir(), replication.commitFsync(),
+                    replication.failureDetectionMs(), replication.voteTimeoutMs(), replication.replicationTimeoutMs(),
+                    replication.snapshotLogBytes()), sink, content);
+            case RATIS -> new RatisEngine(settings, replication, sink, content);
+        };
     }
 
-    /** With every engine setting given (the tests' shorter timeouts). */
+    /** On jgroups-raft with every engine setting given (the tests' shorter timeouts). */
     ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink, SnapshotContent content) {
         this.settings = settings;
-        String name = groupName(0);
-        this.batcher = new PublishBatcher(this::submit, PUBLISHES_PER_ENTRY, ENTRIES_IN_FLIGHT, QUEUE_CAPACITY, name,
-                raft.submitTimeoutMs());
-        // each entry's ordinal, once applied here, lets the batcher answer the publishes of that entry
-        TopicLog log = new TopicLog(sink, content, settings.maxTopics(), settings.maxPublishers(), batcher::applied);
-        RaftGroup[] self = new RaftGroup[1];
-        this.group = new RaftGroup(settings, raft, name, new BarrierLog(log, () -> self[0].raft(),
-                raft.maxLogSizeBytes()));
-        self[0] = group;
-        this.watch = new LeaderWatch(group, raft.failureDetectionTimeoutMs());
+        this.engine = new JGroupsEngine(settings, raft, sink, content);
     }
 
     ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink) {
@@ -111,9 +116,7 @@ public final class ClusterNode implements AutoCloseable {
      * the group. Returns once connected; see {@link #ready()}.
      */
     public void start() throws Exception {
-        group.start();
-        batcher.start();
-        watch.start();
+        engine.start();
     }
 
     /**
@@ -121,7 +124,7 @@ public final class ClusterNode implements AutoCloseable {
      * asked (a barrier entry through the leader): only then should it serve clients.
      */
     public CompletableFuture<Void> ready() {
-        return watch.ready();
+        return engine.ready();
     }
 
     /**
@@ -129,7 +132,7 @@ public final class ClusterNode implements AutoCloseable {
      * its connection, and pauses reading when not, as on a full inbound ring. Any thread.
      */
     public boolean hasRoom() {
-        return batcher.remaining() > ROOM_RESERVE;
+        return engine.hasRoom();
     }
 
     /**
@@ -153,16 +156,13 @@ public final class ClusterNode implements AutoCloseable {
      */
     public boolean publish(String principal, long publisherId, long session, long sessionSequence, int correlationId,
                            boolean republish, String path, byte[] value, PublishCallback callback) {
-        if (group.leader() == null || watch.leaderUnreachable()) {
-            callback.completed(PublishOutcome.NO_MAJORITY, 0, null);
-            return true;
-        }
         LoggedPublish p = new LoggedPublish(principal, publisherId, session, sessionSequence, correlationId, republish,
                 path, value);
-        return batcher.offer(p, (result, failure) -> answer(result, failure, callback));
+        return engine.publish(p, callback);
     }
 
-    private static void answer(PublishResult result, Throwable failure, PublishCallback callback) {
+    /** Tells the callback how a publish's entry ended. */
+    static void answer(PublishResult result, Throwable failure, PublishCallback callback) {
         if (result == null) {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;
@@ -181,15 +181,10 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * Hands an entry to the group. One refused before it reached any log (no leader known, or the
-     * engine threw at once) fails with {@link NotSubmitted}: its publishes were certainly not applied.
-     * Batcher thread.
+     * An engine's future of a submitted entry, with a refusal in the call itself (no leader known,
+     * the engine threw at once) turned into {@link NotSubmitted}: its publishes were certainly not applied.
      */
-    private CompletableFuture<byte[]> submit(byte[] entry, boolean resendable) {
-        if (group.leader() == null) {
-            return CompletableFuture.failedFuture(new NotSubmitted("no leader known to " + settings.nodeName()));
-        }
-        CompletableFuture<byte[]> f = group.submit(entry, resendable);
+    static CompletableFuture<byte[]> submitted(CompletableFuture<byte[]> f) {
         if (f.isCompletedExceptionally()) { // the engine refused it in the call itself
             return f.handle((bytes, e) -> {
                 throw new NotSubmitted(String.valueOf(e));
@@ -199,7 +194,7 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /** An entry the engine refused before it was logged anywhere. */
-    private static final class NotSubmitted extends RuntimeException {
+    static final class NotSubmitted extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         NotSubmitted(String why) {
@@ -209,10 +204,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** This node's view of the cluster now. Any thread, without waiting. */
     public ClusterStatus status() {
-        String leader = group.leader();
-        List<String> members = settings.members().stream().map(ClusterSettings.Member::name).toList();
-        return new ClusterStatus(settings.nodeName(), leader, group.term(), leader != null, watch.isReady(),
-                members, group.view(), group.commitIndex(), group.lastAppended(), batcher.queued(), group.snapshots());
+        return engine.status();
     }
 
     /** This node's configuration. */
@@ -226,8 +218,6 @@ public final class ClusterNode implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        watch.close();
-        batcher.close();
-        group.close();
+        engine.close();
     }
 }

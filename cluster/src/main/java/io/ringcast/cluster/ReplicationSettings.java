@@ -21,11 +21,32 @@ import java.util.Objects;
  *                             here, before it is answered as timed out ({@code cluster.replicationTimeoutMs})
  * @param snapshotLogBytes     log bytes after which a node snapshots its state and truncates its log
  *                             ({@code cluster.snapshotLogBytes})
+ * @param engine               the consensus engine ({@code cluster.engine})
+ * @param groups               Raft groups the topics are spread over ({@code cluster.groups}); 1 on jgroups
  */
 public record ReplicationSettings(Path dataDir, boolean commitFsync, long failureDetectionMs, long voteTimeoutMs,
-                                  long replicationTimeoutMs, long snapshotLogBytes) {
+                                  long replicationTimeoutMs, long snapshotLogBytes, Engine engine, int groups) {
+
+    /** The consensus engines a cluster can run on. */
+    public enum Engine {
+        /** jgroups-raft 1.1.4: one group, with the workarounds of docs/upstream/jgroups-raft.md. */
+        JGROUPS,
+        /** Apache Ratis: {@code groups} groups, leaders spread by priority. */
+        RATIS
+    }
+
+    /** On jgroups-raft, one group. */
+    public ReplicationSettings(Path dataDir, boolean commitFsync, long failureDetectionMs, long voteTimeoutMs,
+                               long replicationTimeoutMs, long snapshotLogBytes) {
+        this(dataDir, commitFsync, failureDetectionMs, voteTimeoutMs, replicationTimeoutMs, snapshotLogBytes,
+                Engine.JGROUPS, 1);
+    }
 
     public ReplicationSettings {
+        Objects.requireNonNull(engine, "engine");
+        if (groups < 1 || (engine == Engine.JGROUPS && groups != 1)) {
+            throw new IllegalArgumentException("groups " + groups + ": 1 at least, and 1 on jgroups");
+        }
         Objects.requireNonNull(dataDir, "dataDir");
         if (failureDetectionMs < 4 || voteTimeoutMs < 1 || replicationTimeoutMs < 1 || snapshotLogBytes < 1) {
             throw new IllegalArgumentException("failureDetectionMs " + failureDetectionMs + " (4 at least), voteTimeoutMs "

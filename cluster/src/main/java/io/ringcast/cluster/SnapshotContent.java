@@ -3,6 +3,7 @@ package io.ringcast.cluster;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
+import java.util.function.Predicate;
 
 /**
  * The node's own part of a group's snapshot: what the group's state machine does not keep itself
@@ -29,6 +30,15 @@ public interface SnapshotContent {
         public void read(DataInput in) {
         }
     };
+
+    /**
+     * The part of this content that concerns the topics {@code inGroup} accepts: what a group's
+     * snapshot holds when the topics are spread over several groups. {@link #read} then replaces
+     * those topics only. The default serves a content of no topics of its own.
+     */
+    default SnapshotContent ofTopics(Predicate<String> inGroup) {
+        return this;
+    }
 
     /** Writes the node's part, after the state machine's own. */
     void write(DataOutput out) throws IOException;

@@ -275,39 +275,4 @@ class ClusterNodeTest {
     private static void await(BooleanSupplier condition, Supplier<String> what) {
         Await.until(condition, Duration.ofSeconds(30), Duration.ofMillis(20), what);
     }
-
-    /** What one node applied, per topic, in order. */
-    private static final class RecordingSink implements UpdateSink {
-        private final Map<String, List<Long>> sequences = new ConcurrentHashMap<>();
-        private final Map<String, List<String>> values = new ConcurrentHashMap<>();
-        private volatile int count;
-
-        @Override
-        public synchronized void apply(String path, long topicSequence, byte[] value) {
-            sequences.computeIfAbsent(path, p -> new ArrayList<>()).add(topicSequence);
-            values.computeIfAbsent(path, p -> new ArrayList<>()).add(new String(value, StandardCharsets.UTF_8));
-            count++;
-        }
-
-        int count() {
-            return count;
-        }
-
-        synchronized boolean has(String path, long sequence) {
-            List<Long> applied = sequences.get(path);
-            return applied != null && applied.contains(sequence);
-        }
-
-        synchronized Map<String, List<Long>> sequences() {
-            Map<String, List<Long>> copy = new java.util.TreeMap<>();
-            sequences.forEach((k, v) -> copy.put(k, List.copyOf(v)));
-            return copy;
-        }
-
-        synchronized Map<String, List<String>> values() {
-            Map<String, List<String>> copy = new java.util.TreeMap<>();
-            values.forEach((k, v) -> copy.put(k, List.copyOf(v)));
-            return copy;
-        }
-    }
 }

@@ -1,0 +1,90 @@
+package io.ringcast.cluster;
+
+import io.ringcast.cluster.internal.BarrierLog;
+import io.ringcast.cluster.internal.LoggedPublish;
+import io.ringcast.cluster.internal.PublishBatcher;
+import io.ringcast.cluster.internal.RaftGroup;
+import io.ringcast.cluster.internal.RaftSettings;
+import io.ringcast.cluster.internal.TopicLog;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The cluster on jgroups-raft ({@code cluster.engine: jgroups}): one Raft group ({@link RaftGroup})
+ * whose leader sequences every topic, with the workarounds of docs/upstream/jgroups-raft.md.
+ * See {@link ClusterNode} for the contract.
+ */
+final class JGroupsEngine implements ClusterNode.Engine {
+    private final ClusterSettings settings;
+    private final RaftGroup group;
+    private final PublishBatcher batcher;
+    private final LeaderWatch watch;
+
+    JGroupsEngine(ClusterSettings settings, RaftSettings raft, UpdateSink sink, SnapshotContent content) {
+        this.settings = settings;
+        String name = ClusterNode.groupName(0);
+        this.batcher = new PublishBatcher(this::submit, ClusterNode.PUBLISHES_PER_ENTRY, ClusterNode.ENTRIES_IN_FLIGHT,
+                ClusterNode.QUEUE_CAPACITY, name, raft.submitTimeoutMs());
+        // each entry's ordinal, once applied here, lets the batcher answer the publishes of that entry
+        TopicLog log = new TopicLog(sink, content, settings.maxTopics(), settings.maxPublishers(), batcher::applied);
+        RaftGroup[] self = new RaftGroup[1];
+        this.group = new RaftGroup(settings, raft, name, new BarrierLog(log, () -> self[0].raft(),
+                raft.maxLogSizeBytes()));
+        self[0] = group;
+        this.watch = new LeaderWatch(group, raft.failureDetectionTimeoutMs());
+    }
+
+    @Override
+    public void start() throws Exception {
+        group.start();
+        batcher.start();
+        watch.start();
+    }
+
+    @Override
+    public CompletableFuture<Void> ready() {
+        return watch.ready();
+    }
+
+    @Override
+    public boolean hasRoom() {
+        return batcher.remaining() > ClusterNode.ROOM_RESERVE;
+    }
+
+    @Override
+    public boolean publish(LoggedPublish p, ClusterNode.PublishCallback callback) {
+        if (group.leader() == null || watch.leaderUnreachable()) {
+            callback.completed(PublishOutcome.NO_MAJORITY, 0, null);
+            return true;
+        }
+        return batcher.offer(p, (result, failure) -> ClusterNode.answer(result, failure, callback));
+    }
+
+    /** Hands an entry to the group ({@link ClusterNode#submitted}). Batcher thread. */
+    private CompletableFuture<byte[]> submit(byte[] entry, boolean resendable) {
+        if (group.leader() == null) {
+            return CompletableFuture.failedFuture(new ClusterNode.NotSubmitted("no leader known to "
+                    + settings.nodeName()));
+        }
+        return ClusterNode.submitted(group.submit(entry, resendable));
+    }
+
+    @Override
+    public ClusterStatus status() {
+        String leader = group.leader();
+        List<String> members = settings.members().stream().map(ClusterSettings.Member::name).toList();
+        ClusterStatus.Group g = new ClusterStatus.Group(group.group(), leader, group.term(), group.commitIndex(),
+                group.commitIndex(), group.lastAppended(), batcher.queued(), group.snapshots());
+        return new ClusterStatus(settings.nodeName(), leader, group.term(), leader != null, watch.isReady(),
+                members, group.view(), group.commitIndex(), group.lastAppended(), batcher.queued(), group.snapshots(),
+                "jgroups", List.of(g));
+    }
+
+    @Override
+    public void close() {
+        watch.close();
+        batcher.close();
+        group.close();
+    }
+}

@@ -1,0 +1,176 @@
+package io.ringcast.cluster.internal.ratis;
+
+import io.ringcast.cluster.internal.TopicLog;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One Raft group's state machine under Apache Ratis: the group's {@link TopicLog} (which decides
+ * every publish from the log alone), with Ratis's snapshot files around it. Ratis applies committed
+ * entries, takes snapshots and installs them on its state machine updater thread, one per group:
+ * {@link TopicLog}'s single thread. Replication and commits go on on Ratis's other threads meanwhile,
+ * so a snapshot holds up this group's applies (and so its acks), never another group's or the log.
+ *
+ * <p>A snapshot is one file, {@code snapshot.TERM_INDEX} in the group's state machine directory
+ * ({@link SimpleStateMachineStorage}), with its MD5 beside it: the {@link TopicLog}'s own part then
+ * the node's ({@code SnapshotContent}, this group's topics only). Ratis sends it whole to a follower
+ * that is behind the leader's purged log; the follower's {@link #reinitialize} loads it.
+ *
+ * <p>Thread contract: {@link #applyTransaction}, {@link #takeSnapshot}, {@link #initialize} and
+ * {@link #reinitialize} on the group's updater thread (Ratis calls {@code initialize} on a starting
+ * thread before the updater runs); {@link #query} on any thread, reading only {@link #applied}.
+ */
+public final class TopicLogStateMachine extends BaseStateMachine {
+    private static final Logger log = LoggerFactory.getLogger(TopicLogStateMachine.class);
+
+    private final TopicLog topicLog;
+    private final String name;
+    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    /** {@link TopicLog#appliedEntries()} after the last apply or load, for {@link #query} on other threads. */
+    private volatile long applied;
+    private volatile int snapshots;
+    private volatile long lastSnapshotBytes;
+    private volatile long lastSnapshotMs;
+
+    public TopicLogStateMachine(TopicLog topicLog, String name) {
+        this.topicLog = topicLog;
+        this.name = name;
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+        super.initialize(server, groupId, raftStorage);
+        storage.init(raftStorage);
+        load(storage.loadLatestSnapshot());
+    }
+
+    @Override
+    public void reinitialize() throws IOException {
+        load(storage.loadLatestSnapshot());
+    }
+
+    @Override
+    public SimpleStateMachineStorage getStateMachineStorage() {
+        return storage;
+    }
+
+    /** Applies one committed entry: the {@link TopicLog}'s response is the reply to whoever submitted it. */
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto entry = trx.getLogEntry();
+        ByteString data = entry.getStateMachineLogEntry().getLogData();
+        byte[] bytes = data.toByteArray();
+        byte[] response = topicLog.apply(bytes, 0, bytes.length, true);
+        applied = topicLog.appliedEntries();
+        updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+        return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(response)));
+    }
+
+    /**
+     * Answers a read: the count of entries this node's log has applied (8 bytes), what a node that
+     * joins waits for on its own log before it serves clients. Ratis sends reads to the leader.
+     */
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        byte[] answer = ByteBuffer.allocate(Long.BYTES).putLong(applied).array();
+        return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(answer)));
+    }
+
+    /** The count a {@link #query} answered with. */
+    static long appliedFrom(Message reply) {
+        return reply.getContent().asReadOnlyByteBuffer().getLong();
+    }
+
+    /** Entries this node's log applied so far ({@link TopicLog#appliedEntries()}). Any thread. */
+    public long applied() {
+        return applied;
+    }
+
+    public int snapshots() {
+        return snapshots;
+    }
+
+    public long lastSnapshotBytes() {
+        return lastSnapshotBytes;
+    }
+
+    public long lastSnapshotMs() {
+        return lastSnapshotMs;
+    }
+
+    /**
+     * Writes the state as of the last entry applied into a new snapshot file (through a temporary
+     * file, so a crash leaves no half snapshot under the real name) and returns its index.
+     */
+    @Override
+    public long takeSnapshot() throws IOException {
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() < 0) {
+            return -1;
+        }
+        long start = System.nanoTime();
+        File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+        File tmp = new File(file.getParentFile(), file.getName() + ".tmp");
+        try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp.toPath()),
+                1 << 16))) {
+            topicLog.writeContentTo(out);
+        }
+        Files.move(tmp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE);
+        FileInfo info = new FileInfo(file.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(file));
+        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(info, last));
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        snapshots++;
+        lastSnapshotBytes = file.length();
+        lastSnapshotMs = ms;
+        log.info("cluster {}: snapshot of {} bytes at index {} written in {} ms", name, file.length(), last.getIndex(),
+                ms);
+        return last.getIndex();
+    }
+
+    /** Loads a snapshot file (checked against its MD5) into the {@link TopicLog}; none: nothing to do. */
+    private void load(SingleFileSnapshotInfo snapshot) throws IOException {
+        if (snapshot == null) {
+            return;
+        }
+        File file = snapshot.getFile().getPath().toFile();
+        if (!file.exists()) {
+            log.warn("cluster {}: snapshot file {} is missing", name, file);
+            return;
+        }
+        if (snapshot.getFile().getFileDigest() != null) {
+            MD5FileUtil.verifySavedMD5(file, snapshot.getFile().getFileDigest());
+        }
+        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file.toPath()),
+                1 << 16))) {
+            topicLog.readContentFrom(in);
+        }
+        applied = topicLog.appliedEntries();
+        updateLastAppliedTermIndex(snapshot.getTerm(), snapshot.getIndex());
+        log.info("cluster {}: loaded snapshot {} ({} entries applied)", name, file.getName(), applied);
+    }
+}

@@ -1,0 +1,266 @@
+package io.ringcast.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringcast.testkit.Await;
+import io.ringcast.testkit.FreePorts;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Three nodes in one JVM on the engine {@code ratis}, six groups, each node on its own loopback
+ * address: the groups' leaders are spread two a node (leadership transfers), and move back after a
+ * node returns; every
+ * acked publish reaches every node, each topic numbered alike and without gaps; a node that leaves
+ * pauses only the groups it led; a node restarted from its data directory (and the snapshot it
+ * took when it stopped), or down while the others snapshotted, catches up; a publish sent again is
+ * applied once. (Whether the second catches up from the leader's snapshot or from its log depends
+ * on whether the log's segment was purged: these entries fit one segment, so from the log.)
+ */
+@Timeout(120)
+class RatisClusterNodeTest {
+    private static final String PRINCIPAL = "alice";
+    private static final int GROUPS = 6;
+    @TempDir
+    Path data;
+    private final List<ClusterNode> nodes = new ArrayList<>();
+    private final List<RecordingSink> sinks = new ArrayList<>();
+    private final List<ClusterSettings.Member> members = new ArrayList<>();
+    private static final long NO_MAJORITY_RETRIES_MS = 10_000;
+    private long snapshotLogBytes = 16L << 20;
+
+    @AfterEach
+    void stop() {
+        nodes.forEach(n -> {
+            if (n != null) {
+                n.close();
+            }
+        });
+    }
+
+    @Test
+    void theGroupsLeadersAreSpreadOverTheNodes() throws Exception {
+        startCluster(3);
+        awaitLeadersSpread();
+        ClusterStatus status = nodes.get(1).status();
+        assertThat(status.engine()).isEqualTo("ratis");
+        assertThat(status.groups()).hasSize(GROUPS);
+        assertThat(status.majority()).isTrue();
+        assertThat(status.ready()).isTrue();
+    }
+
+    @Test
+    void everyAckedPublishReachesEveryNodeNumberedAlike() throws Exception {
+        startCluster(3);
+        awaitLeadersSpread(); // a transfer under way refuses publishes with NO_MAJORITY, as an election does
+        List<CompletableFuture<Long>> acks = publishRoundRobin(600, 30, "a");
+        for (CompletableFuture<Long> ack : acks) {
+            assertThat(ack.get(20, TimeUnit.SECONDS)).isPositive();
+        }
+        awaitAllHave(600);
+        assertSameGapFreeStreams();
+    }
+
+    @Test
+    void aPublishSentAgainIsAppliedOnceAndAnsweredWithItsFirstSequence() throws Exception {
+        startCluster(3);
+        awaitLeadersSpread();
+        long first = publish(0, "dup/x", "one", 7, 1, false).get(20, TimeUnit.SECONDS);
+        long again = publish(2, "dup/x", "one", 7, 1, true).get(20, TimeUnit.SECONDS);
+        assertThat(again).isEqualTo(first);
+        awaitAllHave(1);
+    }
+
+    @Test
+    void aNodeThatLeavesPausesOnlyTheGroupsItLedAndTheLeadersMoveBackWhenItReturns() throws Exception {
+        startCluster(3);
+        awaitLeadersSpread();
+        publishRoundRobin(90, 30, "before").forEach(CompletableFuture::join);
+        nodes.get(0).close(); // n1 leads g0 and g3
+        nodes.set(0, null);
+        // topics of the groups n2 and n3 lead are acked at once, through them
+        Map<Integer, String> topicOf = topicPerGroup("during");
+        for (int g = 0; g < GROUPS; g++) {
+            if (g % 3 != 0) {
+                long start = System.nanoTime();
+                publish(1 + g % 2, topicOf.get(g), "v", 0, 0, false).get(5, TimeUnit.SECONDS);
+                assertThat((System.nanoTime() - start) / 1_000_000).as("ack of %s in g%d, led by a live node",
+                        topicOf.get(g), g).isLessThan(1500);
+            }
+        }
+        // n1's groups elect another leader among n2 and n3, then take publishes again
+        await(() -> nodes.get(1).status().groups().stream().allMatch(s -> s.leader() != null && !s.leader().equals("n1")),
+                () -> "n1's groups have new leaders: " + nodes.get(1).status().groups());
+        List<CompletableFuture<Long>> after = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            after.add(publish(1 + i % 2, "after/" + (i % 30), "v" + i, 0, 0, false));
+        }
+        after.forEach(CompletableFuture::join);
+        startNode(0);
+        nodes.get(0).ready().get(30, TimeUnit.SECONDS);
+        awaitLeadersSpread();
+        // n1 stopped with a snapshot of each group (so its new sink has only what came after): the
+        // topics' last sequences tell that it caught up
+        await(() -> sinks.get(1).sequences().keySet().stream().filter(t -> !t.startsWith("before/"))
+                        .allMatch(t -> sinks.get(0).last(t) == sinks.get(1).last(t)),
+                () -> "n1 caught up: " + sinks.get(0).sequences() + " against n2's " + sinks.get(1).sequences());
+    }
+
+    @Test
+    void aNodeThatWasDownWhileTheOthersSnapshottedCatchesUp() throws Exception {
+        snapshotLogBytes = 1; // a snapshot every 1,024 entries (Ratis counts entries), then the log is purged
+        startCluster(3);
+        nodes.get(2).close();
+        nodes.set(2, null);
+        // one publish per entry, each acked before the next goes, all to one group: past both live
+        // nodes' thresholds (1,024 entries on n1, a tenth more on n2)
+        String topic = topicPerGroup("snap").get(0);
+        for (int i = 0; i < 1_300; i++) {
+            publish(i % 2, topic, "v" + i, 0, 0, false).get(20, TimeUnit.SECONDS);
+        }
+        await(() -> nodes.get(0).status().groups().get(0).snapshots() > 0
+                        && nodes.get(1).status().groups().get(0).snapshots() > 0,
+                () -> "the two live nodes snapshotted: " + nodes.get(0).status() + " " + nodes.get(1).status());
+        startNode(2);
+        nodes.get(2).ready().get(60, TimeUnit.SECONDS);
+        publish(2, topic, "last", 0, 0, false).get(20, TimeUnit.SECONDS);
+        await(() -> sinks.get(2).last(topic) == 1_301 && sinks.get(0).last(topic) == 1_301,
+                () -> "every node has " + topic + "'s sequence 1,301: " + sinks.get(0).last(topic) + ", "
+                        + sinks.get(2).last(topic));
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** One topic of each group, named {@code prefix/N}. */
+    private static Map<Integer, String> topicPerGroup(String prefix) {
+        Map<Integer, String> topics = new HashMap<>();
+        for (int i = 0; topics.size() < GROUPS; i++) {
+            topics.putIfAbsent(ClusterNode.groupOf(prefix + "/" + i, GROUPS), prefix + "/" + i);
+        }
+        return topics;
+    }
+
+    private void awaitLeadersSpread() {
+        await(() -> {
+            for (ClusterNode node : nodes) {
+                if (node == null) {
+                    continue;
+                }
+                List<ClusterStatus.Group> groups = node.status().groups();
+                for (int g = 0; g < GROUPS; g++) {
+                    if (!("n" + (g % 3 + 1)).equals(groups.get(g).leader())) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }, () -> "group g leads on n(g mod 3 + 1): " + nodes.get(1).status().groups());
+    }
+
+    private void startCluster(int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            members.add(new ClusterSettings.Member("n" + (i + 1), "127.0.0." + (11 + i), FreePorts.pick()));
+        }
+        for (int i = 0; i < n; i++) {
+            nodes.add(null);
+            sinks.add(null);
+            startNode(i);
+        }
+        for (ClusterNode node : nodes) {
+            node.ready().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Starts node i (again) with a new sink and its data directory, fsync off (tests need no durability). */
+    private void startNode(int i) throws Exception {
+        RecordingSink sink = new RecordingSink();
+        ReplicationSettings replication = new ReplicationSettings(data.resolve("n" + (i + 1)), false, 1000, 500, 5000,
+                snapshotLogBytes, ReplicationSettings.Engine.RATIS, GROUPS);
+        ClusterNode node = new ClusterNode(new ClusterSettings("n" + (i + 1), members, 10_000, 1000), replication, sink,
+                SnapshotContent.NONE);
+        node.start();
+        nodes.set(i, node);
+        sinks.set(i, sink);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private List<CompletableFuture<Long>> publishRoundRobin(int count, int topics, String prefix) {
+        List<CompletableFuture<Long>> acks = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            acks.add(publish(i % nodes.size(), prefix + "/" + (i % topics), "v" + i, 0, 0, false));
+        }
+        return acks;
+    }
+
+    /**
+     * Publishes through node {@code via}; one refused {@code NO_MAJORITY} (not submitted: an election
+     * or a leadership transfer under way, which a loaded machine can bring about at any time) is sent
+     * again, as the clients do, until {@link #NO_MAJORITY_RETRIES_MS}.
+     */
+    private CompletableFuture<Long> publish(int via, String path, String value, long publisherId, int correlationId,
+                                            boolean republish) {
+        CompletableFuture<Long> ack = new CompletableFuture<>();
+        send(via, path, value, publisherId, correlationId, republish, ack, System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(NO_MAJORITY_RETRIES_MS));
+        return ack;
+    }
+
+    private void send(int via, String path, String value, long publisherId, int correlationId, boolean republish,
+                      CompletableFuture<Long> ack, long deadlineNs) {
+        boolean queued = nodes.get(via).publish(PRINCIPAL, publisherId, 0, 0, correlationId, republish, path,
+                bytes(value), (outcome, seq, firstPath) -> {
+                    if (outcome == PublishOutcome.ACKED) {
+                        ack.complete(seq);
+                    } else if (outcome == PublishOutcome.NO_MAJORITY && System.nanoTime() - deadlineNs < 0) {
+                        CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS).execute(() ->
+                                send(via, path, value, publisherId, correlationId, republish, ack, deadlineNs));
+                    } else {
+                        ack.completeExceptionally(new AssertionError(path + " " + value + ": " + outcome));
+                    }
+                });
+        if (!queued) {
+            ack.completeExceptionally(new AssertionError("no room for a publish of " + path));
+        }
+    }
+
+    private void awaitAllHave(int total) {
+        await(() -> sinks.stream().allMatch(s -> s.count() == total), () -> "every node applied " + total + ": "
+                + sinks.stream().map(RecordingSink::count).toList());
+    }
+
+    private void assertSameGapFreeStreams() {
+        Map<String, List<Long>> first = sinks.get(0).sequences();
+        first.forEach((path, seqs) -> {
+            for (int i = 0; i < seqs.size(); i++) {
+                assertThat(seqs.get(i)).as(path + " update " + i).isEqualTo(i + 1L);
+            }
+        });
+        for (RecordingSink s : sinks) {
+            assertThat(s.sequences()).isEqualTo(first);
+            assertThat(s.values()).isEqualTo(sinks.get(0).values());
+        }
+    }
+
+    private static void await(BooleanSupplier condition, Supplier<String> what) {
+        Await.until(condition, Duration.ofSeconds(30), Duration.ofMillis(20), what);
+    }
+}
