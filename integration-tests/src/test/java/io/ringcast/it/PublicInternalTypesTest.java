@@ -39,6 +39,8 @@ class PublicInternalTypesTest {
             Map.entry("io.ringcast.cluster.internal.RaftSettings", "cluster: ClusterNode derives it from ReplicationSettings"),
             Map.entry("io.ringcast.cluster.internal.RaftStack", "cluster: ClusterSettings names its port offset"),
             Map.entry("io.ringcast.cluster.internal.TopicLog", "cluster: ClusterNode's state machine"),
+            Map.entry("io.ringcast.cluster.internal.ratis.RatisGroups", "cluster: RatisEngine runs the Ratis groups through it"),
+            Map.entry("io.ringcast.cluster.internal.ratis.TopicLogStateMachine", "cluster: RatisEngine gives one to each Ratis group"),
             Map.entry("io.ringcast.server.internal.FanOutHarness", "benchmark: FanOutBenchmark drives the fan-out without sockets"),
             Map.entry("io.ringcast.server.internal.FatalErrors", "server: Main names its exit status"),
             Map.entry("io.ringcast.server.internal.NodeRuntime", "server: RingcastServer starts and stops it"),
