@@ -29,6 +29,11 @@ final class ClusterRules {
         between("cluster.failureDetectionMs", cluster.failureDetectionMs(), 200, 60_000);
         between("cluster.voteTimeoutMs", cluster.voteTimeoutMs(), 100, 60_000);
         between("cluster.snapshotLogBytes", cluster.snapshotLogBytes(), 64 * 1024, 1L << 30);
+        if (!cluster.engine().equals("jgroups") && !cluster.engine().equals("ratis")) {
+            throw new ConfigException("cluster.engine", "key 'cluster.engine' must be 'jgroups' or 'ratis', got "
+                    + ConfigText.quote(cluster.engine()));
+        }
+        between("cluster.groups", cluster.groups(), 0, 256); // jgroups runs one group whatever it says (logged)
         if (!cluster.dataDir().isEmpty() && cluster.dataDir().isBlank()) {
             throw new ConfigException("cluster.dataDir", "key 'cluster.dataDir' must be a directory path, or empty "
                     + "for data/<nodeName>, got " + ConfigText.quote(cluster.dataDir()));

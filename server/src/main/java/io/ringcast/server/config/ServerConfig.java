@@ -331,15 +331,26 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      *                             at least (also twice the last snapshot's bytes)
      * @param members              every node of the cluster, this one included; a majority of them must
      *                             hold an entry for it to be committed
+     * @param engine               the consensus engine: {@code jgroups} (one group) or {@code ratis}
+     * @param groups               Raft groups the topics are spread over on {@code ratis}; 0 for one per member
      */
     public record Cluster(boolean enabled, String nodeName, String dataDir, boolean commitFsync,
                           long replicationTimeoutMs, long failureDetectionMs, long voteTimeoutMs,
-                          long snapshotLogBytes, List<Member> members) {
+                          long snapshotLogBytes, List<Member> members, String engine, int groups) {
 
         public Cluster {
             Objects.requireNonNull(nodeName, "nodeName");
             Objects.requireNonNull(dataDir, "dataDir");
+            Objects.requireNonNull(engine, "engine");
             members = List.copyOf(members);
+        }
+
+        /** {@code groups}, with 0 as one per member; always 1 on {@code jgroups}. */
+        public int groupsOrDefault() {
+            if (!"ratis".equals(engine)) {
+                return 1;
+            }
+            return groups == 0 ? Math.max(1, members.size()) : groups;
         }
 
         void validate() {

@@ -54,8 +54,14 @@ final class ClusterLink implements UpdateSink {
         // the log's bounds decide whether a publish is applied: the same on every node (docs/clustering.md)
         ClusterSettings settings = new ClusterSettings(c.nodeName(), members, limits.maxTopics(),
                 Math.max(1, limits.publisherLedgers()));
+        if (c.engine().equals("jgroups") && c.groups() > 1) {
+            log.warn("cluster: cluster.groups {} is not used: cluster.engine 'jgroups' runs one Raft group ('ratis' runs "
+                    + "several)", c.groups());
+        }
         ReplicationSettings replication = new ReplicationSettings(Path.of(c.dataDirOrDefault()), c.commitFsync(),
-                c.failureDetectionMs(), c.voteTimeoutMs(), c.replicationTimeoutMs(), c.snapshotLogBytes());
+                c.failureDetectionMs(), c.voteTimeoutMs(), c.replicationTimeoutMs(), c.snapshotLogBytes(),
+                c.engine().equals("ratis") ? ReplicationSettings.Engine.RATIS : ReplicationSettings.Engine.JGROUPS,
+                c.groupsOrDefault());
         ClusterNode cluster = new ClusterNode(settings, replication, new ClusterLink(limits.pathLimits(), inbound),
                 new TopicSnapshotContent(inbound, limits.pathLimits()));
         try {

@@ -1,6 +1,7 @@
 package io.ringcast.server.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
@@ -119,6 +120,14 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                     .put("snapshots", cs.snapshots());
             cs.members().forEach(cluster.putArray("members")::add);
             cs.view().forEach(cluster.putArray("view")::add);
+            cluster.put("engine", cs.engine());
+            ArrayNode groups = cluster.putArray("groups");
+            for (ClusterStatus.Group g : cs.groups()) {
+                groups.addObject().put("name", g.name()).put("leader", g.leader()).put("term", g.term())
+                        .put("commitIndex", g.commitIndex()).put("appliedIndex", g.appliedIndex())
+                        .put("lastAppended", g.lastAppended()).put("queuedPublishes", g.queuedPublishes())
+                        .put("snapshots", g.snapshots());
+            }
         }
         ByteBuf content = Unpooled.wrappedBuffer(JSON.writeValueAsBytes(body));
         FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, content);

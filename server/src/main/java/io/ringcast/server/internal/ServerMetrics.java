@@ -95,8 +95,11 @@ final class ServerMetrics {
                 () -> cluster.status().view().size());
         gauge("ringcast_cluster_majority", "1 when this node knows a Raft leader (publishes are committed), else 0.",
                 () -> cluster.status().majority() ? 1 : 0);
-        gauge("ringcast_cluster_leader", "1 when this node is the Raft leader, else 0.",
+        gauge("ringcast_cluster_leader", "1 when this node is the Raft leader (of the first group), else 0.",
                 () -> cluster.settings().nodeName().equals(cluster.status().leader()) ? 1 : 0);
+        gauge("ringcast_cluster_groups_led", "Raft groups this node leads now (of cluster.groups).",
+                () -> cluster.status().groups().stream().filter(g -> cluster.settings().nodeName().equals(g.leader()))
+                        .count());
         gauge("ringcast_cluster_term", "The Raft term this node knows.", () -> cluster.status().term());
         gauge("ringcast_cluster_commit_index", "Index of the last log entry this node knows committed (and has "
                 + "applied).", () -> cluster.status().commitIndex());

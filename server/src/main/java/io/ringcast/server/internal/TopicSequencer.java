@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * The single writer of the topic tree: the handler of the inbound ring, run by the
@@ -253,15 +254,26 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         try {
             if (request.isCapture()) {
                 ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
-                TopicStateFile.writeTo(new DataOutputStream(bytes), tree.all());
+                TopicStateFile.writeTo(new DataOutputStream(bytes), inGroup(request.inGroup));
                 request.answer(bytes.toByteArray());
             } else {
-                takeOver(request.topics, request.pathLimits);
+                takeOver(request.topics, request.pathLimits, request.inGroup);
                 request.answer(null);
             }
         } catch (IOException | RuntimeException e) {
             request.fail(e);
         }
+    }
+
+    /** The topics of one Raft group (a snapshot's), of every topic. */
+    private Iterable<Topic> inGroup(Predicate<String> inGroup) {
+        List<Topic> topics = new ArrayList<>();
+        for (Topic topic : tree.all()) {
+            if (inGroup.test(topic.path)) {
+                topics.add(topic);
+            }
+        }
+        return topics;
     }
 
     /** A topic the take-over gave a state, as it was before. */
@@ -281,12 +293,12 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
      * it anew from 1: its next update is applied rather than taken for one seen before. Its
      * subscribers are told of a gap without value. Logged, as is a topic the snapshot moves back.
      */
-    private void takeOver(List<TopicStateFile.SavedTopic> saved, PathLimits limits) {
+    private void takeOver(List<TopicStateFile.SavedTopic> saved, PathLimits limits, Predicate<String> inGroup) {
         Set<String> inSnapshot = new HashSet<>();
         for (TopicStateFile.SavedTopic t : saved) {
             inSnapshot.add(t.path());
         }
-        for (Topic topic : tree.all()) {
+        for (Topic topic : inGroup(inGroup)) {
             if (!inSnapshot.contains(topic.path) && topic.sequence != 0) {
                 log.warn("cluster snapshot: topic '{}' (sequence {}) is not in the snapshot taken over; emptied to "
                         + "sequence 0, as the log now numbers it anew", topic.path, topic.sequence);

@@ -11,6 +11,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * This node's part of the cluster's Raft snapshots: every topic's sequence, history and last value,
@@ -34,16 +35,29 @@ final class TopicSnapshotContent implements SnapshotContent {
 
     private final SequencerProxy inbound;
     private final PathLimits pathLimits;
+    /** The topics of the Raft group this content belongs to ({@link #ofTopics}); every topic by default. */
+    private final Predicate<String> inGroup;
 
     TopicSnapshotContent(SequencerProxy inbound, PathLimits pathLimits) {
-        this.inbound = inbound;
-        this.pathLimits = pathLimits;
+        this(inbound, pathLimits, path -> true);
     }
 
-    /** Captures every topic, on the sequencer thread, and writes them. Engine thread. */
+    private TopicSnapshotContent(SequencerProxy inbound, PathLimits pathLimits, Predicate<String> inGroup) {
+        this.inbound = inbound;
+        this.pathLimits = pathLimits;
+        this.inGroup = inGroup;
+    }
+
+    /** The content of one Raft group's snapshots: its topics are captured and taken over, the others left alone. */
+    @Override
+    public SnapshotContent ofTopics(Predicate<String> inGroup) {
+        return new TopicSnapshotContent(inbound, pathLimits, inGroup);
+    }
+
+    /** Captures the group's topics (every topic by default), on the sequencer thread, and writes them. Engine thread. */
     @Override
     public void write(DataOutput out) throws IOException {
-        TopicSnapshotRequest capture = TopicSnapshotRequest.capture();
+        TopicSnapshotRequest capture = TopicSnapshotRequest.capture(inGroup);
         inbound.snapshotTopics(capture);
         byte[] topics = capture.await();
         out.writeInt(topics.length);
@@ -60,7 +74,7 @@ final class TopicSnapshotContent implements SnapshotContent {
         } catch (IOException e) {
             throw new IOException("the snapshot's topics are damaged (" + e.getMessage() + "); none taken over", e);
         }
-        TopicSnapshotRequest takeOver = TopicSnapshotRequest.takeOver(topics, pathLimits);
+        TopicSnapshotRequest takeOver = TopicSnapshotRequest.takeOver(topics, pathLimits, inGroup);
         inbound.snapshotTopics(takeOver);
         takeOver.await();
     }

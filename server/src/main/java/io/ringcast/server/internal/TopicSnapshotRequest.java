@@ -5,6 +5,7 @@ import io.ringcast.protocol.PathLimits;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -18,21 +19,26 @@ final class TopicSnapshotRequest {
     final List<TopicStateFile.SavedTopic> topics;
     /** This node's path limits, for the topics taken over; null: capture. */
     final PathLimits pathLimits;
+    /** The topics concerned: a Raft group's (its snapshot holds those only), or every topic. */
+    final Predicate<String> inGroup;
     private final CompletableFuture<byte[]> answer = new CompletableFuture<>();
 
-    private TopicSnapshotRequest(List<TopicStateFile.SavedTopic> topics, PathLimits pathLimits) {
+    private TopicSnapshotRequest(List<TopicStateFile.SavedTopic> topics, PathLimits pathLimits,
+                                 Predicate<String> inGroup) {
         this.topics = topics;
         this.pathLimits = pathLimits;
+        this.inGroup = inGroup;
     }
 
-    /** Asks for every topic in {@link TopicStateFile}'s format. */
-    static TopicSnapshotRequest capture() {
-        return new TopicSnapshotRequest(null, null);
+    /** Asks for the topics {@code inGroup} accepts, in {@link TopicStateFile}'s format. */
+    static TopicSnapshotRequest capture(Predicate<String> inGroup) {
+        return new TopicSnapshotRequest(null, null, inGroup);
     }
 
-    /** Asks to replace this node's topics with {@code topics}. */
-    static TopicSnapshotRequest takeOver(List<TopicStateFile.SavedTopic> topics, PathLimits pathLimits) {
-        return new TopicSnapshotRequest(List.copyOf(topics), pathLimits);
+    /** Asks to replace this node's topics that {@code inGroup} accepts with {@code topics}. */
+    static TopicSnapshotRequest takeOver(List<TopicStateFile.SavedTopic> topics, PathLimits pathLimits,
+                                         Predicate<String> inGroup) {
+        return new TopicSnapshotRequest(List.copyOf(topics), pathLimits, inGroup);
     }
 
     boolean isCapture() {

@@ -197,7 +197,7 @@ class SequencerProxyTest {
 
     @Test
     void snapshotTopicsCarriesTheRequest() {
-        TopicSnapshotRequest capture = TopicSnapshotRequest.capture();
+        TopicSnapshotRequest capture = TopicSnapshotRequest.capture(path -> true);
         proxy.snapshotTopics(capture);
 
         InboundEvent e = published(0);

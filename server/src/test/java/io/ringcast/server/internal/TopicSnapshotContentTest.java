@@ -1,5 +1,6 @@
 package io.ringcast.server.internal;
 
+import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.protocol.MessageType;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.server.internal.ReceivedFrames.Received;
@@ -76,7 +77,7 @@ class TopicSnapshotContentTest {
         return onEngineThread(node, 1, () -> written(content));
     }
 
-    private static byte[] written(TopicSnapshotContent content) throws IOException {
+    private static byte[] written(SnapshotContent content) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         content.write(new DataOutputStream(bytes));
         return bytes.toByteArray();
@@ -316,8 +317,36 @@ class TopicSnapshotContentTest {
     }
 
     @Test
+    void aGroupsSnapshotHoldsItsTopicsAloneAndATakeOverLeavesTheOtherGroupsTopicsAsTheyWere() throws Exception {
+        EmbeddedNode leader = clusterNode();
+        applyAll(leader, "fx/eur", 1, 3);
+        applyAll(leader, "news/a", 1, 2);
+        SnapshotContent leaderFx = fxGroupOf(leader); // before the engine thread: it makes the node's inbound ring
+        byte[] snapshot = onEngineThread(leader, 1, () -> written(leaderFx));
+
+        EmbeddedNode follower = clusterNode();
+        applyAll(follower, "fx/eur", 1, 1);
+        applyAll(follower, "news/a", 1, 5); // another group's topic: further on here, and not in the snapshot
+        SnapshotContent followerFx = fxGroupOf(follower);
+        onEngineThread(follower, 1, () -> {
+            followerFx.read(new DataInputStream(new ByteArrayInputStream(snapshot)));
+            return null;
+        });
+
+        Session fresh = follower.session(0);
+        follower.subscribe(fresh, 1, "#");
+        assertThat(snapshots(follower.received(fresh))).extracting(Received::sequence, Received::text)
+                .containsExactlyInAnyOrder(tuple(3L, "fx/eur#3"), tuple(5L, "news/a#5"));
+    }
+
+    /** The node's content for a Raft group that holds the topics under {@code fx/}. */
+    private static SnapshotContent fxGroupOf(EmbeddedNode node) {
+        return contentOf(node).ofTopics(path -> path.startsWith("fx/"));
+    }
+
+    @Test
     void aRequestTheSequencerCouldNotAnswerFailsTheSnapshotWithItsCause() {
-        TopicSnapshotRequest capture = TopicSnapshotRequest.capture();
+        TopicSnapshotRequest capture = TopicSnapshotRequest.capture(path -> true);
         capture.fail(new IllegalStateException("out of frames"));
 
         assertThatThrownBy(capture::await).isInstanceOf(IOException.class)
