@@ -68,6 +68,9 @@ public final class ClusterNode implements AutoCloseable {
 
         ClusterStatus status();
 
+        /** The number of Raft groups the topics are spread over. */
+        int groups();
+
         void close();
     }
 
@@ -147,7 +150,9 @@ public final class ClusterNode implements AutoCloseable {
      *                      0 for none; with a publisher id, the log applies the session's publishes
      *                      only in the order of {@code sessionSequence}: one whose predecessor never
      *                      reached the log is answered {@link PublishOutcome#OUT_OF_ORDER}
-     * @param sessionSequence 1 for the session's first publish handed here, then one more each
+     * @param sessionSequence 1 for the session's first publish to this topic's group handed here,
+     *                      then one more each: each group's log keeps the order of the session's
+     *                      publishes it gets, and no order across groups
      * @param republish     whether it came as {@code REPUBLISH}
      * @param value         taken over by the cluster layer: the caller must not change it
      * @param callback      told once, unless this returns false
@@ -205,6 +210,15 @@ public final class ClusterNode implements AutoCloseable {
     /** This node's view of the cluster now. Any thread, without waiting. */
     public ClusterStatus status() {
         return engine.status();
+    }
+
+    /**
+     * The number of Raft groups the topics are spread over: a topic's group is
+     * {@link #groupOf groupOf(path, groups())}. A session's {@code sessionSequence} counts its
+     * publishes per group ({@link #publish}). Any thread.
+     */
+    public int groups() {
+        return engine.groups();
     }
 
     /** This node's configuration. */

@@ -82,6 +82,11 @@ final class JGroupsEngine implements ClusterNode.Engine {
     }
 
     @Override
+    public int groups() {
+        return 1;
+    }
+
+    @Override
     public void close() {
         watch.close();
         batcher.close();

@@ -48,6 +48,9 @@ final class RatisEngine implements ClusterNode.Engine {
     /** Per group: the leader's count of applied entries to reach, -1 until asked, -2 while asking. Watch thread. */
     private final long[] targets;
     private final String[] loggedLeaders;
+    /** Per group, when this node last saw it without a leader, 0 while it has one; any thread (a race only moves it a little). */
+    private final long[] leaderlessSinceNs;
+    private final long failureDetectionMs;
 
     RatisEngine(ClusterSettings settings, ReplicationSettings replication, UpdateSink sink, SnapshotContent content) {
         this.settings = settings;
@@ -68,6 +71,8 @@ final class RatisEngine implements ClusterNode.Engine {
         this.groups = new RatisGroups(settings, replication, stateMachines);
         this.targets = new long[n];
         this.loggedLeaders = new String[n];
+        this.leaderlessSinceNs = new long[n];
+        this.failureDetectionMs = replication.failureDetectionMs();
         java.util.Arrays.fill(targets, -1);
     }
 
@@ -84,6 +89,7 @@ final class RatisEngine implements ClusterNode.Engine {
             boolean all = true;
             for (int g = 0; g < targets.length; g++) {
                 String leader = groups.leader(g);
+                leaderless(g); // keeps the time without a leader current between publishes
                 if (!String.valueOf(leader).equals(loggedLeaders[g])) {
                     loggedLeaders[g] = String.valueOf(leader);
                     log.info("cluster {}: leader {} (term {})", ClusterNode.groupName(g),
@@ -101,7 +107,17 @@ final class RatisEngine implements ClusterNode.Engine {
                     int group = g;
                     targets[g] = -2;
                     // bounded: a read lost in the engine's client (seen: never answered) is asked again
-                    groups.leaderApplied(g).orTimeout(ASK_TIMEOUT_MS, TimeUnit.MILLISECONDS).whenComplete((applied, e) -> {
+                    CompletableFuture<Long> asked;
+                    try {
+                        asked = groups.leaderApplied(g);
+                    } catch (RuntimeException e) { // the engine refused in the call: asked again at the next check
+                        asked = CompletableFuture.failedFuture(e);
+                    }
+                    asked.orTimeout(ASK_TIMEOUT_MS, TimeUnit.MILLISECONDS).whenComplete((applied, e) -> {
+                        if (e != null) {
+                            log.info("cluster {}: asking the leader how far its log applied: {}; asking again",
+                                    ClusterNode.groupName(group), e.toString());
+                        }
                         if (!watch.isShutdown()) {
                             watch.execute(() -> targets[group] = e == null ? applied : -1);
                         }
@@ -117,12 +133,28 @@ final class RatisEngine implements ClusterNode.Engine {
         }
     }
 
+    /** Batcher thread: with no leader known yet, the group's client looks for one (an election, a transfer). */
     private CompletableFuture<byte[]> submit(int g, byte[] entry) {
-        if (groups.leader(g) == null) {
-            return CompletableFuture.failedFuture(new ClusterNode.NotSubmitted("no leader of "
-                    + ClusterNode.groupName(g) + " known to " + settings.nodeName()));
-        }
         return ClusterNode.submitted(groups.submit(g, entry));
+    }
+
+    /**
+     * Whether group {@code g} has had no leader this node knows of for longer than an election
+     * takes ({@code failureDetectionMs}): this node is cut off from the majority, or the majority
+     * is gone. A shorter gap (an election, a leadership transfer) is waited out: its publishes queue.
+     */
+    private boolean leaderless(int g) {
+        if (groups.leader(g) != null) {
+            leaderlessSinceNs[g] = 0;
+            return false;
+        }
+        long now = System.nanoTime();
+        long since = leaderlessSinceNs[g];
+        if (since == 0) {
+            leaderlessSinceNs[g] = now;
+            return false;
+        }
+        return now - since > TimeUnit.MILLISECONDS.toNanos(failureDetectionMs);
     }
 
     @Override
@@ -143,7 +175,7 @@ final class RatisEngine implements ClusterNode.Engine {
     @Override
     public boolean publish(LoggedPublish p, ClusterNode.PublishCallback callback) {
         int g = ClusterNode.groupOf(p.path(), batchers.size());
-        if (groups.leader(g) == null) {
+        if (leaderless(g)) {
             callback.completed(PublishOutcome.NO_MAJORITY, 0, null);
             return true;
         }
@@ -175,6 +207,11 @@ final class RatisEngine implements ClusterNode.Engine {
         return new ClusterStatus(settings.nodeName(), first.leader(), first.term(), majority,
                 ready.isDone() && !ready.isCompletedExceptionally(), members, List.copyOf(leaders),
                 first.commitIndex(), first.lastAppended(), queued, snapshots, "ratis", list);
+    }
+
+    @Override
+    public int groups() {
+        return batchers.size();
     }
 
     @Override

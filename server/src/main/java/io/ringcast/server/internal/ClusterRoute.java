@@ -66,8 +66,13 @@ final class ClusterRoute {
         // keyed by (principal, publisher id, correlation id) in the replicated ledger: a publish sent
         // again through any node is applied once
         String principal = session.permissions.who();
-        return cluster.publish(principal, session.publisherId, session.clusterSession,
-                ++session.clusterSessionSequence, correlationId, republish, path, value,
+        // each group's log orders the session's publishes it gets: their places count per group
+        if (session.clusterSessionSequences == null) {
+            session.clusterSessionSequences = new long[cluster.groups()];
+        }
+        long place = ++session.clusterSessionSequences[ClusterNode.groupOf(path, cluster.groups())];
+        return cluster.publish(principal, session.publisherId, session.clusterSession, place, correlationId,
+                republish, path, value,
                 (outcome, sequence, firstPath) -> {
                     if (outcome == PublishOutcome.ACKED) {
                         ack(session, correlationId, sequence);

@@ -58,8 +58,12 @@ final class Session {
      * it sent them ({@link ClusterRoute}); random, never 0.
      */
     final long clusterSession = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
-    /** Cluster: the publishes this session handed to the log so far, the last one's place. Event loop. */
-    long clusterSessionSequence;
+    /**
+     * Cluster: per Raft group, the publishes this session handed to that group's log so far, the
+     * last one's place (each group's log keeps the session's order among the publishes it gets);
+     * made at the first publish. Event loop.
+     */
+    long[] clusterSessionSequences;
     /** Written to during the current fan-out batch and not flushed yet. */
     boolean dirty;
     String clientName = "";

@@ -18,6 +18,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
@@ -78,6 +79,7 @@ public final class RatisGroups implements AutoCloseable {
     private final List<TopicLogStateMachine> stateMachines;
     private final RaftPeerId self;
     private final RaftProperties properties;
+    /** One client per group, replaced when it fails ({@link #viaClient}); written under this object's lock. */
     private final List<RaftClient> clients = new ArrayList<>();
     /** Names this node's submits to its own server (Ratis's retry cache keys on client id and call id). */
     private final ClientId localClient = ClientId.randomId();
@@ -182,10 +184,11 @@ public final class RatisGroups implements AutoCloseable {
 
     /**
      * The engine's settings from {@link ReplicationSettings} (docs/clustering.md says why each):
-     * elections after {@code failureDetectionMs / 2} to {@code failureDetectionMs} without a leader's
-     * heartbeat, with a pre-vote (a member that still hears its leader does not vote for another,
-     * and a member cut off cannot disrupt the others when it comes back); a leader that has not
-     * heard from a majority for {@code failureDetectionMs} steps down (check-quorum), so a node cut
+     * elections after {@code failureDetectionMs} to twice that without a leader's heartbeat (half
+     * of that lost heartbeats between JVMs starved of CPU: five nodes on two cores, starting), with
+     * a pre-vote (a member that still hears its leader does not vote for another, and a member cut
+     * off cannot disrupt the others when it comes back); a leader that has not heard from a
+     * majority for twice {@code failureDetectionMs} steps down (check-quorum), so a node cut
      * off from the majority refuses publishes instead of holding them; commit waits for fsync on a
      * majority unless {@code commitFsync} is off; snapshots every {@link #snapshotEntries} entries,
      * a tenth more for each member after the first so that the nodes do not all write one at once.
@@ -198,12 +201,12 @@ public final class RatisGroups implements AutoCloseable {
         NettyConfigKeys.Server.setPort(p, me.membershipPort());
         RaftServerConfigKeys.setStorageDir(p, List.of(replication.dataDir().resolve("ratis").toFile()));
         long fd = replication.failureDetectionMs();
-        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(Math.max(2, fd / 2), TimeUnit.MILLISECONDS));
-        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(Math.max(4, fd), TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(fd, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * fd, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(Math.max(1000, 3 * fd),
                 TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
-        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p, TimeDuration.valueOf(fd,
+        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p, TimeDuration.valueOf(2 * fd,
                 TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, !replication.commitFsync());
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("8MB"));
@@ -216,7 +219,9 @@ public final class RatisGroups implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p,
                 snapshotEntries(replication.snapshotLogBytes()) * (10 + index) / 10);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
-        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(Math.max(1000, 3 * fd),
+        // a reply slower than this closes the client's connection, failing every request on it: as
+        // long as a publish may wait
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(replication.replicationTimeoutMs(),
                 TimeUnit.MILLISECONDS));
         return p;
     }
@@ -254,18 +259,55 @@ public final class RatisGroups implements AutoCloseable {
                 }
             }
         }
-        for (RaftGroup g : groups) {
-            clients.add(RaftClient.newBuilder()
-                    .setProperties(properties)
-                    .setRaftGroup(g)
-                    .setClientId(ClientId.randomId())
-                    .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                            (int) Math.max(1, replication.replicationTimeoutMs() / CLIENT_RETRY_MS),
-                            TimeDuration.valueOf(CLIENT_RETRY_MS, TimeUnit.MILLISECONDS)))
-                    .build());
+        synchronized (this) {
+            for (int g = 0; g < groups.size(); g++) {
+                clients.add(newClient(g));
+            }
         }
         log.info("cluster: Ratis server {} on {}:{} with {} groups", self, cluster.self().host(),
                 cluster.self().membershipPort(), groups.size());
+    }
+
+    /** A group's client: it finds the leader, and sends again on a leader change, within {@code replicationTimeoutMs}. */
+    private RaftClient newClient(int g) {
+        RaftClient.Builder b = RaftClient.newBuilder()
+                .setProperties(properties)
+                .setRaftGroup(groups.get(g));
+        String leader = leader(g);
+        if (leader != null) {
+            // the leader this node knows: a client that guesses sends to another member first, whose
+            // NotLeaderException makes the client close its connection to that member, failing every
+            // other request it has on it
+            b.setLeaderId(RaftPeerId.valueOf(leader));
+        }
+        return b
+                .setClientId(ClientId.randomId())
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        (int) Math.max(1, replication.replicationTimeoutMs() / CLIENT_RETRY_MS),
+                        TimeDuration.valueOf(CLIENT_RETRY_MS, TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    private synchronized RaftClient client(int g) {
+        return clients.get(g);
+    }
+
+    /**
+     * Replaces group {@code g}'s client after one of its requests failed, unless that was done
+     * already. A Ratis client's ordered requests share a sliding window that, once one request
+     * has failed for good, fails every later request at once ({@code SlidingWindow.Client.fail}):
+     * the client is of no more use.
+     */
+    private synchronized void replaceClient(int g, RaftClient failed) {
+        if (clients.isEmpty() || clients.get(g) != failed) {
+            return;
+        }
+        clients.set(g, newClient(g));
+        try {
+            failed.close();
+        } catch (IOException e) {
+            log.debug("closing a failed Ratis client", e);
+        }
     }
 
     private int indexOf(RaftGroupId id) {
@@ -305,8 +347,9 @@ public final class RatisGroups implements AutoCloseable {
                     if (reply.isSuccess()) {
                         return CompletableFuture.completedFuture(reply.getMessage().getContent().toByteArray());
                     }
-                    if (reply.getNotLeaderException() != null) { // lost the leadership meanwhile: not logged
-                        return viaClient(g, message);
+                    if (reply.getNotLeaderException() != null // lost the leadership meanwhile: not logged
+                            || reply.getException() instanceof LeaderNotReadyException) { // elected, not ready yet
+                        return viaClient(g, message); // the client waits for a leader that takes it
                     }
                     throw new CompletionException(reply.getException());
                 });
@@ -318,9 +361,14 @@ public final class RatisGroups implements AutoCloseable {
     }
 
     private CompletableFuture<byte[]> viaClient(int g, Message message) {
-        return clients.get(g).async().send(message).thenApply(reply -> {
-            if (!reply.isSuccess()) {
-                throw new CompletionException(reply.getException());
+        RaftClient client = client(g);
+        // bounded here too: requests of a client whose connection was closed under them were seen
+        // never to complete (docs/clustering.md, "The next engine"), holding the batcher's entries
+        return client.async().send(message).orTimeout(replication.replicationTimeoutMs(), TimeUnit.MILLISECONDS)
+                .handle((reply, e) -> {
+            if (e != null || !reply.isSuccess()) {
+                replaceClient(g, client);
+                throw new CompletionException(e != null ? e : reply.getException());
             }
             return reply.getMessage().getContent().toByteArray();
         });
@@ -331,9 +379,12 @@ public final class RatisGroups implements AutoCloseable {
      * answers): a joining node has caught up on the group once its own log applied as many.
      */
     public CompletableFuture<Long> leaderApplied(int g) {
-        return clients.get(g).async().sendReadOnly(Message.EMPTY).thenApply(reply -> {
-            if (!reply.isSuccess()) {
-                throw new CompletionException(reply.getException());
+        // ordered, as the submits (Ratis's Netty client sends nothing unordered): one that fails replaces the client
+        RaftClient client = client(g);
+        return client.async().sendReadOnly(Message.EMPTY).handle((reply, e) -> {
+            if (e != null || !reply.isSuccess()) {
+                replaceClient(g, client);
+                throw new CompletionException(e != null ? e : reply.getException());
             }
             return TopicLogStateMachine.appliedFrom(reply.getMessage());
         });
@@ -397,14 +448,18 @@ public final class RatisGroups implements AutoCloseable {
     /** Stops the server and the clients (peers see this node gone). Idempotent. */
     @Override
     public void close() {
-        for (RaftClient c : clients) {
+        List<RaftClient> closing;
+        synchronized (this) {
+            closing = new ArrayList<>(clients);
+            clients.clear();
+        }
+        for (RaftClient c : closing) {
             try {
                 c.close();
             } catch (IOException e) {
                 log.debug("closing a Ratis client", e);
             }
         }
-        clients.clear();
         RaftServer s = server;
         server = null;
         if (s != null) {
