@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The local five-node Raft cluster against one node on the same workload, in one run on this
-# machine (docs/benchmarks.md, "Cluster on the Raft engine"). Results and a summary table:
+# machine (docs/benchmarks.md, "Cluster on the Raft engine"); or against a five-node NATS JetStream
+# (--vs-jetstream, docs/benchmarks-load.md). Results and a summary table:
 # benchmark/target/bench-cluster-<UTC time>/ (summary.md).
 #
-# Usage: scripts/bench-cluster.sh [--diffusion] [--no-single] [--no-kill] [--kill-after S]
+# Usage: scripts/bench-cluster.sh [--diffusion | --vs-jetstream [--rates R,...] [--kill-rate R] [--only SYSTEM]]
+#                                 [--no-single] [--no-kill] [--kill-after S]
 #                                 [load generator options, e.g. --rate 2000 --duration 30s]
 #   (default)    0. five nodes (scripts/cluster.sh, each with a fresh cluster.dataDir), the workload
 #                   for 25 s unmeasured: the five JVMs' JIT compilers take a core for a minute;
@@ -28,19 +30,44 @@
 #                test, where all 100,000 exist; each step's 1,000 subscriptions to '#' are then
 #                answered with every topic's name (TOPIC, about 20 B each: 2 MB per subscriber).
 #                The unmeasured first run: 45 s at 4x the first step's rate.
+#   --vs-jetstream  the five Ringcast nodes against five NATS JetStream servers (Debian's nats-server
+#                2.9, installed when missing: scripts/lib/jetstream.sh) on loopback beside them, both
+#                running all along, each measured with the same workload through the load generator
+#                (Ringcast: --target ringcast, the Java client's subscribers; JetStream: --target
+#                jetstream, the official NATS client's publishers and ordered-consumer subscribers):
+#                100 topics (subjects bench.t0000..) of 200 B, 5 publishers with acks and retries, 100
+#                subscribers on every topic spread over the nodes; JetStream's one stream in files, 5
+#                replicas, a publish acked once a majority stored it; the Ringcast nodes with
+#                cluster.commitFsync: false, since JetStream 2.9 cannot fsync each write either.
+#                0. an unmeasured run of each (Ringcast's JIT compilers; JetStream's stream made);
+#                1. at each rate of --rates (default 200,1000,2000,5000 publishes/s), a run of each, the
+#                   two in turn (JetStream first at the first rate, Ringcast first at the next...): 10 s
+#                   unmeasured, then --duration (default 60s) measured, the servers' CPU and memory too;
+#                2. at --kill-rate (default 1000/s), a run of each with its leader killed with SIGKILL
+#                   --kill-after s into the measured window (Ringcast's Raft leader named by /health,
+#                   JetStream's stream leader named by /jsz); last, since each leaves its cluster at four.
+#                Summary: both side by side per rate (ack and delivery p50/p99, acked/s, server CPU per
+#                delivery, RSS sum, the longest pause between acks), and the two kills' pauses.
+#                --only jetstream|ringcast: that system's half alone (the other's cluster not started).
 #   --no-single, --no-kill   leave out the one-node runs, or the kill.
 # Load generator options given here replace the workload's (e.g. --rate, --subscribers, --duration).
 # Environment: HEAP (each node's -Xmx, default 512m; 2g with --diffusion), SKIP_BUILD=1.
-# Needs the ports of config/cluster (8081-8085, 7801-7805 and their failure-detection ports) free.
+# Needs the ports of config/cluster (8081-8085, 7801-7805 and their failure-detection ports) free,
+# and with --vs-jetstream 4221-4225, 6221-6225 and 8221-8225.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/machine.sh
 . scripts/lib/machine.sh
+# shellcheck source=lib/jetstream.sh
+. scripts/lib/jetstream.sh
 
 mode=compare
 single=true
 kill_phase=true
 kill_after=5
+rates=200,1000,2000,5000
+kill_rate=1000
+only=
 # the Java client's subscribers: the kill needs them, since a lean subscriber that loses its node
 # fails the run instead of resuming on another (--subscriber-client lean for the runs without it)
 declare -A opt=([--subscribers]=100 [--topics]=100 [--payload-bytes]=200 [--rate]=5000 [--publishers]=4
@@ -49,6 +76,10 @@ declare -A given=()
 while [ $# -gt 0 ]; do
   case $1 in
     --diffusion) mode=diffusion; shift ;;
+    --vs-jetstream) mode=jetstream; shift ;;
+    --rates) rates=${2:?--rates needs rates, e.g. 200,1000}; shift 2 ;;
+    --kill-rate) kill_rate=${2:?--kill-rate needs a rate}; shift 2 ;;
+    --only) only=${2:?--only needs jetstream or ringcast}; shift 2 ;;
     --no-single) single=false; shift ;;
     --no-kill) kill_phase=false; shift ;;
     --kill-after) kill_after=${2:?--kill-after needs seconds}; shift 2 ;;
@@ -57,6 +88,18 @@ while [ $# -gt 0 ]; do
     *) echo "unknown argument: $1 (see the usage at the top of $0)"; exit 2 ;;
   esac
 done
+[[ $rates =~ ^[0-9]+(,[0-9]+)*$ && $kill_rate =~ ^[0-9]+$ ]] || { echo "--rates: rates per second, e.g. 200,1000"; exit 2; }
+# the systems measured: Ringcast always, JetStream beside it with --vs-jetstream (--only: one of them)
+with_ringcast=true
+with_jetstream=false
+[ "$mode" = jetstream ] && with_jetstream=true
+case $only in
+  '') ;;
+  jetstream|ringcast)
+    [ "$mode" = jetstream ] || { echo "--only goes with --vs-jetstream"; exit 2; }
+    [ "$only" = jetstream ] && with_ringcast=false || with_jetstream=false ;;
+  *) echo "--only: jetstream or ringcast, was '$only'"; exit 2 ;;
+esac
 features=
 if [ "$mode" = diffusion ]; then
   # every toggle off: no conflation, compression, deltas or cache; every update in order, none lost
@@ -72,6 +115,12 @@ if [ "$mode" = diffusion ]; then
   heap=${HEAP:-2g}
 else
   heap=${HEAP:-512m}
+fi
+if [ "$mode" = jetstream ]; then
+  # issue 28's workload: five publishers, 100 topics; a short warm-up, a minute measured
+  declare -A vs=([--publishers]=5 [--warmup]=10s [--duration]=60s)
+  for k in "${!vs[@]}"; do [ "${given[$k]:-}" ] || opt[$k]=${vs[$k]}; done
+  single=false
 fi
 # args [OPTION VALUE]...: the generator's options, one a line: the workload's with these replaced
 # (VALUE 'drop' leaves OPTION out)
@@ -96,6 +145,9 @@ if [ "$mode" = diffusion ]; then
   # every topic published once before anything is measured: one publisher goes round the topics in order
   mapfile -t fill < <(args --subscribers 0 --rate 5000 --warmup 0s --duration "$(( (${opt[--topics]} + 4999) / 5000 ))s" \
     --sweep-start drop --sweep-step drop --sweep-max drop)
+elif [ "$mode" = jetstream ]; then
+  # at the highest rate, as the default mode's at its one rate
+  mapfile -t jit_warmup < <(args --rate "$(tr , '\n' <<< "$rates" | sort -n | tail -1)" --warmup 5s --duration 20s)
 else
   mapfile -t jit_warmup < <(args --warmup 5s --duration 20s)
 fi
@@ -114,7 +166,7 @@ fi
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for port in 8081 8082 8083 8084 8085 7801 7802 7803 7804 7805; do
-  if port_in_use "$port"; then echo "port $port is in use (another cluster?): stop it first"; exit 3; fi
+  if $with_ringcast && port_in_use "$port"; then echo "port $port is in use (another cluster?): stop it first"; exit 3; fi
 done
 
 # the shipped node configs with the demo off, a fresh data directory each, the generator's
@@ -125,6 +177,15 @@ for n in 1 2 3 4 5; do
       -e "s|^  dataDir: \"\".*|  dataDir: \"$out/data/node-$n\"|" "config/cluster/node-$n.yaml" > "$out/config/node-$n.yaml"
   grep -q "dataDir: \"$out/data/node-$n\"" "$out/config/node-$n.yaml" || { echo "node-$n: no dataDir line to set"; exit 3; }
   printf "$open$features" >> "$out/config/node-$n.yaml"
+  if [ "$mode" = jetstream ]; then
+    # JetStream 2.9 cannot fsync each write (it syncs every 2 minutes): neither do the nodes it is set beside
+    if grep -q '^  commitFsync:' "$out/config/node-$n.yaml"; then
+      sed -i 's/^  commitFsync:.*/  commitFsync: false/' "$out/config/node-$n.yaml"
+    else
+      sed -i 's/^cluster:$/cluster:\n  commitFsync: false/' "$out/config/node-$n.yaml"
+    fi
+    grep -q '^  commitFsync: false' "$out/config/node-$n.yaml" || { echo "node-$n: no cluster section for commitFsync"; exit 3; }
+  fi
 done
 printf "server:\n  host: 127.0.0.1\n  port: 8081\nhistory:\n  length: 4096\n$open$features" > "$out/config/single.yaml"
 machine_info "bench-cluster $mode" > "$out/machine.txt"
@@ -160,13 +221,16 @@ bench() {
 node_metrics() {
   local n
   [ -d "$logs" ] || return 0
+  case $1 in *jetstream*) return 0 ;; esac # a run against JetStream: nothing of Ringcast's to read
   for n in 1 2 3 4 5; do
     curl -s --max-time 5 "http://127.0.0.1:808$n/metrics" 2>/dev/null \
       | grep -E '^ringcast_(errors_total|cluster_)' | sed "s/^/node-$n /" || true
   done > "$out/$1-metrics.txt"
 }
 
-# leader: the node the others name as the Raft leader, from the first /health that names one
+# leader: the node the others name as the Raft leader, from the first /health that names one. The
+# one place that reads it: a cluster of several Raft groups may name a leader per group, and then
+# this says which node the kill is for
 leader() {
   local n
   for n in 1 2 3 4 5; do
@@ -178,11 +242,46 @@ except Exception:
   done
   return 1
 }
+leader_pid() { cat "$logs/node-${1#node-}.pid"; } # NAME (node-N): its pid
 
-echo "== five nodes (heap $heap each)"
-HEAP=$heap CONFIG_DIR="$out/config" LOG_DIR="$logs" scripts/cluster.sh start
-trap stop_cluster EXIT
-LOG_DIR="$logs" scripts/cluster.sh status | tee "$out/cluster-status.txt"
+# kill_run NAME LEADER_FN PID_FN ARGS...: the generator run NAME with ARGS (and intervals of 100 ms),
+# and the node that LEADER_FN names (asked before the run: a node that is busy may take seconds to
+# answer under the load) killed with SIGKILL --kill-after s into the measured window; PID_FN NODE is
+# its pid. The kill's node, pid and time in NAME/kill.json
+kill_run() {
+  local name=$1 leader_fn=$2 pid_fn=$3; shift 3
+  local node pid kill_ms generator warmup_s code=0
+  node=$($leader_fn) || { echo "no node names a leader"; exit 3; }
+  machine_load before "$name"
+  java -jar "$bench_jar" "$@" --report-interval 100ms --out "$out/$name" > "$out/$name.txt" 2>&1 &
+  generator=$!
+  for _ in $(seq 1 1200); do
+    grep -q 'publishing' "$out/$name.txt" && break
+    kill -0 "$generator" 2>/dev/null || break
+    sleep 0.1 # polling the generator's report for the start of publishing
+  done
+  warmup_s=$(python3 -c "import re,sys; v=sys.argv[1]; m=re.fullmatch(r'(\d+)(ms|s|m)', v); \
+print(int(m[1]) / {'ms': 1000, 's': 1, 'm': 1 / 60}[m[2]])" "${opt[--warmup]}")
+  sleep "$(python3 -c "print($warmup_s + $kill_after)")" # the kill's moment in the measured window
+  pid=$($pid_fn "$node")
+  kill_ms=$(date +%s%3N)
+  kill -9 "$pid"
+  echo "killed $node (pid $pid) at $kill_ms ms"
+  mkdir -p "$out/$name"
+  printf '{"leader": "%s", "pid": %s, "killEpochMs": %s}\n' "$node" "$pid" "$kill_ms" > "$out/$name/kill.json"
+  wait "$generator" || code=$?
+  machine_load after "$name"
+  node_metrics "$name"
+  grep -v ' WARN ' "$out/$name.txt" | grep -v '^  interval' | tail -16
+  echo "   exit code $code"
+}
+
+trap 'stop_cluster; jetstream_stop' EXIT # each stops what it started, if anything
+if $with_ringcast; then
+  echo "== five nodes (heap $heap each)"
+  HEAP=$heap CONFIG_DIR="$out/config" LOG_DIR="$logs" scripts/cluster.sh start
+  LOG_DIR="$logs" scripts/cluster.sh status | tee "$out/cluster-status.txt"
+fi
 
 # measured: the runs NAME-p99-10ms and NAME-p99-100ms (--diffusion) or the run NAME against SERVERS
 measured() { # NAME SERVERS PIDS
@@ -194,40 +293,61 @@ measured() { # NAME SERVERS PIDS
   fi
 }
 
-[ "$mode" = diffusion ] && bench fill-cluster --servers "$servers" "${fill[@]}"
-bench jit-warmup-cluster --servers "$servers" "${jit_warmup[@]}"
-measured cluster "$servers" "$(node_pids)"
-
-if $kill_phase && [ "$mode" = compare ]; then
-  echo "== five nodes, the leader killed $kill_after s into the measured window"
-  # asked before the run: a node that is busy may take seconds to answer /health under the load
-  name=$(leader) || { echo "no node names a leader"; exit 3; }
-  machine_load before kill
-  java -jar "$bench_jar" --servers "$servers" "${workload[@]}" --report-interval 100ms --out "$out/kill" \
-    > "$out/kill.txt" 2>&1 &
-  generator=$!
-  for _ in $(seq 1 1200); do
-    grep -q 'publishing' "$out/kill.txt" && break
-    kill -0 "$generator" 2>/dev/null || break
-    sleep 0.1 # polling the generator's report for the start of publishing
+if [ "$mode" = jetstream ]; then
+  JS_DIR=$out/jetstream
+  if $with_jetstream; then
+    echo "== five NATS JetStream servers${only:+ (alone: --only $only)}"
+    jetstream_start
+  fi
+  js_servers=$(jetstream_servers)
+  # run SYSTEM NAME ARGS...: the generator run NAME against SYSTEM (ringcast or jetstream, when it is
+  # measured), its servers' pids measured
+  run() {
+    local system=$1 name=$2; shift 2
+    if [ "$system" = jetstream ]; then
+      $with_jetstream || return 0
+      bench "$name" --target jetstream --servers "$js_servers" --server-pids "$(jetstream_pids)" "$@"
+    else
+      $with_ringcast || return 0
+      bench "$name" --servers "$servers" --server-pids "$(node_pids)" "$@"
+    fi
+  }
+  run ringcast warmup-ringcast "${jit_warmup[@]}"
+  run jetstream warmup-jetstream "${jit_warmup[@]}"
+  i=0
+  for rate in ${rates//,/ }; do
+    mapfile -t point < <(args --rate "$rate")
+    # in turn, so that neither always runs on a machine the other has just warmed or loaded
+    if [ $((i % 2)) = 0 ]; then order="jetstream ringcast"; else order="ringcast jetstream"; fi
+    for system in $order; do run "$system" "$rate-$system" "${point[@]}"; done
+    i=$((i + 1))
   done
-  warmup_s=$(python3 -c "import re,sys; v=sys.argv[1]; m=re.fullmatch(r'(\d+)(ms|s|m)', v); \
-print(int(m[1]) / {'ms': 1000, 's': 1, 'm': 1 / 60}[m[2]])" "${opt[--warmup]}")
-  sleep "$(python3 -c "print($warmup_s + $kill_after)")" # the kill's moment in the measured window
-  n=${name#node-}
-  pid=$(cat "$logs/node-$n.pid")
-  kill_ms=$(date +%s%3N)
-  kill -9 "$pid"
-  echo "killed $name (pid $pid) at $kill_ms ms"
-  printf '{"leader": "%s", "pid": %s, "killEpochMs": %s}\n' "$name" "$pid" "$kill_ms" > "$out/kill/kill.json"
-  code=0
-  wait "$generator" || code=$?
-  machine_load after kill
-  node_metrics kill
-  grep -v ' WARN ' "$out/kill.txt" | grep -v '^  interval' | tail -14
-  echo "   exit code $code"
-  LOG_DIR="$logs" scripts/cluster.sh status | tee "$out/cluster-status-after-kill.txt"
-  grep -h 'LeaderWatch' "$logs"/node-*.log | sort > "$out/leader-changes.txt" || true
+  if $kill_phase; then
+    mapfile -t point < <(args --rate "$kill_rate")
+    if $with_jetstream; then
+      echo "== JetStream at $kill_rate/s, the stream's leader killed $kill_after s into the measured window"
+      kill_run kill-jetstream "jetstream_stream_leader $JS_STREAM" jetstream_pid \
+        --target jetstream --servers "$js_servers" "${point[@]}"
+    fi
+    if $with_ringcast; then
+      echo "== Ringcast at $kill_rate/s, the Raft leader killed $kill_after s into the measured window"
+      kill_run kill-ringcast leader leader_pid --servers "$servers" "${point[@]}"
+      LOG_DIR="$logs" scripts/cluster.sh status | tee "$out/cluster-status-after-kill.txt"
+      grep -h 'LeaderWatch' "$logs"/node-*.log | sort > "$out/leader-changes.txt" || true
+    fi
+  fi
+  jetstream_stop
+else
+  [ "$mode" = diffusion ] && bench fill-cluster --servers "$servers" "${fill[@]}"
+  bench jit-warmup-cluster --servers "$servers" "${jit_warmup[@]}"
+  measured cluster "$servers" "$(node_pids)"
+
+  if $kill_phase && [ "$mode" = compare ]; then
+    echo "== five nodes, the leader killed $kill_after s into the measured window"
+    kill_run kill leader leader_pid --servers "$servers" "${workload[@]}"
+    LOG_DIR="$logs" scripts/cluster.sh status | tee "$out/cluster-status-after-kill.txt"
+    grep -h 'LeaderWatch' "$logs"/node-*.log | sort > "$out/leader-changes.txt" || true
+  fi
 fi
 stop_cluster
 trap - EXIT

@@ -20,6 +20,8 @@ command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 [ -x "${CHROMEDRIVER_BIN:-/usr/bin/chromedriver}" ] || need_apt+=(chromium-driver)
 # the cluster fault suite cuts the network between nodes with iptables (scripts/cluster-faults.sh)
 command -v iptables >/dev/null 2>&1 || need_apt+=(iptables)
+# the load generator's JetStream target is tested against a real server (JetStreamLoadTest)
+command -v nats-server >/dev/null 2>&1 || need_apt+=(nats-server)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

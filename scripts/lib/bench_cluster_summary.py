@@ -1,6 +1,6 @@
 """The summary table of scripts/bench-cluster.sh, from the JSON files the load generator wrote.
 
-Usage: python3 scripts/lib/bench_cluster_summary.py compare|diffusion DIR   (prints Markdown)
+Usage: python3 scripts/lib/bench_cluster_summary.py compare|diffusion|jetstream DIR   (prints Markdown)
 """
 import csv
 import glob
@@ -64,9 +64,9 @@ HEADER = ("| run | publishes/s | deliveries/s | p50 ms | p99 ms | p99.9 ms | max
           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |")
 
 
-def silence(out, kill_ms):
-    """When no subscriber received anything after the kill, from the kill run's intervals."""
-    files = glob.glob(os.path.join(out, 'kill', '*-intervals.csv'))
+def silence(out, kill_ms, name='kill'):
+    """When no subscriber received anything after the kill, from the kill run NAME's intervals."""
+    files = glob.glob(os.path.join(out, name, '*-intervals.csv'))
     if not files:
         return 'no intervals'
     with open(files[0]) as f:
@@ -95,27 +95,93 @@ def compare(out):
                      f"{cluster['latencyMs']['p50']:.2f} against {single['latencyMs']['p50']:.2f} ms, p99 "
                      f"{cluster['latencyMs']['p99']:.2f} against {single['latencyMs']['p99']:.2f} ms")
     if kill:
-        k = load(os.path.join(out, 'kill', 'kill.json'))
-        p = kill['pauses']
-        ack_pause = (p['ackGapEndEpochMs'] - k['killEpochMs']) / 1000
-        delivery_pause = (p['deliveryGapEndEpochMs'] - k['killEpochMs']) / 1000
-        # answers already on their way still arrive just after the kill: the gap starts near it, not before it
-        began = (p['ackGapEndEpochMs'] - p['longestAckGapMs'] - k['killEpochMs']) / 1000
-        delivery_began = (p['deliveryGapEndEpochMs'] - p['longestDeliveryGapMs'] - k['killEpochMs']) / 1000
-        lines.append(f"- {k['leader']} (the leader) killed: every publisher acked again **{ack_pause:.2f} s** after the "
-                     f"kill (the slowest, publisher {p['ackGapPublisher']}, homed on node-{p['ackGapPublisher'] % 5 + 1}: "
-                     f"no ack from {began:+.2f} s{'' if abs(began) < 1 else ' (NOT at the kill)'}); goal: under 2 s")
-        lines.append(f"- deliveries, all subscribers together: {silence(out, k['killEpochMs'])}; the longest gap one "
-                     f"subscriber saw: {p['longestDeliveryGapMs'] / 1000:.2f} s from {delivery_began:+.2f} s to "
-                     f"{delivery_pause:+.2f} s (subscriber {p['deliveryGapSubscriber']})")
-        pub, cor = kill['publishes'], kill['correctness']
-        lines.append(f"- during the kill run: {pub['acked']:,} of {pub['issued']:,} publishes acked, failed after the "
-                     f"client's retries {pub.get('failedByReason') or {}}; of those, received all the same "
-                     f"{cor.get('unackedDelivered', 0):,} (late {cor.get('unackedLate', 0):,}), never "
-                     f"{cor.get('unackedMissed', 0):,} (deliveries summed over subscribers); acked values lost "
-                     f"{cor['lost']}, duplicated {cor['duplicated']}, out of order {cor['outOfOrder']}; "
-                     f"disconnects {cor['disconnects']}")
+        lines += kill_lines(out, 'kill', kill, lambda p: f"node-{p % 5 + 1}")
     return "\n".join(lines) + "\n"
+
+
+def kill_lines(out, name, kill, node_of_publisher, goal='; goal: under 2 s'):
+    """The bullets of the kill run NAME: when acks and deliveries resumed; what was acked, lost, late."""
+    k = load(os.path.join(out, name, 'kill.json'))
+    p = kill['pauses']
+    ack_pause = (p['ackGapEndEpochMs'] - k['killEpochMs']) / 1000
+    delivery_pause = (p['deliveryGapEndEpochMs'] - k['killEpochMs']) / 1000
+    # answers already on their way still arrive just after the kill: the gap starts near it, not before it
+    began = (p['ackGapEndEpochMs'] - p['longestAckGapMs'] - k['killEpochMs']) / 1000
+    delivery_began = (p['deliveryGapEndEpochMs'] - p['longestDeliveryGapMs'] - k['killEpochMs']) / 1000
+    lines = [f"- {k['leader']} (the leader) killed: every publisher acked again **{ack_pause:.2f} s** after the "
+             f"kill (the slowest, publisher {p['ackGapPublisher']}, homed on {node_of_publisher(p['ackGapPublisher'])}: "
+             f"no ack from {began:+.2f} s{'' if abs(began) < 1 else ' (NOT at the kill)'}){goal}",
+             f"- deliveries, all subscribers together: {silence(out, k['killEpochMs'], name)}; the longest gap one "
+             f"subscriber saw: {p['longestDeliveryGapMs'] / 1000:.2f} s from {delivery_began:+.2f} s to "
+             f"{delivery_pause:+.2f} s (subscriber {p['deliveryGapSubscriber']})"]
+    pub, cor = kill['publishes'], kill['correctness']
+    late = cor.get('lostThenReceived', 0)
+    late_words = f" ({late:,} of them came after all, after a later value of their topic)" if late else ''
+    lines.append(f"- during the kill run: {pub['acked']:,} of {pub['issued']:,} publishes acked, failed after the "
+                 f"client's retries {pub.get('failedByReason') or {}}; of those, received all the same "
+                 f"{cor.get('unackedDelivered', 0):,} (late {cor.get('unackedLate', 0):,}), never "
+                 f"{cor.get('unackedMissed', 0):,} (deliveries summed over subscribers); acked values lost "
+                 f"{cor['lost']}{late_words}, duplicated {cor['duplicated']}, out of order {cor['outOfOrder']}; "
+                 f"disconnects {cor['disconnects']}")
+    return lines
+
+
+SYSTEMS = (('jetstream', 'JetStream'), ('ringcast', 'Ringcast'))
+
+VS_HEADER = ("| publishes/s | system | acked/s | ack p50 ms | ack p99 ms | delivery p50 ms | delivery p99 ms "
+             "| deliveries/s | lost / dup / out of order | failed publishes | server cores used "
+             "| server CPU µs per delivery | server RSS sum MB (end / peak) | longest pause between acks ms "
+             "| generator cores used | load average before / after |\n"
+             "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: "
+             "| ---: | --- |")
+
+
+def vs_row(rate, label, r, out, name):
+    """One run of --vs-jetstream. CPU per delivery is the servers' CPU over the measured deliveries, for both."""
+    pub, lat, ack, cor = r['publishes'], r['latencyMs'], r.get('ackLatencyMs') or {}, r['correctness']
+    cpu = r.get('serverCpu') or {}
+    known = cpu.get('known')
+    measured = r['deliveries']['measured']
+    per_delivery = f"{cpu['cpuMs'] * 1000 / measured:.2f}" if known and measured else ''
+    rss = (f"{cpu['rssBytes'] / 2**20:,.0f} / {cpu['peakRssBytes'] / 2**20:,.0f}"
+           if cpu.get('rssBytes', -1) > 0 and cpu.get('peakRssBytes', -1) > 0 else '')
+    late = cor.get('lostThenReceived', 0)
+    cores = f"{cpu['coresUsed']:.2f}" if known else ''
+    return (f"| {rate:,} | {label} | {pub.get('ackedPerSecond', 0):,.0f} | {ack.get('p50', 0):.2f} | "
+            f"{ack.get('p99', 0):.2f} | {lat['p50']:.2f} | {lat['p99']:.2f} | {r['deliveries']['perSecond']:,.0f} | "
+            f"{cor['lost']:,}{f' ({late:,} late)' if late else ''} / {cor['duplicated']:,} / {cor['outOfOrder']:,} | "
+            f"{pub['failed']:,} | {cores} | {per_delivery} | {rss} | "
+            f"{r['pauses']['longestAckGapMs']:,.1f} | {r['cpu']['percentOfOneCore'] / 100:.2f} | "
+            f"{load_average(out, name)} |")
+
+
+def vs_jetstream(out):
+    """--vs-jetstream: both systems side by side at each rate, then each one's leader kill."""
+    lines = [f"# bench-cluster --vs-jetstream {os.path.basename(out)}", "", VS_HEADER]
+    rates = sorted({int(os.path.basename(d).split('-')[0]) for d in glob.glob(os.path.join(out, '[0-9]*-*'))
+                    if os.path.isdir(d)})
+    for rate in rates:
+        for system, label in SYSTEMS:
+            r = run_json(out, f"{rate}-{system}")
+            if r:
+                lines.append(vs_row(rate, label, r, out, f"{rate}-{system}"))
+    lines.append("")
+    kills = [(system, label, run_json(out, f"kill-{system}")) for system, label in SYSTEMS]
+    if any(r for _, _, r in kills):
+        lines += ["## Leader killed (SIGKILL) inside the measured window", "", VS_HEADER]
+        for system, label, r in kills:
+            if r:
+                lines.append(vs_row(r['publishes']['offeredPerSecond'], label, r, out, f"kill-{system}"))
+        lines.append("")
+        for system, label, r in kills:
+            if r:
+                if system == 'jetstream':
+                    lines += [f"{label} (its stream's leader killed):", ""] + kill_lines(
+                        out, f"kill-{system}", r, lambda p: f"n{p % 5 + 1}", goal='') + [""]
+                else:
+                    lines += [f"{label} (its Raft leader killed):", ""] + kill_lines(
+                        out, f"kill-{system}", r, lambda p: f"node-{p % 5 + 1}") + [""]
+    return "\n".join(lines)
 
 
 def diffusion(out):
@@ -153,4 +219,4 @@ def diffusion(out):
 
 if __name__ == '__main__':
     mode, out = sys.argv[1], sys.argv[2]
-    print(compare(out) if mode == 'compare' else diffusion(out), end='')
+    print({'compare': compare, 'diffusion': diffusion, 'jetstream': vs_jetstream}[mode](out), end='')

@@ -81,6 +81,13 @@ public final class LoadGenerator implements Callable<Integer> {
         }
     }
 
+    /** {@code --target ringcast|jetstream}, case-insensitive. */
+    static final class TargetConverter extends LowerCaseEnumConverter<Target> {
+        TargetConverter() {
+            super(Target.class);
+        }
+    }
+
     /** {@code --transport auto|nio|epoll|io_uring}, as the server's {@code server.transport} spells them. */
     static final class TransportConverter implements CommandLine.ITypeConverter<Transport> {
         @Override
@@ -102,8 +109,19 @@ public final class LoadGenerator implements Callable<Integer> {
 
     @Option(names = "--servers", split = ",", paramLabel = "URL",
             description = "Comma-separated WebSocket URLs (one node or a cluster), e.g. ws://127.0.0.1:8080/ws; "
-                    + "publishers and subscribers are spread over them round robin")
+                    + "publishers and subscribers are spread over them round robin (nats:// URLs with --target "
+                    + "jetstream)")
     List<String> servers;
+
+    @Option(names = "--target", defaultValue = "RINGCAST", converter = TargetConverter.class,
+            paramLabel = "ringcast|jetstream",
+            description = "The system loaded: ringcast, or NATS JetStream at nats:// --servers (the same workload "
+                    + "through the official NATS Java client: one file-storage stream " + JetStreamStream.NAME
+                    + " over the subjects bench.t0000.., replicas one per server up to 5, created or checked and "
+                    + "purged at the start; publishes acked by JetStream and retried with the same Nats-Msg-Id; "
+                    + "each subscriber an ordered consumer of the whole stream; --subscriber-client does not "
+                    + "apply) (default ringcast)")
+    Target target;
 
     @Option(names = "--embedded", description = "Start an in-process server on 127.0.0.1 and a free port instead "
             + "of --servers (it shares the generator's CPU)")
@@ -293,7 +311,7 @@ public final class LoadGenerator implements Callable<Integer> {
                 spec = new LoadSpec(urls, embedded, topics, payloadBytes, rate, publishers, subscribers, selector,
                         duration.toMillis(), warmup.toMillis(), ioThreads, runOn.configName(), padding,
                         serverPids == null ? List.of() : serverPids, subscriberClient, valueFormat, jsonFields,
-                        viewShapes);
+                        viewShapes, target);
             } catch (IllegalArgumentException e) {
                 stderr.println("ringcast-bench: " + e.getMessage());
                 return EXIT_USAGE;

@@ -21,11 +21,13 @@ import java.util.Map;
  * @param wire        what the servers wrote over the same time, from their {@code /health}
  * @param pauses      the longest pauses publishers and subscribers saw (a cluster losing its leader)
  * @param serverCpu   the servers' CPU over the same time as {@code cpu}; null without {@code --server-pids}
+ * @param ackLatencyMs the latency of the measured publishes' acks, from the intended send time as
+ *                    {@code latencyMs}: what a publisher waits for the system to hold its value
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec spec, Publishes publishes,
                   Deliveries deliveries, LatencyMs latencyMs, Correctness correctness, Cpu cpu, Wire wire,
-                  Pauses pauses, ServerCpu serverCpu) {
+                  Pauses pauses, ServerCpu serverCpu, LatencyMs ackLatencyMs) {
 
     /**
      * The longest time between two consecutive acks of one publisher, and between two consecutive
@@ -61,9 +63,11 @@ record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec s
      * @param cpuNsPerDelivery         the same the other way round: the servers' CPU nanoseconds per delivery
      * @param peakRssBytes             the servers' peak resident memory ({@code VmHWM}, summed), at the
      *                                 end of the run; -1 when unknown
+     * @param rssBytes                 the servers' resident memory ({@code VmRSS}, summed) at the end of the
+     *                                 drain; -1 when unknown (a process gone)
      */
     record ServerCpu(List<Long> pids, boolean known, long cpuMs, long wallMs, double coresUsed,
-                     double deliveriesPerCoreSecond, double cpuNsPerDelivery, long peakRssBytes) {
+                     double deliveriesPerCoreSecond, double cpuNsPerDelivery, long peakRssBytes, long rssBytes) {
     }
 
     /**
@@ -120,10 +124,12 @@ record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec s
      * @param measured          publishes whose intended send time lies in the measured window
      * @param firstFailure      the first failure's message, or null
      * @param failedByReason    the failed ones by the server's error code (or the client's message)
+     * @param ackedPerSecond    acks of the measured publishes over the time from the window's start to
+     *                          the last of them (at least the window)
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record Publishes(int offeredPerSecond, double achievedPerSecond, long issued, long acked, long failed,
-                     long measured, String firstFailure, Map<String, Long> failedByReason) {
+                     long measured, String firstFailure, Map<String, Long> failedByReason, double ackedPerSecond) {
     }
 
     /**
@@ -135,8 +141,15 @@ record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec s
     record Deliveries(long total, long measured, double perSecond) {
     }
 
-    /** Percentiles of the measured deliveries; {@code count} is how many were recorded. */
+    /** Percentiles of the measured deliveries (or acks); {@code count} is how many were recorded. */
     record LatencyMs(long count, double p50, double p90, double p99, double p999, double max, double mean) {
+        /** The percentiles of a histogram of nanoseconds, in milliseconds. */
+        static LatencyMs of(org.HdrHistogram.Histogram h) {
+            return new LatencyMs(h.getTotalCount(), LoadRun.ms(h.getValueAtPercentile(50)),
+                    LoadRun.ms(h.getValueAtPercentile(90)), LoadRun.ms(h.getValueAtPercentile(99)),
+                    LoadRun.ms(h.getValueAtPercentile(99.9)), LoadRun.ms(h.getMaxValue()),
+                    h.getTotalCount() == 0 ? 0 : LoadRun.round(h.getMean() / 1e6, 3));
+        }
     }
 
     /**
@@ -160,13 +173,15 @@ record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec s
      * @param unchecked             values those subscribers never received after they stopped: neither lost
      *                              nor checked
      * @param firstFailure          the first failed subscriber's reason, or null: what to do instead
+     * @param lostThenReceived      of {@code lost}, acked values that came after a later value of their topic
+     *                              (so also out of order): {@code lost} less this never came
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record Correctness(boolean clean, long lost, long duplicated, long outOfOrder, long snapshots, long gapSnapshots,
                        long conflated, long sequenceGaps, long foreignValues, long disconnects, long subscriberErrors,
                        SubscriberCounts worstSubscriber, List<SubscriberCounts> subscribersWithErrors,
                        long unackedDelivered, long unackedLate, long unackedMissed, long subscriberFailures,
-                       long unchecked, String firstFailure) {
+                       long unchecked, String firstFailure, long lostThenReceived) {
     }
 
     /**

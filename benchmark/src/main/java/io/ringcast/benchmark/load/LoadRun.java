@@ -39,8 +39,10 @@ import org.HdrHistogram.Histogram;
  * </ol>
  * Every client runs on the one {@link EventLoopGroup} given: a handful of threads for any number
  * of connections. Subscribers are {@link LeanSubscriber}s or Java clients ({@link
- * LoadSpec#subscriberClient()}); publishers are always Java clients. Not thread-safe: one thread
- * calls {@link #execute()} once.
+ * LoadSpec#subscriberClient()}); publishers are always Java clients. A run against JetStream
+ * ({@link Target#JETSTREAM}) uses the official NATS client's connections instead ({@link
+ * JetStreamClients}), after the stream was made ready, and the same pacing, checks and figures.
+ * Not thread-safe: one thread calls {@link #execute()} once.
  */
 final class LoadRun {
     /** A drain that sees no subscriber progress for this long ends, and what is missing is lost. */
@@ -60,6 +62,8 @@ final class LoadRun {
     private final int runId = ThreadLocalRandom.current().nextInt(1, Integer.MAX_VALUE);
     private final MeasurementWindow window = new MeasurementWindow();
     private final LatencyRecorders latencies = new LatencyRecorders();
+    /** Each measured publish's ack latency, from its intended send time. */
+    private final LatencyRecorders ackLatencies = new LatencyRecorders();
     private final AtomicLong disconnects = new AtomicLong();
     private final UnackedValues unacked = new UnackedValues();
     /** A wall-clock time and the System.nanoTime() read with it: pauses are reported in wall-clock time. */
@@ -67,6 +71,8 @@ final class LoadRun {
     private final long nanoTimeAtStart = System.nanoTime();
     private final List<RingcastClient> clients = new ArrayList<>();
     private final List<LeanSubscriber> leanSubscribers = new ArrayList<>();
+    /** A JetStream run's clients; null for a Ringcast run. */
+    private final JetStreamClients jetStream;
     /** {@code --report-interval} in ms, 0 for none. */
     private final long reportIntervalMs;
     /** Where {@code NAME-intervals.csv} goes when {@link #reportIntervalMs} is set. */
@@ -86,6 +92,7 @@ final class LoadRun {
         this.log = log;
         this.reportIntervalMs = reportIntervalMs;
         this.reportDir = reportDir;
+        this.jetStream = spec.target() == Target.JETSTREAM ? new JetStreamClients(spec, runId, disconnects) : null;
     }
 
     /** The file {@code --report-interval} writes for this spec in {@code dir}. */
@@ -105,10 +112,14 @@ final class LoadRun {
         }
         IntervalReporter reporter = null;
         try {
-            List<SubscriberTally> tallies = connectSubscribers();
-            List<PacedPublisher> publishers = connectPublishers(paths);
+            if (jetStream != null) {
+                jetStream.prepareStream(log);
+            }
+            List<SubscriberTally> tallies = jetStream == null ? connectSubscribers() : connectJetStreamSubscribers();
+            List<PacedPublisher> publishers = jetStream == null ? connectPublishers(paths) : connectJetStreamPublishers();
             // a first read now: the HTTP client's start-up must not delay the read at the window's start
-            ServerProbe probe = new ServerProbe(spec.servers());
+            // (NATS servers have no /health of Ringcast's: their wire figures stay unknown)
+            ServerProbe probe = new ServerProbe(jetStream == null ? spec.servers() : List.of());
             probe.read();
 
             long startNs = System.nanoTime() + START_DELAY_NS;
@@ -132,6 +143,7 @@ final class LoadRun {
             awaitDrain(tallies, finalCounters, matched);
             long cpuEndNs = ProcessCpu.cpuTimeNs();
             long serverCpuEndNs = spec.serverPids().isEmpty() ? -1 : ProcessCpu.cpuTimeNs(spec.serverPids());
+            long serverRssBytes = spec.serverPids().isEmpty() ? -1 : ProcessCpu.rssBytes(spec.serverPids());
             long wallEndNs = System.nanoTime();
             ServerProbe.Totals serverAfter = probe.read();
             closeClients(); // orders every listener's and lean subscriber's write before the reads below
@@ -139,9 +151,12 @@ final class LoadRun {
             Histogram histogram = reporter == null ? latencies.drain() : reporter.finish();
             LoadResult.Wire wire = LoadResult.Wire.between(serverBefore, serverAfter);
             long serverCpuNs = serverCpuStartNs < 0 || serverCpuEndNs < 0 ? -1 : serverCpuEndNs - serverCpuStartNs;
+            if (jetStream != null) {
+                log.printf("  JetStream publishes sent again, by what the try before met: %s%n", jetStream.retriedTries());
+            }
             return new Outcome(summarize(startedAt, machine, publishers, tallies, finalCounters, matched, histogram,
                     cpuStartNs < 0 ? -1 : cpuEndNs - cpuStartNs, wallEndNs - wallStartNs, wire, wallEndNs,
-                    serverCpuNs), histogram);
+                    serverCpuNs, serverRssBytes), histogram);
         } finally {
             closeClients();
             if (reporter != null) {
@@ -218,15 +233,38 @@ final class LoadRun {
         return tallies;
     }
 
+    /** JetStream's subscribers, one after the other: each is connected and its consumer made when it returns. */
+    private List<SubscriberTally> connectJetStreamSubscribers() throws LoadException, InterruptedException {
+        long t0 = System.nanoTime();
+        List<SubscriberTally> tallies = new ArrayList<>(spec.subscribers());
+        for (int i = 0; i < spec.subscribers(); i++) {
+            SubscriberTally tally = new SubscriberTally(i, runId, spec.topics(), window, latencies, spec.valueFormat());
+            tallies.add(tally);
+            jetStream.subscriber(i, tally);
+        }
+        log.printf("  %,d subscribers confirmed in %.1f s (ordered consumers of JetStream stream %s)%n",
+                spec.subscribers(), (System.nanoTime() - t0) / 1e9, JetStreamStream.NAME);
+        return tallies;
+    }
+
     private List<PacedPublisher> connectPublishers(String[] paths) throws LoadException, InterruptedException {
         List<PacedPublisher> publishers = new ArrayList<>(spec.publishers());
         List<CompletableFuture<Void>> connected = new ArrayList<>(spec.publishers());
         for (int p = 0; p < spec.publishers(); p++) {
             RingcastClient client = newClient("load-pub-" + p, spec.addressesFor(p));
-            publishers.add(new PacedPublisher(p, client, spec, runId, paths, unacked));
+            publishers.add(new PacedPublisher(p, (topic, counter, value) -> client.publish(paths[topic], value), spec,
+                    runId, unacked, ackLatencies));
             connected.add(client.connect());
         }
         awaitAll(connected, "publisher");
+        return publishers;
+    }
+
+    private List<PacedPublisher> connectJetStreamPublishers() throws LoadException, InterruptedException {
+        List<PacedPublisher> publishers = new ArrayList<>(spec.publishers());
+        for (int p = 0; p < spec.publishers(); p++) {
+            publishers.add(new PacedPublisher(p, jetStream.publication(p), spec, runId, unacked, ackLatencies));
+        }
         return publishers;
     }
 
@@ -312,7 +350,8 @@ final class LoadRun {
 
     private LoadResult summarize(String startedAt, LoadResult.Machine machine, List<PacedPublisher> publishers,
                                  List<SubscriberTally> tallies, long[] finalCounters, boolean[] matched, Histogram h,
-                                 long cpuNs, long wallNs, LoadResult.Wire wire, long endNs, long serverCpuNs) {
+                                 long cpuNs, long wallNs, LoadResult.Wire wire, long endNs, long serverCpuNs,
+                                 long serverRssBytes) {
         long durationNs = TimeUnit.MILLISECONDS.toNanos(spec.durationMs());
         long fromNs = window.fromNs();
 
@@ -320,7 +359,9 @@ final class LoadRun {
         long acked = 0;
         long failed = 0;
         long measuredIssued = 0;
+        long measuredAcked = 0;
         long lastIssueNs = fromNs;
+        long lastAckNs = fromNs;
         String firstFailure = null;
         Map<String, Long> failedByReason = new TreeMap<>();
         for (PacedPublisher p : publishers) {
@@ -329,14 +370,18 @@ final class LoadRun {
             acked += p.acked();
             failed += p.failed();
             measuredIssued += p.measuredIssued();
+            measuredAcked += p.measuredAcked();
             lastIssueNs = Math.max(lastIssueNs, p.lastMeasuredIssueNs());
+            lastAckNs = Math.max(lastAckNs, p.lastMeasuredAckNs());
             if (firstFailure == null) {
                 firstFailure = p.firstFailure();
             }
         }
         double issueSeconds = Math.max(lastIssueNs - fromNs, durationNs) / 1e9;
+        double ackSeconds = Math.max(lastAckNs - fromNs, durationNs) / 1e9;
         LoadResult.Publishes pub = new LoadResult.Publishes(spec.rate(), round(measuredIssued / issueSeconds, 1),
-                issued, acked, failed, measuredIssued, firstFailure, failedByReason.isEmpty() ? null : failedByReason);
+                issued, acked, failed, measuredIssued, firstFailure, failedByReason.isEmpty() ? null : failedByReason,
+                round(measuredAcked / ackSeconds, 1));
 
         List<SubscriberCounts> counts = new ArrayList<>(tallies.size());
         long lastReceiveNs = fromNs;
@@ -350,9 +395,8 @@ final class LoadRun {
         LoadResult.Deliveries del = new LoadResult.Deliveries(deliveries, measuredDeliveries,
                 round(measuredDeliveries / deliverySeconds, 1));
 
-        LoadResult.LatencyMs lat = new LoadResult.LatencyMs(h.getTotalCount(), ms(h.getValueAtPercentile(50)),
-                ms(h.getValueAtPercentile(90)), ms(h.getValueAtPercentile(99)), ms(h.getValueAtPercentile(99.9)),
-                ms(h.getMaxValue()), h.getTotalCount() == 0 ? 0 : round(h.getMean() / 1e6, 3));
+        LoadResult.LatencyMs lat = LoadResult.LatencyMs.of(h);
+        LoadResult.LatencyMs ackLat = LoadResult.LatencyMs.of(ackLatencies.drain());
 
         long lost = counts.stream().mapToLong(SubscriberCounts::lost).sum();
         long duplicated = counts.stream().mapToLong(SubscriberCounts::duplicated).sum();
@@ -373,7 +417,8 @@ final class LoadRun {
                 counts.stream().mapToLong(SubscriberCounts::unackedLate).sum(),
                 counts.stream().mapToLong(SubscriberCounts::unackedMissed).sum(), failures,
                 counts.stream().mapToLong(SubscriberCounts::unchecked).sum(),
-                counts.stream().map(SubscriberCounts::failure).filter(Objects::nonNull).findFirst().orElse(null));
+                counts.stream().map(SubscriberCounts::failure).filter(Objects::nonNull).findFirst().orElse(null),
+                counts.stream().mapToLong(SubscriberCounts::lostThenReceived).sum());
 
         int cores = Runtime.getRuntime().availableProcessors();
         double ofOne = cpuNs < 0 ? -1 : round(100.0 * cpuNs / wallNs, 1);
@@ -388,10 +433,10 @@ final class LoadRun {
                     serverCpuNs < 0 ? -1 : round((double) serverCpuNs / wallNs, 3),
                     serverCpuNs <= 0 ? -1 : round(served / (serverCpuNs / 1e9), 0),
                     serverCpuNs <= 0 || served == 0 ? -1 : round((double) serverCpuNs / served, 1),
-                    ProcessCpu.peakRssBytes(spec.serverPids()));
+                    ProcessCpu.peakRssBytes(spec.serverPids()), serverRssBytes);
         }
         return new LoadResult(spec.scenario(), startedAt, machine, spec, pub, del, lat, cor, cpu, wire,
-                pauses(publishers, tallies, endNs), serverCpu);
+                pauses(publishers, tallies, endNs), serverCpu, ackLat);
     }
 
     /** The longest ack gap over the publishers and delivery gap over the subscribers. After {@link #summarize}'s counts. */
@@ -428,6 +473,9 @@ final class LoadRun {
     private void closeClients() {
         for (RingcastClient c : clients) {
             c.close(); // idempotent
+        }
+        if (jetStream != null) {
+            jetStream.close(); // idempotent
         }
         List<ChannelFuture> closing = new ArrayList<>(leanSubscribers.size());
         for (LeanSubscriber s : leanSubscribers) {

@@ -27,11 +27,13 @@ import java.util.Objects;
  * @param jsonFields    the {@code f} fields of a JSON value
  * @param viewShapes    0: plain subscriptions; else subscriber {@code i} subscribes with view shape
  *                      {@code i mod viewShapes} ({@link JsonPayload#viewShape}), JSON values only
+ * @param target        the system loaded: Ringcast ({@code ws://} URLs) or NATS JetStream ({@code nats://}
+ *                      URLs, every subscriber on every topic, {@code subscriberClient} not used)
  */
 record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadBytes, int rate, int publishers,
                 int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, String transport,
                 Padding padding, List<Long> serverPids, SubscriberClient subscriberClient, ValueFormat valueFormat,
-                int jsonFields, int viewShapes) {
+                int jsonFields, int viewShapes, Target target) {
 
     /** The {@code f} fields of a JSON value unless {@code --json-fields} says otherwise: enough for ten view shapes. */
     static final int DEFAULT_JSON_FIELDS = 10;
@@ -47,7 +49,8 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
         serverPids = List.copyOf(Objects.requireNonNull(serverPids, "--server-pids"));
         Objects.requireNonNull(subscriberClient, "--subscriber-client");
         Objects.requireNonNull(valueFormat, "--value-format");
-        require(!servers.isEmpty(), "--servers: at least one ws:// URL is required");
+        Objects.requireNonNull(target, "--target");
+        require(!servers.isEmpty(), "--servers: at least one URL is required (ws://, or nats:// with --target jetstream)");
         require(topics >= 1 && topics <= 1_000_000, "--topics: must be 1..1000000, was " + topics);
         require(payloadBytes >= PayloadCodec.HEADER_BYTES && payloadBytes <= 1 << 20,
                 "--payload-bytes: must be " + PayloadCodec.HEADER_BYTES + ".." + (1 << 20) + " (the header takes "
@@ -72,9 +75,28 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
         require(ioThreads >= 1 && ioThreads <= 256, "--io-threads: must be 1..256, was " + ioThreads);
         require(serverPids.stream().allMatch(pid -> pid > 0), "--server-pids: process ids are positive, were "
                 + serverPids);
-        require(subscriberClient != SubscriberClient.LEAN || servers.stream().allMatch(u -> u.startsWith("ws://")),
-                "--subscriber-client lean: lean subscribers speak ws:// only, was " + servers
-                        + " (use --subscriber-client java for wss://)");
+        if (target == Target.JETSTREAM) {
+            require(servers.stream().allMatch(u -> u.startsWith("nats://")),
+                    "--target jetstream: --servers are nats:// URLs, was " + servers);
+            require(!embedded, "--embedded: the in-process server is Ringcast's; --target jetstream needs --servers");
+            require(selector.equals("#"), "--target jetstream: every subscriber takes every topic, so --selector '#',"
+                    + " was '" + selector + "'");
+            require(viewShapes == 0, "--view-shapes: views are Ringcast's; --target jetstream has none");
+        } else {
+            require(subscriberClient != SubscriberClient.LEAN || servers.stream().allMatch(u -> u.startsWith("ws://")),
+                    "--subscriber-client lean: lean subscribers speak ws:// only, was " + servers
+                            + " (use --subscriber-client java for wss://)");
+        }
+    }
+
+    /** A run against Ringcast: the spec before JetStream could be a target. */
+    LoadSpec(List<String> servers, boolean embedded, int topics, int payloadBytes, int rate, int publishers,
+             int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, String transport,
+             Padding padding, List<Long> serverPids, SubscriberClient subscriberClient, ValueFormat valueFormat,
+             int jsonFields, int viewShapes) {
+        this(servers, embedded, topics, payloadBytes, rate, publishers, subscribers, selector, durationMs, warmupMs,
+                ioThreads, transport, padding, serverPids, subscriberClient, valueFormat, jsonFields, viewShapes,
+                Target.RINGCAST);
     }
 
     /** A run of binary values and plain subscriptions: the spec before values could be JSON. */
@@ -95,7 +117,7 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
     LoadSpec withRate(int newRate) {
         return new LoadSpec(servers, embedded, topics, payloadBytes, newRate, publishers, subscribers, selector,
                 durationMs, warmupMs, ioThreads, transport, padding, serverPids, subscriberClient, valueFormat,
-                jsonFields, viewShapes);
+                jsonFields, viewShapes, target);
     }
 
     /**
@@ -153,11 +175,13 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
 
     /**
      * The scenario named by its topology, e.g. {@code 1n-4p-100s-1000t-200B}; JSON values add
-     * {@code -json}, views their number of shapes: {@code 1n-1p-1000s-1000t-200B-json-10v}.
+     * {@code -json}, views their number of shapes: {@code 1n-1p-1000s-1000t-200B-json-10v}, and a
+     * JetStream target {@code -jetstream}.
      */
     String topology() {
         return servers.size() + "n-" + publishers + "p-" + subscribers + "s-" + topics + "t-" + payloadBytes + "B"
-                + (valueFormat == ValueFormat.JSON ? "-json" : "") + (viewShapes > 0 ? "-" + viewShapes + "v" : "");
+                + (valueFormat == ValueFormat.JSON ? "-json" : "") + (viewShapes > 0 ? "-" + viewShapes + "v" : "")
+                + (target == Target.JETSTREAM ? "-jetstream" : "");
     }
 
     /** {@link #topology()} and the rate, e.g. {@code 1n-4p-100s-1000t-200B-10000ps}: the run's file names. */

@@ -1,6 +1,5 @@
 package io.ringcast.benchmark.load;
 
-import io.ringcast.client.RingcastClient;
 import io.ringcast.client.RingcastException;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,7 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One publisher connection and the thread that paces it. Publish {@code n} of the whole run (all
+ * One publisher connection ({@link Publication}: a Ringcast client, or a JetStream one) and the
+ * thread that paces it. Publish {@code n} of the whole run (all
  * publishers together) is meant to leave at {@code start + n / rate}; publisher {@code p} of
  * {@code P} takes the slots {@code n = p, p + P, p + 2P ...}, so together they are evenly spaced,
  * not bursty. Each publisher owns the topics {@code t} with {@code t % P == p} and cycles through
@@ -24,15 +24,19 @@ import java.util.concurrent.locks.LockSupport;
  * correction). It never skips one.
  *
  * <p>A publish the client fails after its own retries ({@code REPUBLISH} through the next node after
- * a lost connection, another node after {@code NO_MAJORITY}) is counted by its reason and its value
+ * a lost connection, another node after {@code NO_MAJORITY}; JetStream's: {@link JetStreamPublication})
+ * is counted by its reason and its value
  * noted in the run's {@link UnackedValues}: it is not sent again (a plain publish of a value whose
  * outcome is unknown could apply it twice), and the subscribers' checks do not count it as lost.
- * The longest time between two acks ({@link LongestGap}) is the pause this publisher saw.
+ * The longest time between two acks ({@link LongestGap}) is the pause this publisher saw. Each ack
+ * of a measured publish records its latency from the intended send time, as deliveries do, into the
+ * run's ack recorders: what the publishing application waits for an ack, stalls included.
  *
  * <p>Threads: {@link #run} on the publisher's own thread, which alone touches the counters and
  * issue fields; acks arrive on the client's event loop (or on this thread, for a publish completed
- * at once) and touch only the atomics, the unacked set and, under its lock, the ack gap. Read the
- * plain fields after {@link Thread#join()}.
+ * at once) and touch only the atomics, the unacked set, the ack recorders (one per thread) and, under
+ * the ack gap's lock, the ack gap and the measured acks. Read the plain fields after
+ * {@link Thread#join()}.
  */
 final class PacedPublisher implements Runnable {
     /**
@@ -43,10 +47,9 @@ final class PacedPublisher implements Runnable {
     private static final long IN_FLIGHT_PAUSE_NS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final int id;
-    private final RingcastClient client;
+    private final Publication publication;
     private final LoadSpec spec;
     private final int runId;
-    private final String[] topicPaths;
     /** The topic indexes this publisher owns. */
     private final int[] owned;
     /** Per owned slot: the last counter published. */
@@ -69,15 +72,23 @@ final class PacedPublisher implements Runnable {
     private final UnackedValues unacked;
     /** Guarded by itself: completions come from the event loop and, rarely, this thread. */
     private final LongestGap ackGap = new LongestGap();
+    /** Acks of measured publishes; guarded by {@link #ackGap}. */
+    private long measuredAcked;
+    /** System.nanoTime() of the last of them, 0 before any; guarded by {@link #ackGap}. */
+    private long lastMeasuredAckNs;
+    private final LatencyRecorders ackLatencies;
 
-    PacedPublisher(int id, RingcastClient client, LoadSpec spec, int runId, String[] topicPaths,
-                   UnackedValues unacked) {
+    /**
+     * @param ackLatencies where each measured publish's ack latency (ack time - intended send time) goes
+     */
+    PacedPublisher(int id, Publication publication, LoadSpec spec, int runId, UnackedValues unacked,
+                   LatencyRecorders ackLatencies) {
         this.id = id;
-        this.client = client;
+        this.publication = publication;
         this.spec = spec;
         this.runId = runId;
-        this.topicPaths = topicPaths;
         this.unacked = unacked;
+        this.ackLatencies = ackLatencies;
         int p = spec.publishers();
         this.owned = new int[(spec.topics() - id + p - 1) / p];
         for (int k = 0; k < owned.length; k++) {
@@ -109,14 +120,14 @@ final class PacedPublisher implements Runnable {
             long counter = ++counters[o];
             int topic = owned[o];
             byte[] value = spec.encodeValue(runId, id, topic, counter, intendedNs);
-            CompletableFuture<Long> ack = client.publish(topicPaths[topic], value);
+            CompletableFuture<?> ack = publication.publish(topic, counter, value);
             issued++;
             if (window.contains(intendedNs)) {
                 measuredIssued++;
                 lastMeasuredIssueNs = System.nanoTime();
             }
             // a completion per publish, to name its value if it fails; the value is allocated per publish anyway
-            ack.whenComplete((sequence, failure) -> onAnswer(topic, counter, failure));
+            ack.whenComplete((answer, failure) -> onAnswer(topic, counter, intendedNs, failure));
         }
     }
 
@@ -132,12 +143,20 @@ final class PacedPublisher implements Runnable {
         }
     }
 
-    private void onAnswer(int topic, long counter, Throwable failure) {
+    private void onAnswer(int topic, long counter, long intendedNs, Throwable failure) {
         if (failure == null) {
             acked.incrementAndGet();
             long nowNs = System.nanoTime();
+            boolean measured = window.contains(intendedNs);
+            if (measured) {
+                ackLatencies.record(nowNs - intendedNs);
+            }
             synchronized (ackGap) {
                 ackGap.record(nowNs, window);
+                if (measured) {
+                    measuredAcked++;
+                    lastMeasuredAckNs = Math.max(lastMeasuredAckNs, nowNs);
+                }
             }
             return;
         }
@@ -149,7 +168,10 @@ final class PacedPublisher implements Runnable {
         failed.incrementAndGet();
     }
 
-    /** The server's error code, else the client's own message (a closed client, a connection never made). */
+    /**
+     * The server's error code, else the client's own message (a closed client, a connection never made;
+     * a {@link JetStreamPublication}'s reason).
+     */
     static String reason(Throwable failure) {
         if (failure instanceof RingcastException e && e.code() != null) {
             return e.code().name();
@@ -213,7 +235,17 @@ final class PacedPublisher implements Runnable {
         }
     }
 
-    RingcastClient client() {
-        return client;
+    /** Acks of publishes whose intended send time lies in the measured window. After every answer. */
+    long measuredAcked() {
+        synchronized (ackGap) {
+            return measuredAcked;
+        }
+    }
+
+    /** System.nanoTime() of the last ack of a measured publish, 0 before any. After every answer. */
+    long lastMeasuredAckNs() {
+        synchronized (ackGap) {
+            return lastMeasuredAckNs;
+        }
     }
 }

@@ -49,6 +49,15 @@ final class ProcessCpu {
         return kb < 0 ? -1 : kb * 1024;
     }
 
+    /**
+     * The resident memory now ({@code VmRSS} of {@code /proc/<pid>/status}) of the processes
+     * {@code pids} together, in bytes, or -1 when any of them cannot be read.
+     */
+    static long rssBytes(List<Long> pids) {
+        long kb = sumOverProcesses(pids, "status", status -> kbOf(status, "VmRSS:"));
+        return kb < 0 ? -1 : kb * 1024;
+    }
+
     /** The sum of what {@code read} makes of each process's {@code /proc/<pid>/<file>}, or -1 if one cannot be read. */
     private static long sumOverProcesses(List<Long> pids, String file, ToLongFunction<String> read) {
         long total = 0;
@@ -64,12 +73,17 @@ final class ProcessCpu {
 
     /** The {@code VmHWM:} line of a {@code /proc/<pid>/status} text, in kB. */
     static long peakRssKbOf(String status) {
+        return kbOf(status, "VmHWM:");
+    }
+
+    /** The line starting with {@code key} (such as {@code VmRSS:}) of a {@code /proc/<pid>/status} text, in kB. */
+    static long kbOf(String status, String key) {
         for (String line : status.split("\n")) {
-            if (line.startsWith("VmHWM:")) {
-                return Long.parseLong(line.substring("VmHWM:".length()).replace("kB", "").trim());
+            if (line.startsWith(key)) {
+                return Long.parseLong(line.substring(key.length()).replace("kB", "").trim());
             }
         }
-        throw new IllegalArgumentException("no VmHWM line");
+        throw new IllegalArgumentException("no " + key + " line");
     }
 
     /**

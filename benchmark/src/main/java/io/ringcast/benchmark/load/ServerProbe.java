@@ -38,7 +38,11 @@ final class ServerProbe {
         }
     }
 
+    /** The totals now; unknown when no server was given (a JetStream run: NATS has no such counters). */
     Totals read() {
+        if (healthUrls.isEmpty()) {
+            return new Totals(false, 0, 0, 0);
+        }
         long deliveries = 0;
         long frames = 0;
         long bytes = 0;

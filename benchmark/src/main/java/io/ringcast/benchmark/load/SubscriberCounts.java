@@ -27,12 +27,15 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param failures           what made the subscriber stop because it could not check on honestly (a lean
  *                           subscriber given a delta, or losing its connection): any makes the run not clean
  * @param unchecked          values a subscriber that failed never received: not lost, not checked either
+ * @param lostThenReceived   of {@code lost}, the acked values that came after a later value of their topic:
+ *                           counted lost when it came, and out of order when they did; {@code lost} less this
+ *                           is what never came
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record SubscriberCounts(int subscriber, long lost, long duplicated, long outOfOrder, long snapshots,
                         long gapSnapshots, long conflated, long sequenceGaps, long foreignValues, long deliveries,
                         long measuredDeliveries, long errors, String lastError, long unackedMissed,
-                        long unackedLate, String firstLate, long failures, long unchecked) {
+                        long unackedLate, String firstLate, long failures, long unchecked, long lostThenReceived) {
 
     /** Lost, duplicated and out-of-order values together: zero for a clean subscriber. */
     long violations() {

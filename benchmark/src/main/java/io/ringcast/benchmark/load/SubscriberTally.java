@@ -37,8 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * shapes never call for) <b>fails</b> ({@link #fail}): the run is not
  * clean, the subscriber stops, and what it never received is counted as <b>unchecked</b>, not lost.
  *
- * <p>Threads: {@link #onUpdate}, {@link #onValue}, {@link #foreignValue}, {@link #fail} and
- * {@link #onError} run on the subscriber's event-loop thread only; {@link #progress()} and
+ * <p>Threads: {@link #onUpdate}, {@link #onValue}, {@link #foreignValue}, {@link #fail},
+ * {@link #onError} and {@link #noteError} run on the subscriber's event-loop thread only (a
+ * {@link JetStreamSubscriber}'s, whose client calls from more than one, holds the tally's lock); {@link #progress()} and
  * {@link #stopped()} from any thread; {@link #counts} only after the subscriber was closed (its
  * close waits for a task on the same loop, or for the channel's close there, which orders every
  * write before the read).
@@ -223,8 +224,13 @@ final class SubscriberTally implements UpdateListener {
 
     @Override
     public void onError(RingcastException error) {
+        noteError(error.getMessage());
+    }
+
+    /** An error the client reported that does not stop the subscriber (counted, its message kept as the last). */
+    void noteError(String message) {
         errors++;
-        lastError = error.getMessage();
+        lastError = message;
     }
 
     /**
@@ -289,7 +295,58 @@ final class SubscriberTally implements UpdateListener {
         long lostAcked = lost + missing - unackedMissed - unackedLate;
         return new SubscriberCounts(index, lostAcked, duplicated, outOfOrder - unackedLate, snapshots, gapSnapshots,
                 conflated, sequenceGaps, foreignValues, deliveries, measuredDeliveries, errors, lastError,
-                unackedMissed, unackedLate, firstLateAcked(unacked), failures, unchecked);
+                unackedMissed, unackedLate, firstLateAcked(unacked), failures, unchecked, lostThenReceived(unacked));
+    }
+
+    /**
+     * Acked values counted lost when a later value of their topic came first, that came after all:
+     * each noted late value whose publish was acked and whose counter lies in a noted skip, once.
+     * They stay lost and out of order (the rule above); this tells how many of the lost were late
+     * rather than never received. A lower bound past {@link #MAX_NOTED} notes.
+     */
+    private long lostThenReceived(UnackedValues unacked) {
+        if (late.length == 0 || skipped.length == 0) {
+            return 0;
+        }
+        // the skips sorted by topic, then first counter: ranges of one topic never overlap (each starts past the last)
+        int n = skipped.length / 3;
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> skipped.values[3 * a] != skipped.values[3 * b]
+                ? Long.compare(skipped.values[3 * a], skipped.values[3 * b])
+                : Long.compare(skipped.values[3 * a + 1], skipped.values[3 * b + 1]));
+        Set<Long> counted = new HashSet<>();
+        long received = 0;
+        for (int i = 0; i < late.length; i += 3) {
+            int t = (int) late.values[i];
+            long c = late.values[i + 1];
+            if (!unacked.contains(t, c) && inSkip(order, t, c) && counted.add(UnackedValues.key(t, c))) {
+                received++;
+            }
+        }
+        return received;
+    }
+
+    /** Whether counter {@code c} of topic {@code t} lies in a noted skip; {@code order} sorts the skips. */
+    private boolean inSkip(Integer[] order, int t, long c) {
+        int lo = 0;
+        int hi = order.length - 1;
+        while (lo <= hi) { // the last skip that starts at or before (t, c)
+            int mid = (lo + hi) >>> 1;
+            int k = 3 * order[mid];
+            if (skipped.values[k] < t || skipped.values[k] == t && skipped.values[k + 1] <= c) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if (hi < 0) {
+            return false;
+        }
+        int k = 3 * order[hi];
+        return skipped.values[k] == t && c <= skipped.values[k + 2];
     }
 
     /** The longest pause between two deliveries to this subscriber. Only after {@link #counts}. */

@@ -9,9 +9,11 @@ final class Summary {
 
     static void print(PrintWriter out, LoadResult r) {
         LoadSpec s = r.spec();
-        out.printf("Ringcast load %s: %d server(s)%s, %d publishers, %,d %s subscribers ('%s'%s), %,d topics, %d B%s%n",
-                r.scenario(), s.servers().size(), s.embedded() ? " (embedded)" : "", s.publishers(), s.subscribers(),
-                s.subscriberClient() == SubscriberClient.LEAN ? "lean" : "Java client", s.selector(),
+        out.printf("%s load %s: %d server(s)%s, %d publishers, %,d %s subscribers ('%s'%s), %,d topics, %d B%s%n",
+                s.target() == Target.JETSTREAM ? "JetStream" : "Ringcast", r.scenario(), s.servers().size(),
+                s.embedded() ? " (embedded)" : "", s.publishers(), s.subscribers(), s.target() == Target.JETSTREAM
+                        ? "ordered-consumer" : s.subscriberClient() == SubscriberClient.LEAN ? "lean" : "Java client",
+                s.selector(),
                 s.viewShapes() == 0 ? "" : ", round robin over " + s.viewShapes() + " view shapes", s.topics(),
                 s.payloadBytes(), s.valueFormat() == ValueFormat.JSON ? " JSON (" + s.jsonFields() + " fields)" : "");
         LoadResult.Publishes p = r.publishes();
@@ -23,10 +25,17 @@ final class Summary {
         LoadResult.LatencyMs l = r.latencyMs();
         out.printf("  latency ms   p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f  (from intended send time)%n",
                 l.p50(), l.p90(), l.p99(), l.p999(), l.max());
+        LoadResult.LatencyMs a = r.ackLatencyMs();
+        out.printf("  acks ms      p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f  (%,.0f acked/s, from intended"
+                + " send time)%n", a.p50(), a.p90(), a.p99(), a.p999(), a.max(), p.ackedPerSecond());
         LoadResult.Correctness c = r.correctness();
         out.printf("  correctness  lost %,d  duplicated %,d  out of order %,d  (conflated %,d, snapshots %,d, gap snapshots"
                         + " %,d, disconnects %,d, errors %,d)%s%n", c.lost(), c.duplicated(), c.outOfOrder(), c.conflated(),
                 c.snapshots(), c.gapSnapshots(), c.disconnects(), c.subscriberErrors(), c.clean() ? "" : "  NOT CLEAN");
+        if (c.lostThenReceived() > 0) {
+            out.printf("  late         of the lost, %,d came after a later value of their topic (out of order), %,d never"
+                    + " came%n", c.lostThenReceived(), c.lost() - c.lostThenReceived());
+        }
         if (c.subscriberFailures() > 0) {
             out.printf("  failed       %,d subscriber(s) stopped, %,d values unchecked; first: %s%n",
                     c.subscriberFailures(), c.unchecked(), c.firstFailure());
@@ -57,10 +66,11 @@ final class Summary {
                 r.machine().loadAverage());
         LoadResult.ServerCpu sc = r.serverCpu();
         if (sc != null) {
-            out.printf("  servers      %s; peak RSS %s%n", sc.known() ? String.format("CPU %.2f cores (%,d ms in %,d ms), %,.0f"
+            out.printf("  servers      %s; RSS %s, peak %s%n", sc.known() ? String.format("CPU %.2f cores (%,d ms in %,d ms), %,.0f"
                     + " deliveries per server CPU second, %,.0f ns of server CPU per delivery", sc.coresUsed(), sc.cpuMs(),
                     sc.wallMs(), sc.deliveriesPerCoreSecond(), sc.cpuNsPerDelivery())
                     : "CPU unknown: a process of " + sc.pids() + " could not be read",
+                    sc.rssBytes() < 0 ? "unknown" : String.format("%,d MB", sc.rssBytes() >> 20),
                     sc.peakRssBytes() < 0 ? "unknown" : String.format("%,d MB", sc.peakRssBytes() >> 20));
         }
     }

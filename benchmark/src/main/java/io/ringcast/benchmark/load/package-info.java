@@ -7,8 +7,10 @@
  * shared Netty group, paces publishes at their intended times ({@link
  * io.ringcast.benchmark.load.PacedPublisher}), checks every delivery per subscriber and topic
  * ({@link io.ringcast.benchmark.load.SubscriberTally}) and records latency from the intended send time. {@link io.ringcast.benchmark.load.RateSweep}
- * raises the rate step by step to find the max clean rate. Results are written as JSON,
- * {@code .hgrm} and PNG ({@link io.ringcast.benchmark.load.ResultFiles}). How to read them:
+ * raises the rate step by step to find the max clean rate. With {@code --target jetstream} the same
+ * run loads NATS JetStream through the official NATS Java client instead ({@link
+ * io.ringcast.benchmark.load.JetStreamClients}): {@code scripts/bench-cluster.sh --vs-jetstream}.
+ * Results are written as JSON, {@code .hgrm} and PNG ({@link io.ringcast.benchmark.load.ResultFiles}). How to read them:
  * {@code docs/benchmarks.md}.
  */
 package io.ringcast.benchmark.load;

@@ -158,6 +158,29 @@ class LoadSpecTest {
         assertThat(ProcessCpu.peakRssKbOf(status)).isEqualTo(523_456);
         assertThat(ProcessCpu.peakRssBytes(List.of(ProcessHandle.current().pid()))).isGreaterThan(10L << 20);
         assertThat(ProcessCpu.peakRssBytes(List.of(ProcessHandle.current().pid(), Long.MAX_VALUE))).isEqualTo(-1);
+        assertThat(ProcessCpu.kbOf(status, "VmRSS:")).isEqualTo(400_000);
+        assertThat(ProcessCpu.rssBytes(List.of(ProcessHandle.current().pid()))).isGreaterThan(10L << 20);
+        assertThat(ProcessCpu.rssBytes(List.of(ProcessHandle.current().pid(), Long.MAX_VALUE))).isEqualTo(-1);
+    }
+
+    static LoadSpec jetStream(List<String> servers, boolean embedded, String selector, int viewShapes) {
+        return new LoadSpec(servers, embedded, 100, 200, 1000, 5, 100, selector, 1000, 0, 1, "nio", Padding.ZEROS,
+                List.of(), SubscriberClient.LEAN, viewShapes > 0 ? ValueFormat.JSON : ValueFormat.BINARY,
+                LoadSpec.DEFAULT_JSON_FIELDS, viewShapes, Target.JETSTREAM);
+    }
+
+    @Test
+    void aJetStreamRunTakesNatsUrlsEveryTopicAndNoViewsAndSaysSoInItsName() {
+        List<String> nats = List.of("nats://127.0.0.1:4221", "nats://127.0.0.1:4222");
+        LoadSpec spec = jetStream(nats, false, "#", 0);
+        assertThat(spec.scenario()).isEqualTo("2n-5p-100s-100t-200B-jetstream-1000ps");
+        assertThat(spec.addressesFor(1)).containsExactly("nats://127.0.0.1:4222", "nats://127.0.0.1:4221");
+        assertThat(spec.withRate(200).target()).isEqualTo(Target.JETSTREAM);
+        assertThatThrownBy(() -> jetStream(List.of("ws://a:1/ws"), false, "#", 0)).hasMessageContaining("nats://");
+        assertThatThrownBy(() -> jetStream(nats, true, "#", 0)).hasMessageContaining("--embedded");
+        assertThatThrownBy(() -> jetStream(nats, false, "bench/t0001", 0)).hasMessageContaining("--selector");
+        assertThatThrownBy(() -> jetStream(nats, false, "#", 2)).hasMessageContaining("--view-shapes");
+        assertThat(spec(10, 1).target()).isEqualTo(Target.RINGCAST);
     }
 
     @Test

@@ -79,6 +79,31 @@ class SubscriberTallyTest {
     }
 
     @Test
+    void anAckedValueThatCameAfterALaterOneIsLostAndOutOfOrderAndSaidToHaveCome() {
+        tally.onUpdate(update(0, 1, 1));
+        tally.onUpdate(update(0, 4, 2)); // 2 and 3 skipped: lost when 4 arrives
+        tally.onUpdate(update(0, 2, 3)); // 2 comes after all: out of order
+        tally.onUpdate(update(0, 2, 4)); // and again: out of order again, but it came once
+        tally.onUpdate(update(1, 3, 1)); // 1 and 2 of topic 1 skipped, and never come
+        SubscriberCounts c = counts(4, 3);
+        assertThat(c.lost()).isEqualTo(4);
+        assertThat(c.outOfOrder()).isEqualTo(2);
+        assertThat(c.lostThenReceived()).isEqualTo(1);
+    }
+
+    @Test
+    void anUnackedValueThatCameLateIsNotSaidToHaveBeenLost() {
+        unacked.add(0, 2);
+        tally.onUpdate(update(0, 1, 1));
+        tally.onUpdate(update(0, 3, 2));
+        tally.onUpdate(update(0, 2, 3));
+        SubscriberCounts c = counts(3);
+        assertThat(c.lost()).isZero();
+        assertThat(c.unackedLate()).isEqualTo(1);
+        assertThat(c.lostThenReceived()).isZero();
+    }
+
+    @Test
     void whatIsMissingAtTheEndIsLost() {
         tally.onUpdate(update(0, 1, 1));
         tally.onUpdate(update(0, 2, 2));
