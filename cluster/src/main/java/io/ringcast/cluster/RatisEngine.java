@@ -37,6 +37,13 @@ final class RatisEngine implements ClusterNode.Engine {
     private static final Logger log = LoggerFactory.getLogger(RatisEngine.class);
     private static final long CHECK_MS = 50;
     private static final long ASK_TIMEOUT_MS = 2000;
+    /**
+     * Entries a group's batcher has unanswered at once. Two, not jgroups-raft's 16: through a Ratis
+     * client, one node's entries were answered one after another (measured: five nodes, 200
+     * publishes/s, forwarded entries answered after 2.2 s at p50 with 16 in flight, 0.15 s with 2),
+     * so more in flight only made smaller entries wait longer; fewer make bigger entries.
+     */
+    static final int ENTRIES_IN_FLIGHT = 2;
 
     private final ClusterSettings settings;
     private final List<PublishBatcher> batchers = new ArrayList<>();
@@ -59,7 +66,7 @@ final class RatisEngine implements ClusterNode.Engine {
             int group = g;
             String name = ClusterNode.groupName(g);
             PublishBatcher batcher = new PublishBatcher((entry, resendable) -> submit(group, entry),
-                    ClusterNode.PUBLISHES_PER_ENTRY, ClusterNode.ENTRIES_IN_FLIGHT, ClusterNode.QUEUE_CAPACITY, name,
+                    ClusterNode.PUBLISHES_PER_ENTRY, ENTRIES_IN_FLIGHT, ClusterNode.QUEUE_CAPACITY, name,
                     replication.replicationTimeoutMs());
             SnapshotContent groupContent = n == 1 ? content
                     : content.ofTopics(path -> ClusterNode.groupOf(path, n) == group);
