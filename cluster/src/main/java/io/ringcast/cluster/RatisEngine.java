@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -80,7 +81,7 @@ final class RatisEngine implements ClusterNode.Engine {
         this.loggedLeaders = new String[n];
         this.leaderlessSinceNs = new long[n];
         this.failureDetectionMs = replication.failureDetectionMs();
-        java.util.Arrays.fill(targets, -1);
+        Arrays.fill(targets, -1);
     }
 
     @Override

@@ -320,11 +320,6 @@ public final class RatisGroups implements AutoCloseable {
                 + " groups (was cluster.groups changed? it must stay as the data was made)");
     }
 
-    /** The number of groups. */
-    public int size() {
-        return groups.size();
-    }
-
     /**
      * Submits an entry to group {@code g}. The future completes with the state machine's response
      * once the leader applied it; it fails when the group has no leader for the client's tries, or
@@ -407,11 +402,6 @@ public final class RatisGroups implements AutoCloseable {
         DivisionInfo info = info(g);
         RaftPeerId id = info == null ? null : info.getLeaderId();
         return id == null ? null : id.toString();
-    }
-
-    public boolean isLeader(int g) {
-        DivisionInfo info = info(g);
-        return info != null && info.isLeader();
     }
 
     public long term(int g) {

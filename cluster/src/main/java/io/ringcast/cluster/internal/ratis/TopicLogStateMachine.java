@@ -54,8 +54,6 @@ public final class TopicLogStateMachine extends BaseStateMachine {
     /** {@link TopicLog#appliedEntries()} after the last apply or load, for {@link #query} on other threads. */
     private volatile long applied;
     private volatile int snapshots;
-    private volatile long lastSnapshotBytes;
-    private volatile long lastSnapshotMs;
 
     public TopicLogStateMachine(TopicLog topicLog, String name) {
         this.topicLog = topicLog;
@@ -115,14 +113,6 @@ public final class TopicLogStateMachine extends BaseStateMachine {
         return snapshots;
     }
 
-    public long lastSnapshotBytes() {
-        return lastSnapshotBytes;
-    }
-
-    public long lastSnapshotMs() {
-        return lastSnapshotMs;
-    }
-
     /**
      * Writes the state as of the last entry applied into a new snapshot file (through a temporary
      * file, so a crash leaves no half snapshot under the real name) and returns its index.
@@ -145,8 +135,6 @@ public final class TopicLogStateMachine extends BaseStateMachine {
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(info, last));
         long ms = (System.nanoTime() - start) / 1_000_000;
         snapshots++;
-        lastSnapshotBytes = file.length();
-        lastSnapshotMs = ms;
         log.info("cluster {}: snapshot of {} bytes at index {} written in {} ms", name, file.length(), last.getIndex(),
                 ms);
         return last.getIndex();
