@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +52,9 @@ final class RatisEngine implements ClusterNode.Engine {
     private final List<TopicLogStateMachine> stateMachines = new ArrayList<>();
     private final RatisGroups groups;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    /** Writes every group's snapshots, one after another, off the groups' apply threads. */
+    private final ExecutorService snapshotWriter =
+            Executors.newSingleThreadExecutor(new DefaultThreadFactory("ringcast-cluster-snapshots", true));
     private final ScheduledExecutorService watch =
             Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("ringcast-cluster-watch", true));
     /** Per group: the leader's count of applied entries to reach, -1 until asked, -2 while asking. Watch thread. */
@@ -74,7 +78,7 @@ final class RatisEngine implements ClusterNode.Engine {
             TopicLog topicLog = new TopicLog(sink, groupContent, settings.maxTopics(), settings.maxPublishers(),
                     batcher::applied);
             batchers.add(batcher);
-            stateMachines.add(new TopicLogStateMachine(topicLog, name));
+            stateMachines.add(new TopicLogStateMachine(topicLog, name, snapshotWriter));
         }
         this.groups = new RatisGroups(settings, replication, stateMachines);
         this.targets = new long[n];
@@ -228,5 +232,6 @@ final class RatisEngine implements ClusterNode.Engine {
         ready.completeExceptionally(new IllegalStateException("the cluster layer stopped before it caught up"));
         batchers.forEach(PublishBatcher::close);
         groups.close();
+        snapshotWriter.shutdownNow(); // a write waiting for a stopped sequencer is interrupted
     }
 }

@@ -44,6 +44,26 @@ public interface SnapshotContent {
     void write(DataOutput out) throws IOException;
 
     /**
+     * Takes the node's part as it is now (the apply thread, between entries), to be written later
+     * on another thread: what lets a snapshot be written while the group applies on. The default
+     * writes it into memory at once; an implementation may do less here, as long as what
+     * {@link Captured#writeTo} writes is the part as of this call.
+     */
+    default Captured capture() throws IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        write(new java.io.DataOutputStream(bytes));
+        byte[] captured = bytes.toByteArray();
+        return out -> out.write(captured);
+    }
+
+    /** A part taken by {@link #capture}; written once, on any thread. */
+    @FunctionalInterface
+    interface Captured {
+        /** Writes the part as it was when captured, waiting for it if it is still being taken. */
+        void writeTo(DataOutput out) throws IOException;
+    }
+
+    /**
      * Replaces the node's part with the one read, after the state machine's own part was read (and
      * before the state machine replaces its own with it). All or nothing: if it throws, it should
      * leave the node's part as it was; the state machine then keeps its own part as it was too.

@@ -9,6 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +22,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -31,7 +36,7 @@ import java.util.function.Supplier;
  * pauses only the groups it led (the others keep their leader and term); a node restarted from
  * its data directory (and the snapshot it
  * took when it stopped), or down while the others snapshotted, catches up; a publish sent again is
- * applied once. (Whether the second catches up from the leader's snapshot or from its log depends
+ * applied once; a snapshot being written holds up no acks. (Whether the second catches up from the leader's snapshot or from its log depends
  * on whether the log's segment was purged: these entries fit one segment, so from the log.)
  */
 @Timeout(120)
@@ -45,9 +50,14 @@ class RatisClusterNodeTest {
     private final List<ClusterSettings.Member> members = new ArrayList<>();
     private static final long NO_MAJORITY_RETRIES_MS = 10_000;
     private long snapshotLogBytes = 16L << 20;
+    /** Each node's part of the snapshots, by index; none by default. */
+    private List<? extends SnapshotContent> contents;
 
     @AfterEach
     void stop() {
+        if (contents != null) {
+            contents.stream().filter(c -> c instanceof GatedContent).forEach(c -> ((GatedContent) c).gate.countDown());
+        }
         nodes.forEach(n -> {
             if (n != null) {
                 n.close();
@@ -152,6 +162,54 @@ class RatisClusterNodeTest {
                         + sinks.get(2).last(topic));
     }
 
+    @Test
+    void aSnapshotBeingWrittenHoldsUpNoAcks() throws Exception {
+        snapshotLogBytes = 1; // a snapshot every 1,024 entries on n1 (a tenth more on n2, two on n3)
+        List<GatedContent> contents = List.of(new GatedContent(), new GatedContent(), new GatedContent());
+        this.contents = contents;
+        startCluster(3);
+        String topic = topicPerGroup("gated").get(0);
+        for (int i = 0; i < 1_100; i++) {
+            publish(i % 3, topic, "v" + i, 0, 0, false).get(20, TimeUnit.SECONDS);
+        }
+        await(() -> contents.get(0).captures.get() > 0, () -> "n1 began a snapshot of g0");
+        // n1's snapshot cannot be written (its content waits at the gate), yet its group goes on
+        for (int i = 0; i < 200; i++) {
+            publish(i % 3, topic, "w" + i, 0, 0, false).get(5, TimeUnit.SECONDS);
+        }
+        await(() -> sinks.get(0).last(topic) == 1_300, () -> "n1 applied all 1,300: " + sinks.get(0).last(topic));
+        assertThat(nodes.get(0).status().groups().get(0).snapshots()).as("n1's snapshot is still being written").isZero();
+        contents.forEach(c -> c.gate.countDown());
+        await(() -> nodes.get(0).status().groups().get(0).snapshots() == 1, () -> "n1's snapshot written");
+    }
+
+    /** A node's part of the snapshots that is captured at once but written only once the gate opens. */
+    private static final class GatedContent implements SnapshotContent {
+        final CountDownLatch gate = new CountDownLatch(1);
+        final AtomicInteger captures = new AtomicInteger();
+
+        @Override
+        public void write(DataOutput out) {
+        }
+
+        @Override
+        public void read(DataInput in) {
+        }
+
+        @Override
+        public Captured capture() {
+            captures.incrementAndGet();
+            return out -> {
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("the gate did not open");
+                }
+            };
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** One topic of each group, named {@code prefix/N}. */
@@ -200,7 +258,7 @@ class RatisClusterNodeTest {
         ReplicationSettings replication = new ReplicationSettings(data.resolve("n" + (i + 1)), false, 1000, 500, 5000,
                 snapshotLogBytes, ReplicationSettings.Engine.RATIS, GROUPS);
         ClusterNode node = new ClusterNode(new ClusterSettings("n" + (i + 1), members, 10_000, 1000), replication, sink,
-                SnapshotContent.NONE);
+                contents == null ? SnapshotContent.NONE : contents.get(i));
         node.start();
         nodes.set(i, node);
         sinks.set(i, sink);

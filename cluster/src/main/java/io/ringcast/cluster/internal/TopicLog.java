@@ -4,8 +4,10 @@ import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.UpdateSink;
 import org.jgroups.raft.StateMachine;
 
+import java.io.ByteArrayOutputStream;
 import java.io.DataInput;
 import java.io.DataOutput;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -246,20 +248,37 @@ public final class TopicLog implements StateMachine {
      */
     @Override
     public void writeContentTo(DataOutput out) throws IOException {
+        capture().writeTo(out);
+    }
+
+    /**
+     * Takes the state as it is now, as {@link #writeContentTo} would write it, to be written later
+     * on any thread ({@link SnapshotContent.Captured#writeTo}): the replicated state is copied into
+     * memory, the node's part captured by its {@link SnapshotContent#capture}. The apply thread,
+     * between entries; it costs a copy of the topics and ledgers, not the write.
+     */
+    public SnapshotContent.Captured capture() throws IOException {
         assert enter();
         try {
-            out.writeInt(SNAPSHOT_MAGIC);
-            out.writeByte(SNAPSHOT_VERSION);
-            TopicLogCodec.writeVarLong(out, appliedEntries);
-            TopicLogCodec.writeVarLong(out, topics.size());
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + topics.size() * 32);
+            DataOutputStream own = new DataOutputStream(bytes);
+            own.writeInt(SNAPSHOT_MAGIC);
+            own.writeByte(SNAPSHOT_VERSION);
+            TopicLogCodec.writeVarLong(own, appliedEntries);
+            TopicLogCodec.writeVarLong(own, topics.size());
             Map<String, Integer> indexes = new HashMap<>(topics.size() * 2);
             for (TopicSequence topic : topics.values()) {
                 indexes.put(topic.path, indexes.size());
-                TopicLogCodec.writeString(out, topic.path);
-                TopicLogCodec.writeVarLong(out, topic.last);
+                TopicLogCodec.writeString(own, topic.path);
+                TopicLogCodec.writeVarLong(own, topic.last);
             }
-            ledgers.write(out, indexes);
-            content.write(out);
+            ledgers.write(own, indexes);
+            byte[] replicated = bytes.toByteArray();
+            SnapshotContent.Captured node = content.capture();
+            return out -> {
+                out.write(replicated);
+                node.writeTo(out);
+            };
         } finally {
             busy = false;
         }

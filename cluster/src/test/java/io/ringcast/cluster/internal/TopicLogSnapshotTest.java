@@ -21,6 +21,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -142,9 +143,9 @@ class TopicLogSnapshotTest {
         values.calls.clear();
 
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        values.writingTo = bytes;
         log.writeContentTo(new DataOutputStream(bytes));
-        assertThat(values.bytesBeforeWrite).as("bytes of the state machine's own part before the node's").isEqualTo(ownPart);
+        assertThat(ByteBuffer.wrap(bytes.toByteArray(), ownPart, Integer.BYTES).getInt())
+                .as("the node's part right after the state machine's own").isEqualTo(LastValues.MARKER);
         assertThat(values.calls).containsExactly("write");
         assertThat(values.thread).isSameAs(Thread.currentThread());
 

@@ -46,8 +46,6 @@ final class TopicLogTesting {
         static final int MARKER = 0x4C415354; // "LAST"
         final Map<String, byte[]> values = new LinkedHashMap<>();
         final List<String> calls = new ArrayList<>();
-        ByteArrayOutputStream writingTo;
-        int bytesBeforeWrite = -1;
         Thread thread;
 
         @Override
@@ -61,7 +59,6 @@ final class TopicLogTesting {
         public void write(DataOutput out) throws IOException {
             calls.add("write");
             thread = Thread.currentThread();
-            bytesBeforeWrite = writingTo == null ? -1 : writingTo.size();
             out.writeInt(MARKER);
             out.writeInt(values.size());
             for (Map.Entry<String, byte[]> e : values.entrySet()) {

@@ -57,11 +57,23 @@ final class TopicSnapshotContent implements SnapshotContent {
     /** Captures the group's topics (every topic by default), on the sequencer thread, and writes them. Engine thread. */
     @Override
     public void write(DataOutput out) throws IOException {
+        capture().writeTo(out);
+    }
+
+    /**
+     * Asks the sequencer for the group's topics as they are after the last entry applied (the
+     * request queues behind every update applied before it) without waiting for them: the writer
+     * waits, on its own thread. Engine thread.
+     */
+    @Override
+    public Captured capture() {
         TopicSnapshotRequest capture = TopicSnapshotRequest.capture(inGroup);
         inbound.snapshotTopics(capture);
-        byte[] topics = capture.await();
-        out.writeInt(topics.length);
-        out.write(topics);
+        return out -> {
+            byte[] topics = capture.await();
+            out.writeInt(topics.length);
+            out.write(topics);
+        };
     }
 
     /** Reads and checks the snapshot's topics, then has the sequencer take them over, and waits until it has. Engine thread. */

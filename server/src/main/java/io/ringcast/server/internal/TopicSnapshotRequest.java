@@ -11,8 +11,9 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * What the cluster's snapshot ({@link TopicSnapshotContent}) asks the sequencer, through the
- * inbound ring: capture every topic, or take over the topics a snapshot holds. Made and awaited on
- * the Raft engine's thread; answered once, on the sequencer thread ({@link TopicSequencer}).
+ * inbound ring: capture every topic, or take over the topics a snapshot holds. Made on the Raft
+ * engine's thread, awaited there or on the snapshot writer's ({@link #await}); answered once, on
+ * the sequencer thread ({@link TopicSequencer}).
  */
 final class TopicSnapshotRequest {
     /** The topics to take over; null: capture. */
@@ -56,8 +57,9 @@ final class TopicSnapshotRequest {
     }
 
     /**
-     * Waits for the sequencer's answer. Engine thread: it blocks the engine, as a full inbound ring
-     * does, until the sequencer has reached this request.
+     * Waits for the sequencer's answer: on the engine thread for a take-over (it blocks the engine,
+     * as a full inbound ring does, until the sequencer has reached this request), on the snapshot
+     * writer's for a capture.
      *
      * @return the topics captured; null for a take-over
      * @throws IOException when the sequencer failed, or the wait was interrupted (the node is stopping)

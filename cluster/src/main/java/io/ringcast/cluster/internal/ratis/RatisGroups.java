@@ -7,7 +7,7 @@ import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.Message;
@@ -44,7 +44,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * This node's part in the cluster's Raft groups under Apache Ratis: one Ratis server (one Netty
+ * This node's part in the cluster's Raft groups under Apache Ratis: one Ratis server (one gRPC
  * port, the member's {@code membershipPort}) hosting {@code groups} Raft groups, each spanning every
  * configured member, each with its own log, state machine ({@link TopicLogStateMachine} around a
  * {@link TopicLog}) and leader. Ratis elects, replicates, commits, snapshots and catches members up;
@@ -55,13 +55,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * its group's preferred one hands the leadership over to it with Ratis's own leadership transfer
  * ({@link #placeLeaders}), once the preferred member answers it: at start, and after a failure
  * heals, the leaders move back. Not through Ratis's peer priorities: with them, each leader yields
- * on its own, and two groups led by one node yielding to one member at once collide in Ratis 3.3.0's
- * Netty transport (both {@code StartLeaderElection} requests carry call id 0, and the second fails
- * with "previous is expected to be null": docs/upstream/ratis.md, report 1); one transfer at a time
- * per node avoids that.
+ * on its own, and two groups led by one node yielding to one member at once collided in Ratis
+ * 3.3.0's Netty transport, which this engine used first (both {@code StartLeaderElection} requests
+ * carry call id 0, and the second fails with "previous is expected to be null":
+ * docs/upstream/ratis.md, report 1); one transfer at a time per node avoids that.
  *
  * <p><b>Submits.</b> An entry goes to its group's leader: straight into the local server when this
- * node leads the group, else through this node's Ratis client of that group (Netty), which finds
+ * node leads the group, else through this node's Ratis client of that group (gRPC), which finds
  * the leader and sends again on a leader change within {@code replicationTimeoutMs}. Either way the
  * reply is the state machine's response, computed on the leader once it applied the entry.
  *
@@ -195,10 +195,11 @@ public final class RatisGroups implements AutoCloseable {
      */
     static RaftProperties properties(ClusterSettings cluster, ReplicationSettings replication) {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
         ClusterSettings.Member me = cluster.self();
-        NettyConfigKeys.Server.setHost(p, me.host());
-        NettyConfigKeys.Server.setPort(p, me.membershipPort());
+        // one port for members, clients and admin requests alike (they fall back to the server's)
+        GrpcConfigKeys.Server.setHost(p, me.host());
+        GrpcConfigKeys.Server.setPort(p, me.membershipPort());
         RaftServerConfigKeys.setStorageDir(p, List.of(replication.dataDir().resolve("ratis").toFile()));
         long fd = replication.failureDetectionMs();
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(fd, TimeUnit.MILLISECONDS));
@@ -374,7 +375,7 @@ public final class RatisGroups implements AutoCloseable {
      * answers): a joining node has caught up on the group once its own log applied as many.
      */
     public CompletableFuture<Long> leaderApplied(int g) {
-        // ordered, as the submits (Ratis's Netty client sends nothing unordered): one that fails replaces the client
+        // ordered, as the submits: one that fails replaces the client
         RaftClient client = client(g);
         return client.async().sendReadOnly(Message.EMPTY).handle((reply, e) -> {
             if (e != null || !reply.isSuccess()) {

@@ -1,11 +1,13 @@
 package io.ringcast.cluster.internal.ratis;
 
+import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.internal.TopicLog;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
@@ -28,13 +30,17 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One Raft group's state machine under Apache Ratis: the group's {@link TopicLog} (which decides
  * every publish from the log alone), with Ratis's snapshot files around it. Ratis applies committed
  * entries, takes snapshots and installs them on its state machine updater thread, one per group:
- * {@link TopicLog}'s single thread. Replication and commits go on on Ratis's other threads meanwhile,
- * so a snapshot holds up this group's applies (and so its acks), never another group's or the log.
+ * {@link TopicLog}'s single thread. A snapshot holds that thread only while the state is captured
+ * in memory ({@link #takeSnapshot}); the node's snapshot writer writes it to disk meanwhile, so
+ * neither this group's applies nor its commits, nor any other group's, wait for the disk.
  *
  * <p>A snapshot is one file, {@code snapshot.TERM_INDEX} in the group's state machine directory
  * ({@link SimpleStateMachineStorage}), with its MD5 beside it: the {@link TopicLog}'s own part then
@@ -43,7 +49,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Thread contract: {@link #applyTransaction}, {@link #takeSnapshot}, {@link #initialize} and
  * {@link #reinitialize} on the group's updater thread (Ratis calls {@code initialize} on a starting
- * thread before the updater runs); {@link #query} on any thread, reading only {@link #applied}.
+ * thread before the updater runs); the snapshot files written on the writer's thread; {@link #query}
+ * on any thread, reading only {@link #applied}.
  */
 public final class TopicLogStateMachine extends BaseStateMachine {
     private static final Logger log = LoggerFactory.getLogger(TopicLogStateMachine.class);
@@ -54,10 +61,23 @@ public final class TopicLogStateMachine extends BaseStateMachine {
     /** {@link TopicLog#appliedEntries()} after the last apply or load, for {@link #query} on other threads. */
     private volatile long applied;
     private volatile int snapshots;
+    /** After a failed snapshot write, the next waits this long: a full disk is not retried at every entry. */
+    static final long RETRY_AFTER_FAILURE_MS = 5_000;
+    /** Writes this node's snapshots, of every group, one after another, off the groups' updater threads. */
+    private final Executor writer;
+    /** The snapshot being written, or the one written and not yet told to Ratis; the updater thread only. */
+    private CompletableFuture<Long> writing;
+    /** No new snapshot before this {@link System#nanoTime}, after a failed write; the updater thread only. */
+    private long retryAfterNs = System.nanoTime();
 
-    public TopicLogStateMachine(TopicLog topicLog, String name) {
+    /**
+     * @param writer where snapshots are written: one thread for the node's groups, so they do not
+     *               write at once
+     */
+    public TopicLogStateMachine(TopicLog topicLog, String name, Executor writer) {
         this.topicLog = topicLog;
         this.name = name;
+        this.writer = writer;
     }
 
     @Override
@@ -114,29 +134,74 @@ public final class TopicLogStateMachine extends BaseStateMachine {
     }
 
     /**
-     * Writes the state as of the last entry applied into a new snapshot file (through a temporary
-     * file, so a crash leaves no half snapshot under the real name) and returns its index.
+     * Ratis asks for a snapshot once {@code autoTriggerThreshold} entries were applied since the last
+     * one, on the group's updater thread, which applies nothing meanwhile. So this only captures
+     * the state as of the last entry applied ({@link TopicLog#capture}: the topic log's part copied,
+     * the sequencer asked for the node's part) and hands the write to the node's snapshot writer,
+     * answering {@code -1} (no new snapshot yet). Ratis asks again after each entry applied while
+     * the threshold stays passed; once the write has finished, the answer is its index, which Ratis
+     * records, purging its log up to it. One write per group at a time; after a failed write, none
+     * for {@link #RETRY_AFTER_FAILURE_MS}.
      */
     @Override
     public long takeSnapshot() throws IOException {
-        TermIndex last = getLastAppliedTermIndex();
-        if (last == null || last.getIndex() < 0) {
-            return -1;
+        CompletableFuture<Long> w = writing;
+        if (w != null) {
+            if (!w.isDone()) {
+                return RaftLog.INVALID_LOG_INDEX;
+            }
+            writing = null;
+            long index = w.exceptionally(e -> RaftLog.INVALID_LOG_INDEX).join();
+            SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
+            if (index >= 0 && latest != null && index >= latest.getIndex()) {
+                return index;
+            }
+            if (index >= 0) { // a newer snapshot was installed from the leader meanwhile: Ratis knows that one
+                return RaftLog.INVALID_LOG_INDEX;
+            }
+            retryAfterNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_AFTER_FAILURE_MS);
         }
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() < 0 || System.nanoTime() - retryAfterNs < 0) {
+            return RaftLog.INVALID_LOG_INDEX;
+        }
+        long start = System.nanoTime();
+        SnapshotContent.Captured captured = topicLog.capture();
+        long captureUs = (System.nanoTime() - start) / 1000;
+        writing = CompletableFuture.supplyAsync(() -> write(captured, last, captureUs), writer);
+        return RaftLog.INVALID_LOG_INDEX;
+    }
+
+    /**
+     * Writes a captured state into a new snapshot file (through a temporary file, so a crash leaves
+     * no half snapshot under the real name) and makes it the latest: the one Ratis sends to a
+     * member behind the leader's purged log. The snapshot writer's thread.
+     */
+    private long write(SnapshotContent.Captured captured, TermIndex last, long captureUs) {
         long start = System.nanoTime();
         File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
         File tmp = new File(file.getParentFile(), file.getName() + ".tmp");
-        try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp.toPath()),
-                1 << 16))) {
-            topicLog.writeContentTo(out);
+        try {
+            try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
+                    Files.newOutputStream(tmp.toPath()), 1 << 16))) {
+                captured.writeTo(out);
+            }
+            Files.move(tmp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE);
+            FileInfo info = new FileInfo(file.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(file));
+            storage.updateLatestSnapshot(new SingleFileSnapshotInfo(info, last));
+        } catch (IOException | RuntimeException e) {
+            log.warn("cluster {}: writing the snapshot at index {} failed, trying again in {} ms: {}", name,
+                    last.getIndex(), RETRY_AFTER_FAILURE_MS, e.toString());
+            try {
+                Files.deleteIfExists(tmp.toPath());
+            } catch (IOException ignored) {
+                // the next write replaces it
+            }
+            throw new CompletionException(e);
         }
-        Files.move(tmp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE);
-        FileInfo info = new FileInfo(file.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(file));
-        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(info, last));
-        long ms = (System.nanoTime() - start) / 1_000_000;
         snapshots++;
-        log.info("cluster {}: snapshot of {} bytes at index {} written in {} ms", name, file.length(), last.getIndex(),
-                ms);
+        log.info("cluster {}: snapshot of {} bytes at index {} captured in {} us, written in {} ms", name,
+                file.length(), last.getIndex(), captureUs, (System.nanoTime() - start) / 1_000_000);
         return last.getIndex();
     }
 
