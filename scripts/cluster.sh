@@ -3,7 +3,8 @@
 # (clients on ws://127.0.0.1:8081/ws .. 8085; see docs/clustering.md).
 #
 # Usage: scripts/cluster.sh start    build the jar if needed, start the five nodes in the background,
-#                                    wait until each serves clients with a view of five
+#                                    wait until each serves clients with a view of five (on the
+#                                    ratis engine, which has no views: until each caught up)
 #        scripts/cluster.sh stop     SIGTERM every node and wait for it
 #        scripts/cluster.sh status   one line per node from its /health
 # Logs and pid files: target/cluster/node-N.log, target/cluster/node-N.pid. Raft logs and snapshots:
@@ -64,7 +65,7 @@ start() {
   for n in $(seq 1 "$nodes"); do
     for _ in $(seq 1 600); do
       h=$(health "$n")
-      if [ -n "$h" ] && [ "$(cluster_field "$h" "c.get('ready') and len(c.get('view', []))")" = "$nodes" ]; then
+      if [ -n "$h" ] && [ "$(cluster_field "$h" "c.get('ready') and (len(c.get('view', [])) if c.get('engine') != 'ratis' else $nodes)")" = "$nodes" ]; then
         break
       fi
       if ! kill -0 "$(cat "$dir/node-$n.pid")" 2>/dev/null; then
@@ -72,7 +73,7 @@ start() {
       fi
       sleep 0.2 # polling /health until the node serves with the whole view
     done
-    if [ "$(cluster_field "$(health "$n")" "c.get('ready') and len(c.get('view', []))")" != "$nodes" ]; then
+    if [ "$(cluster_field "$(health "$n")" "c.get('ready') and (len(c.get('view', [])) if c.get('engine') != 'ratis' else $nodes)")" != "$nodes" ]; then
       echo "node-$n did not see a view of $nodes within 120 s: see $dir/node-$n.log"; stop; exit 1
     fi
     echo "node-$n: ws://127.0.0.1:808$n/ws  (demo page http://127.0.0.1:808$n/, pid $(cat "$dir/node-$n.pid"))"

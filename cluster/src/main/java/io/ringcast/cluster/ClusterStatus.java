@@ -13,7 +13,9 @@ import java.util.List;
  * @param ready           whether the node has caught up since it started ({@link ClusterNode#ready()})
  * @param members         the configured members
  * @param view            the members this node is connected with now (its JGroups view, coordinator
- *                        first); under Ratis, which keeps no view, the members whose group leads it knows
+ *                        first); under Ratis, which keeps no view, the members it heard from in its
+ *                        groups' traffic within {@code failureDetectionMs}, itself included (its
+ *                        followers where it leads, its leaders)
  * @param commitIndex     the first group's index of the last log entry this node knows committed
  * @param lastAppended    the first group's index of the last entry in this node's log
  * @param queuedPublishes publishes received here waiting for a log entry, all groups

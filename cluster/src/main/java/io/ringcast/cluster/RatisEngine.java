@@ -197,16 +197,12 @@ final class RatisEngine implements ClusterNode.Engine {
     @Override
     public ClusterStatus status() {
         List<ClusterStatus.Group> list = new ArrayList<>();
-        Set<String> leaders = new LinkedHashSet<>();
         boolean majority = true;
         int queued = 0;
         int snapshots = 0;
         for (int g = 0; g < batchers.size(); g++) {
             String leader = groups.leader(g);
             majority &= leader != null;
-            if (leader != null) {
-                leaders.add(leader);
-            }
             int q = batchers.get(g).queued();
             int s = stateMachines.get(g).snapshots();
             queued += q;
@@ -215,9 +211,12 @@ final class RatisEngine implements ClusterNode.Engine {
                     groups.appliedIndex(g), groups.lastAppended(g), q, s));
         }
         List<String> members = settings.members().stream().map(ClusterSettings.Member::name).toList();
+        // no views on Ratis: the members heard from lately, in the members' order
+        Set<String> heard = groups.heardWithin(failureDetectionMs);
+        List<String> view = members.stream().filter(heard::contains).toList();
         ClusterStatus.Group first = list.get(0);
         return new ClusterStatus(settings.nodeName(), first.leader(), first.term(), majority,
-                ready.isDone() && !ready.isCompletedExceptionally(), members, List.copyOf(leaders),
+                ready.isDone() && !ready.isCompletedExceptionally(), members, view,
                 first.commitIndex(), first.lastAppended(), queued, snapshots, "ratis", list);
     }
 

@@ -74,6 +74,9 @@ class RatisClusterNodeTest {
         assertThat(status.groups()).hasSize(GROUPS);
         assertThat(status.majority()).isTrue();
         assertThat(status.ready()).isTrue();
+        // no views on Ratis: the members heard from lately (n2 leads two groups, so hears n1 and n3)
+        await(() -> nodes.get(1).status().view().equals(List.of("n1", "n2", "n3")),
+                () -> "n2 heard from every member: " + nodes.get(1).status().view());
     }
 
     @Test
@@ -113,6 +116,8 @@ class RatisClusterNodeTest {
                 publish(1 + g % 2, topicOf.get(g), "v", 0, 0, false).get(5, TimeUnit.SECONDS);
             }
         }
+        await(() -> nodes.get(1).status().view().equals(List.of("n2", "n3")),
+                () -> "n2 no longer hears n1: " + nodes.get(1).status().view());
         // n1's groups elect another leader among n2 and n3, then take publishes again
         await(() -> nodes.get(1).status().groups().stream().allMatch(s -> s.leader() != null && !s.leader().equals("n1")),
                 () -> "n1's groups have new leaders: " + nodes.get(1).status().groups());

@@ -48,6 +48,13 @@ public final class Main implements Callable<Integer> {
 
     /** Runs the node until SIGTERM or Ctrl-C and exits with the status the class comment lists. */
     public static void main(String[] args) {
+        String commonPool = "java.util.concurrent.ForkJoinPool.common.parallelism";
+        if (System.getProperty(commonPool) == null) {
+            // on one or two CPUs the common pool's parallelism is 1, and CompletableFuture's async
+            // methods given no executor then start a thread per task: the cluster engine's did (Ratis,
+            // gRPC), ~500 threads a second over five nodes at 200 publishes/s. Set before the pool exists.
+            System.setProperty(commonPool, String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors() - 1)));
+        }
         if (System.getProperty("io.netty.leakDetection.level") == null) {
             // Netty's default samples 1 buffer in 128 with a stack trace per retained copy: on the fan-out
             // path that is ~840 B per sampled frame per subscriber. Tests run paranoid; a node does not,

@@ -172,6 +172,36 @@ public final class RatisGroups implements AutoCloseable {
         return false;
     }
 
+    /**
+     * The members this node heard from within {@code ms} in its groups' traffic, itself included:
+     * as a leader, its followers that answered; as a follower, its leader. With fewer groups than
+     * members, a node that leads none sees only its leaders. Any thread.
+     */
+    public Set<String> heardWithin(long ms) {
+        Set<String> heard = new HashSet<>();
+        heard.add(self.toString());
+        for (int g = 0; g < groups.size(); g++) {
+            DivisionInfo info = info(g);
+            if (info == null) {
+                continue;
+            }
+            RaftProtos.RoleInfoProto role = info.getRoleInfoProto();
+            if (role.hasLeaderInfo()) {
+                for (RaftProtos.ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
+                    if (f.getLastRpcElapsedTimeMs() <= ms) {
+                        heard.add(f.getId().getId().toStringUtf8());
+                    }
+                }
+            } else if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()) {
+                RaftProtos.ServerRpcProto leader = role.getFollowerInfo().getLeaderInfo();
+                if (leader.getLastRpcElapsedTimeMs() <= ms) {
+                    heard.add(leader.getId().getId().toStringUtf8());
+                }
+            }
+        }
+        return heard;
+    }
+
     private static List<RaftPeer> peers(ClusterSettings cluster) {
         List<RaftPeer> peers = new ArrayList<>();
         List<ClusterSettings.Member> members = cluster.members();
