@@ -71,6 +71,32 @@ class ServerProcessTest {
         assertThat(out).noneMatch(l -> l.contains("Exception"));
     }
 
+    /**
+     * A client name is the client's to choose, and the node logs it (a session's close line): its
+     * line breaks and other control characters must not start a line of their own in the log, nor
+     * reach an operator's terminal as escape sequences.
+     */
+    @Test
+    void aClientNameWithLineBreaksCannotForgeALogLine(@TempDir Path dir) throws Exception {
+        Path cfg = dir.resolve("node.yaml");
+        Files.writeString(cfg, "server:\n  host: 127.0.0.1\n  port: 0\nsecurity:\n" + TestServers.OPEN_TO_ANONYMOUS);
+        Process p = launch(dir, "--config", cfg.toString());
+        List<String> out = collect(p);
+        String port = awaitPort(out);
+        try (WireSocket s = new WireSocket("ws://127.0.0.1:" + port + "/ws", null, 4096)) {
+            s.send(b -> io.ringcast.protocol.WireCodec.writeHello(b, io.ringcast.protocol.WireCodec.VERSION,
+                    "evil\n12:00:00.000 WARN  [main] NodeRuntime - FORGED\r\u001b[2J"));
+            s.awaitMessage("WELCOME");
+        }
+        Await.until(() -> out.stream().anyMatch(l -> l.contains("(client 'evil")), "the session's close line");
+        p.toHandle().destroy();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(out).as("no line starts with the forged text").noneMatch(l -> l.startsWith("12:00:00.000"));
+        assertThat(out).as("the close line carries the whole name").anyMatch(l -> l.contains("(client 'evil")
+                && l.contains("FORGED"));
+        assertThat(out).as("no control character reaches the log").noneMatch(l -> l.chars().anyMatch(c -> c < 0x20 && c != '\t'));
+    }
+
     @Test
     void aPortInUseIsNamedAndTheStartFails(@TempDir Path dir) throws Exception {
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
