@@ -28,7 +28,7 @@ USER ringcast
 # by default) and a relative state.file.
 WORKDIR /var/lib/ringcast
 # Clients (WebSocket, /health, /metrics); cluster membership (cluster.members[].membershipPort, 7800
-# in docker-compose.yml) and its socket failure detection on membershipPort + 1000.
+# in compose.yaml) and its socket failure detection on membershipPort + 1000.
 EXPOSE 8080 7800 8800
 # The JRE image has no curl: bash asks /health on the port of RINGCAST_SERVER_PORT (8080 when unset)
 # over /dev/tcp. Plain HTTP only: with TLS on, give the container a health check of your own.

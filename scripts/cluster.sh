@@ -6,6 +6,8 @@
 #                                    wait until each serves clients with a view of five (on the
 #                                    ratis engine, which has no views: until each caught up)
 #        scripts/cluster.sh stop     SIGTERM every node and wait for it
+#        scripts/cluster.sh stop 3   the same for node-3 alone; `start` then starts it again (the
+#                                    nodes still running are left alone): a one-node restart
 #        scripts/cluster.sh status   one line per node from its /health
 # Logs and pid files: target/cluster/node-N.log, target/cluster/node-N.pid. Raft logs and snapshots:
 # data/node-N (cluster.dataDir); delete them for a cluster that starts empty.
@@ -80,8 +82,8 @@ start() {
   done
 }
 
-stop() {
-  for n in $(seq 1 5); do
+stop() { # [node numbers]: those, or every node
+  for n in ${*:-$(seq 1 5)}; do
     pidfile=$dir/node-$n.pid
     [ -f "$pidfile" ] || continue
     pid=$(cat "$pidfile")
@@ -108,7 +110,7 @@ status() {
 
 case ${1:-} in
   start) start ;;
-  stop) stop ;;
+  stop) shift; stop "$@" ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|status"; exit 2 ;;
+  *) echo "usage: $0 start|stop [N...]|status"; exit 2 ;;
 esac
