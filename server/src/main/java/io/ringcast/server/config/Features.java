@@ -41,6 +41,49 @@ public record Features(boolean lastValueCache, boolean deltas, boolean compressi
         overrides = List.copyOf(overrides);
     }
 
+    /**
+     * The settings in the config file's words, for a log line: {@code lastValueCache: on, deltas:
+     * off, compression: on (from 256 bytes), conflation: on-backpressure (past 1048576 bytes);
+     * fx/#: deltas: on}.
+     */
+    public String describe() {
+        StringBuilder b = new StringBuilder()
+                .append("lastValueCache: ").append(onOff(lastValueCache))
+                .append(", deltas: ").append(onOff(deltas))
+                .append(", compression: ").append(onOff(compression));
+        if (compression) {
+            b.append(" (from ").append(compressionMinBytes).append(" bytes)");
+        }
+        b.append(", conflation: ").append(conflation.yamlName());
+        if (conflation == Conflation.ON_BACKPRESSURE) {
+            b.append(" (past ").append(conflationBacklogBytes).append(" bytes)");
+        }
+        for (SubtreeOverride o : overrides) {
+            b.append("; ").append(o.selector()).append(':');
+            String sep = " ";
+            if (o.lastValueCache() != null) {
+                b.append(sep).append("lastValueCache: ").append(onOff(o.lastValueCache()));
+                sep = ", ";
+            }
+            if (o.deltas() != null) {
+                b.append(sep).append("deltas: ").append(onOff(o.deltas()));
+                sep = ", ";
+            }
+            if (o.compression() != null) {
+                b.append(sep).append("compression: ").append(onOff(o.compression()));
+                sep = ", ";
+            }
+            if (o.conflation() != null) {
+                b.append(sep).append("conflation: ").append(o.conflation().yamlName());
+            }
+        }
+        return b.toString();
+    }
+
+    private static String onOff(boolean on) {
+        return on ? "on" : "off";
+    }
+
     /** Whether compression is on anywhere: globally or in an override. Then the server negotiates it. */
     public boolean compressionAnywhere() {
         return compression || overrides.stream().anyMatch(o -> Boolean.TRUE.equals(o.compression()));

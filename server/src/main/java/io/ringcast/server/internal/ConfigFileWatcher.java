@@ -130,7 +130,8 @@ final class ConfigFileWatcher implements AutoCloseable {
             log.debug("config {} changed, features unchanged", file);
             return;
         }
-        log.info("features reloaded from {}: {} (compression applies to new connections)", file, loaded.features());
+        log.info("features reloaded from {}: {} (compression applies to new connections)", file,
+                loaded.features().describe());
         current = current.withFeatures(loaded.features());
         applyFeatures.accept(current);
         counters.configReloads.increment();

@@ -81,6 +81,30 @@ class ConfigFileWatcherTest {
         awaitReloadsCounted(1);
     }
 
+    /** The reload's log line says what the features are now in the config file's words, not as Java records. */
+    @Test
+    void theReloadLineNamesTheFeaturesAsTheFileDoes() throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
+                ConfigFileWatcher.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+                new ch.qos.logback.core.read.ListAppender<>();
+        lines.start();
+        logger.addAppender(lines);
+        try {
+            start("features: {deltas: false}\n");
+            Files.writeString(file, "features:\n  deltas: true\n  conflation: always\n  overrides:\n"
+                    + "    - {selector: \"fx/#\", deltas: false, compression: true}\n");
+            nextApplied();
+            awaitReloadsCounted(1);
+            String line = lines.list.stream().map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .filter(m -> m.startsWith("features reloaded")).findFirst().orElseThrow();
+            assertThat(line).contains("lastValueCache: on, deltas: on, compression: off, conflation: always; "
+                    + "fx/#: deltas: off, compression: on").doesNotContain("Features[").doesNotContain("Override[");
+        } finally {
+            logger.detachAppender(lines);
+        }
+    }
+
     @Test
     void fileReplacedByRenameIsReloadedToo() throws Exception {
         start("features: {compression: false}\n");
