@@ -65,15 +65,29 @@ class TlsAndOriginTest {
         try (RingcastServer server = TestServers.start(TLS)) {
             try (RingcastClient untrusting = client(server.webSocketUrl()).build()) { // the JDK's trust store
                 assertThatThrownBy(() -> untrusting.connect().get(10, TimeUnit.SECONDS))
-                        .isInstanceOf(ExecutionException.class);
+                        .isInstanceOf(ExecutionException.class)
+                        .satisfies(e -> assertThat(messages(e)).as("says what to do, not a raw PKIX error")
+                                .contains("the server's TLS certificate is not trusted").contains("trustedCertificates")
+                                .contains("--trust"));
             }
             String plain = server.webSocketUrl().replace("wss://", "ws://");
             try (RingcastClient plainClient = client(plain).build()) {
                 assertThatThrownBy(() -> plainClient.connect().get(10, TimeUnit.SECONDS))
-                        .isInstanceOf(ExecutionException.class);
+                        .isInstanceOf(ExecutionException.class)
+                        .satisfies(e -> assertThat(messages(e)).as("points at wss://")
+                                .contains("if that port takes TLS, use wss://"));
             }
             assertThat(server.stats().get(SESSIONS)).isZero();
         }
+    }
+
+    /** The messages of a failure and its causes, one after another. */
+    private static String messages(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            b.append(t.getMessage()).append(" | ");
+        }
+        return b.toString();
     }
 
     @Test

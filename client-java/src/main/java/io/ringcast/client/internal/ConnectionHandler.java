@@ -56,6 +56,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     private ChannelHandlerContext ctx;
 
     private boolean welcomed;
+    /** The WebSocket upgrade completed (the server answered the HTTP request with 101). */
+    private boolean upgraded;
     private String sessionId;
     /** The connection is ending: inbound messages are ignored from now on. */
     private boolean closing;
@@ -132,6 +134,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
             return new RingcastException("server closed the connection with WebSocket close code " + closeCode
                     + (closeReason == null || closeReason.isEmpty() ? "" : " (" + closeReason + ")"), null, closeCode);
         }
+        if (!upgraded && address.startsWith("ws://")) {
+            // a TLS port closes a plain HTTP request without an answer
+            return new RingcastException("connection closed before the WebSocket upgrade: no HTTP answer from "
+                    + address + " (if that port takes TLS, use wss://)");
+        }
         return new RingcastException(welcomed ? "connection lost" : "connection closed before the session started");
     }
 
@@ -167,6 +174,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt == ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
+            upgraded = true;
             sendHello(ctx);
         } else if (evt == ClientHandshakeStateEvent.HANDSHAKE_TIMEOUT) {
             fail("WebSocket handshake timed out", null);
@@ -227,6 +235,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     }
 
     static String describe(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof java.security.cert.CertPathBuilderException
+                    || t instanceof java.security.cert.CertPathValidatorException) {
+                return "the server's TLS certificate is not trusted (" + t.getMessage() + "): give the client its "
+                        + "certificate or its CA's as a PEM file (RingcastClient.Builder.trustedCertificates; the "
+                        + "CLI's --trust)";
+            }
+        }
         String message = cause.getMessage();
         return message == null || message.isEmpty() ? cause.getClass().getSimpleName()
                 : cause.getClass().getSimpleName() + ": " + message;
