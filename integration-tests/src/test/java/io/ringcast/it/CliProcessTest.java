@@ -186,6 +186,59 @@ class CliProcessTest {
     }
 
     /** Runs the jar with {@code args}, {@code stdin} (or nothing) as its standard input. */
+    /** pub given two nodes says when it loses the first and goes on through the second, as sub does. */
+    @Test
+    void pubSaysWhenItFailsOverToTheNextNode() throws Exception {
+        Path first = dir.resolve("first");
+        Path second = dir.resolve("second");
+        Files.createDirectories(first);
+        Files.createDirectories(second);
+        String open = "server:\n  host: 127.0.0.1\n  port: 0\nsecurity:\n" + TestServers.OPEN_TO_ANONYMOUS;
+        Files.writeString(first.resolve("node.yaml"), open);
+        Files.writeString(second.resolve("node.yaml"), open);
+        Process a = ServerProcesses.launch(first, "--config", "node.yaml");
+        Process b = ServerProcesses.launch(second, "--config", "node.yaml");
+        try {
+            String portA = ServerProcesses.awaitPort(ServerProcesses.collect(a));
+            String portB = ServerProcesses.awaitPort(ServerProcesses.collect(b));
+            String urlA = "ws://127.0.0.1:" + portA + "/ws";
+            String urlB = "ws://127.0.0.1:" + portB + "/ws";
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            Process p = new ProcessBuilder(java, "-jar", ServerProcesses.JAR.toAbsolutePath().toString(), "pub",
+                    urlA + "," + urlB, "fail/over").directory(dir.toFile()).start();
+            Run pub = new Run(p, OutputLines.read(p.getInputStream()), OutputLines.read(p.getErrorStream()));
+            try (OutputStream in = p.getOutputStream()) {
+                in.write("one\n".getBytes(StandardCharsets.UTF_8));
+                in.flush();
+                Await.until(() -> health(portA).contains("\"publishes\":1,"), "the first value published on the first node");
+                a.toHandle().destroy();
+                assertThat(a.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                pub.awaitErr("connection to " + urlA + " lost");
+                pub.awaitErr("reconnected to " + urlB);
+                in.write("two\n".getBytes(StandardCharsets.UTF_8));
+            }
+            assertThat(pub.exitStatus()).as("pub's status; stderr: " + pub.err.lines).isZero();
+            assertThat(health(portB)).contains("\"publishes\":1,");
+        } finally {
+            a.toHandle().destroy();
+            b.toHandle().destroy();
+            assertThat(b.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    private static String health(String port) {
+        try {
+            return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + port + "/health")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        } catch (java.io.IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
     private static Run cli(String stdin, String... args) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-jar", ServerProcesses.JAR.toAbsolutePath().toString()));

@@ -106,7 +106,8 @@ public final class PubCommand implements Callable<Integer> {
             return ConnectionOptions.badCommandLine(e, err);
         }
         CliLogging.toStandardError();
-        try (RingcastClient client = builder.build()) {
+        // failing over to another node is said, as sub says it (PrintWriter's lines are whole: it locks)
+        try (RingcastClient client = builder.connectionListener(new ConnectionNotices(err::println)).build()) {
             int connected = ConnectionOptions.connect(client, err);
             if (connected != 0) {
                 return connected;

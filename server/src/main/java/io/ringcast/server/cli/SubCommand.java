@@ -1,6 +1,5 @@
 package io.ringcast.server.cli;
 
-import io.ringcast.client.ConnectionListener;
 import io.ringcast.client.RingcastClient;
 import io.ringcast.client.RingcastException;
 import io.ringcast.client.Subscription;
@@ -114,7 +113,7 @@ public final class SubCommand implements Callable<Integer> {
             return ConnectionOptions.badCommandLine(e, err);
         }
         CliLogging.toStandardError();
-        RingcastClient client = builder.connectionListener(new ConnectionNews()).build();
+        RingcastClient client = builder.connectionListener(new ConnectionNotices(text -> queue(new Notice(text)))).build();
         Thread stopHook = new Thread(() -> stopAndAwaitPrinting(client), "ringcast-sub-stop");
         Runtime.getRuntime().addShutdownHook(stopHook);
         SignalExit.exitZeroOn("TERM");
@@ -226,29 +225,7 @@ public final class SubCommand implements Callable<Integer> {
         public void onError(RingcastException error) {
             if (error.code() != null && !error.code().fatal()) {
                 queue(new Refusal(error)); // a refusal ends the subscription; a fatal error ends a connection,
-            }                               // which ConnectionNews reports, and the subscription resumes
-        }
-    }
-
-    /** Connection news for standard error, after the first connect (which the command reports itself). */
-    private final class ConnectionNews implements ConnectionListener {
-        private boolean lost; // event loop only
-
-        @Override
-        public void onConnected(String address, String sessionId) {
-            if (lost) {
-                lost = false;
-                queue(new Notice("reconnected to " + address));
-            }
-        }
-
-        @Override
-        public void onDisconnected(String address, RingcastException reasonOrNull, int webSocketCloseCode) {
-            if (reasonOrNull != null) {
-                lost = true;
-                queue(new Notice("connection to " + address + " lost (" + reasonOrNull.getMessage()
-                        + "); reconnecting"));
-            }
+            }                               // which ConnectionNotices reports, and the subscription resumes
         }
     }
 }
