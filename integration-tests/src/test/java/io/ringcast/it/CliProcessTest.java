@@ -226,6 +226,61 @@ class CliProcessTest {
         }
     }
 
+    /**
+     * sub whose standard output nobody reads holds about a megabyte of values, not 65,536 updates:
+     * the rest stays unread on the connection, and so queues at the server (its outbound bytes
+     * grow), where the slow-consumer rule applies.
+     */
+    @Test
+    void subReadsNoFasterThanItPrints() throws Exception {
+        Path home = dir.resolve("backpressure");
+        Files.createDirectories(home);
+        Files.writeString(home.resolve("node.yaml"), "server:\n  host: 127.0.0.1\n  port: 0\n"
+                + "limits:\n  outboundQueueBytes: 134217728\nsecurity:\n" + TestServers.OPEN_TO_ANONYMOUS);
+        Process server = ServerProcesses.launch(home, "--config", "node.yaml");
+        Process sub = null;
+        try {
+            String port = ServerProcesses.awaitPort(ServerProcesses.collect(server));
+            String wsUrl = "ws://127.0.0.1:" + port + "/ws";
+            String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            sub = new ProcessBuilder(javaBin, "-jar", ServerProcesses.JAR.toAbsolutePath().toString(), "sub", wsUrl,
+                    "bulk/#").directory(dir.toFile()).start(); // its standard output is never read
+            OutputLines err = OutputLines.read(sub.getErrorStream());
+            Await.until(() -> err.lines.stream().anyMatch(l -> l.contains("subscribed")), "sub subscribed");
+            byte[] value = new byte[32 * 1024];
+            java.util.Arrays.fill(value, (byte) 'v');
+            // 20 MB, in far fewer updates than the 65,536 sub held before: sub may hold 1 MB, the pipe
+            // and the sockets' buffers a few more (measured with 40 MB: the node queued 34 to 38 MB)
+            int updates = 640;
+            try (io.ringcast.client.RingcastClient publisher = io.ringcast.client.RingcastClient.builder()
+                    .addresses(wsUrl).build()) {
+                publisher.connect().get(10, TimeUnit.SECONDS);
+                List<java.util.concurrent.CompletableFuture<Long>> acks = new ArrayList<>();
+                for (int i = 0; i < updates; i++) {
+                    acks.add(publisher.publish("bulk/" + (i % 100), value));
+                }
+                for (java.util.concurrent.CompletableFuture<Long> ack : acks) {
+                    ack.get(30, TimeUnit.SECONDS);
+                }
+            }
+            // sub and the sockets hold a few MB at most: the node holds the rest for it
+            Await.until(() -> outboundQueuedBytes(port) > 8_000_000L, java.time.Duration.ofSeconds(30),
+                    () -> "the node queues what sub does not read: " + outboundQueuedBytes(port) + " bytes queued");
+            assertThat(sub.isAlive()).isTrue();
+        } finally {
+            if (sub != null) {
+                sub.destroyForcibly();
+            }
+            server.toHandle().destroy();
+            assertThat(server.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    private static long outboundQueuedBytes(String port) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"outboundQueuedBytes\":(\\d+)").matcher(health(port));
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
     private static String health(String port) {
         try {
             return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(

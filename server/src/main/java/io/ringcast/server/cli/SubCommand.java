@@ -27,6 +27,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -53,11 +54,14 @@ import java.util.concurrent.TimeUnit;
                 "4:the server refused the login or the subscription (the error code is in the message)"})
 public final class SubCommand implements Callable<Integer> {
     /**
-     * Updates queued for printing, at most. When the terminal or pipe is slower than the feed for this
-     * long, the event loop waits on the queue: the connection is then read no faster than it is
-     * printed, and the server's slow-consumer rule decides, as for any client that falls behind.
+     * Updates queued for printing, at most, and the most bytes of their values ({@link #MAX_QUEUED_BYTES}).
+     * When the terminal or pipe is slower than the feed, the event loop waits for room: the connection
+     * is then read no faster than it is printed, and the server's slow-consumer rule decides, as for
+     * any client that falls behind. Bytes, not only updates: 65,536 updates of 1 kB held 64 MB here.
      */
-    private static final int MAX_QUEUED = 65_536;
+    private static final int MAX_QUEUED = 8_192;
+    /** Bytes of queued values at most (an update counts one byte at least), before the event loop waits. */
+    static final int MAX_QUEUED_BYTES = 1 << 20;
     /** The most updates printed between two flushes. */
     private static final int MAX_BATCH = 4_096;
     /** How long the shutdown hook waits for the printing thread to flush what it took. */
@@ -96,6 +100,8 @@ public final class SubCommand implements Callable<Integer> {
     ValueEncoding valueEncoding;
 
     private final BlockingQueue<Object> events = new ArrayBlockingQueue<>(MAX_QUEUED);
+    /** Room for values' bytes in {@link #events}: taken by the event loop, given back once printed. */
+    private final Semaphore queuedBytes = new Semaphore(MAX_QUEUED_BYTES);
     private final CountDownLatch printingDone = new CountDownLatch(1);
     private volatile boolean stopping;
 
@@ -129,6 +135,7 @@ public final class SubCommand implements Callable<Integer> {
         } finally {
             stopping = true;
             events.clear(); // an event loop waiting on a full queue goes on, and then queues nothing more
+            queuedBytes.release(MAX_QUEUED_BYTES); // the same for one waiting for bytes
             client.close();
             printingDone.countDown();
             try {
@@ -164,6 +171,7 @@ public final class SubCommand implements Callable<Integer> {
                 for (Object event : batch) {
                     if (event instanceof Update update) {
                         lines.write(update);
+                        queuedBytes.release(bytesOf(update));
                         if (count != null && ++printed == count) {
                             return 0;
                         }
@@ -208,10 +216,18 @@ public final class SubCommand implements Callable<Integer> {
             return;
         }
         try {
+            if (event instanceof Update update) {
+                queuedBytes.acquire(bytesOf(update));
+            }
             events.put(event);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** What an update takes of {@link #MAX_QUEUED_BYTES}: its value's bytes, one at least, the whole budget at most. */
+    private static int bytesOf(Update update) {
+        return Math.max(1, Math.min(MAX_QUEUED_BYTES, update.value().length));
     }
 
     /** The subscription's listener: on the event loop, it only queues. */
