@@ -1,7 +1,9 @@
 package io.ringcast.cluster;
 
+import java.io.ByteArrayOutputStream;
 import java.io.DataInput;
 import java.io.DataOutput;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.function.Predicate;
 
@@ -50,8 +52,8 @@ public interface SnapshotContent {
      * {@link Captured#writeTo} writes is the part as of this call.
      */
     default Captured capture() throws IOException {
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        write(new java.io.DataOutputStream(bytes));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        write(new DataOutputStream(bytes));
         byte[] captured = bytes.toByteArray();
         return out -> out.write(captured);
     }

@@ -24,6 +24,8 @@ import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -236,8 +238,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
 
     static String describe(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof java.security.cert.CertPathBuilderException
-                    || t instanceof java.security.cert.CertPathValidatorException) {
+            if (t instanceof CertPathBuilderException || t instanceof CertPathValidatorException) {
                 return "the server's TLS certificate is not trusted (" + t.getMessage() + "): give the client its "
                         + "certificate or its CA's as a PEM file (RingcastClient.Builder.trustedCertificates; the "
                         + "CLI's --trust)";

@@ -61,7 +61,7 @@ public final class SubCommand implements Callable<Integer> {
      */
     private static final int MAX_QUEUED = 8_192;
     /** Bytes of queued values at most (an update counts one byte at least), before the event loop waits. */
-    static final int MAX_QUEUED_BYTES = 1 << 20;
+    private static final int MAX_QUEUED_BYTES = 1 << 20;
     /** The most updates printed between two flushes. */
     private static final int MAX_BATCH = 4_096;
     /** How long the shutdown hook waits for the printing thread to flush what it took. */

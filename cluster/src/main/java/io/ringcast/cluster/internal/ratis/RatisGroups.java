@@ -165,7 +165,7 @@ public final class RatisGroups implements AutoCloseable {
     /** Whether this leader heard from {@code member} within half the failure detection time. */
     private boolean recentlyHeard(DivisionInfo info, String member) {
         for (RaftProtos.ServerRpcProto f : info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList()) {
-            if (f.getId().getId().toStringUtf8().equals(member)) {
+            if (nameOf(f).equals(member)) {
                 return f.getLastRpcElapsedTimeMs() <= replication.failureDetectionMs() / 2;
             }
         }
@@ -189,17 +189,22 @@ public final class RatisGroups implements AutoCloseable {
             if (role.hasLeaderInfo()) {
                 for (RaftProtos.ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
                     if (f.getLastRpcElapsedTimeMs() <= ms) {
-                        heard.add(f.getId().getId().toStringUtf8());
+                        heard.add(nameOf(f));
                     }
                 }
             } else if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()) {
                 RaftProtos.ServerRpcProto leader = role.getFollowerInfo().getLeaderInfo();
                 if (leader.getLastRpcElapsedTimeMs() <= ms) {
-                    heard.add(leader.getId().getId().toStringUtf8());
+                    heard.add(nameOf(leader));
                 }
             }
         }
         return heard;
+    }
+
+    /** A member's name as Ratis's role info gives it. */
+    private static String nameOf(RaftProtos.ServerRpcProto member) {
+        return member.getId().getId().toStringUtf8();
     }
 
     private static List<RaftPeer> peers(ClusterSettings cluster) {
