@@ -2,6 +2,7 @@ package io.ringcast.cluster.internal.ratis;
 
 import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.internal.TopicLog;
+import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -10,6 +11,7 @@ import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotRetentionPolicy;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
@@ -57,7 +59,7 @@ public final class TopicLogStateMachine extends BaseStateMachine {
 
     private final TopicLog topicLog;
     private final String name;
-    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final SnapshotFiles storage = new SnapshotFiles();
     /** {@link TopicLog#appliedEntries()} after the last apply or load, for {@link #query} on other threads. */
     private volatile long applied;
     private volatile int snapshots;
@@ -154,6 +156,7 @@ public final class TopicLogStateMachine extends BaseStateMachine {
             long index = w.exceptionally(e -> RaftLog.INVALID_LOG_INDEX).join();
             SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
             if (index >= 0 && latest != null && index >= latest.getIndex()) {
+                storage.written = true;
                 return index;
             }
             if (index >= 0) { // a newer snapshot was installed from the leader meanwhile: Ratis knows that one
@@ -186,14 +189,18 @@ public final class TopicLogStateMachine extends BaseStateMachine {
                     Files.newOutputStream(tmp.toPath()), 1 << 16))) {
                 captured.writeTo(out);
             }
+            // the digest first, so that no snapshot file is ever seen without it (a crash between
+            // the two leaves a digest alone, which Ratis's clean-up deletes)
+            MD5Hash digest = MD5FileUtil.computeMd5ForFile(tmp);
+            MD5FileUtil.saveMD5File(file, digest);
             Files.move(tmp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE);
-            FileInfo info = new FileInfo(file.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(file));
-            storage.updateLatestSnapshot(new SingleFileSnapshotInfo(info, last));
+            storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last));
         } catch (IOException | RuntimeException e) {
             log.warn("cluster {}: writing the snapshot at index {} failed, trying again in {} ms: {}", name,
                     last.getIndex(), RETRY_AFTER_FAILURE_MS, e.toString());
             try {
                 Files.deleteIfExists(tmp.toPath());
+                Files.deleteIfExists(MD5FileUtil.getDigestFileForFile(file).toPath());
             } catch (IOException ignored) {
                 // the next write replaces it
             }
@@ -225,5 +232,25 @@ public final class TopicLogStateMachine extends BaseStateMachine {
         applied = topicLog.appliedEntries();
         updateLastAppliedTermIndex(snapshot.getTerm(), snapshot.getIndex());
         log.info("cluster {}: loaded snapshot {} ({} entries applied)", name, file.getName(), applied);
+    }
+
+    /**
+     * Ratis's snapshot files, with old ones deleted only after a new one was written. Ratis calls
+     * {@link #cleanupOldSnapshots} after every {@link #takeSnapshot}, and asks for one after every
+     * entry applied while a write is under way: each call listed the directory and read every
+     * digest, hundreds of times per write, and could delete the digest of the snapshot being
+     * written. The updater thread only.
+     */
+    private static final class SnapshotFiles extends SimpleStateMachineStorage {
+        /** A snapshot was told to Ratis since the last clean-up. */
+        boolean written;
+
+        @Override
+        public void cleanupOldSnapshots(SnapshotRetentionPolicy retention) throws IOException {
+            if (written) {
+                written = false;
+                super.cleanupOldSnapshots(retention);
+            }
+        }
     }
 }
