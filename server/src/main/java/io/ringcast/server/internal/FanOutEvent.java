@@ -7,8 +7,8 @@ import io.ringcast.server.config.Conflation;
  * A slot of the fan-out ring: one encoded frame for many sessions ({@link #UPDATE}) or for one
  * ({@link #DIRECTED}), or a cluster's ack for one publisher ({@link #ACK}). Written by the
  * sequencer only; read by every {@link FanOutPoller}.
- * The slot holds one reference to {@link #frame}, released by the sequencer when it reuses the
- * slot, which the ring allows only after every poller has passed it.
+ * The slot holds one reference to {@link #frame}, released by the sequencer once every poller has
+ * passed the slot ({@code FanOutProxy.releasePassed}), or at the latest when it reuses the slot.
  */
 final class FanOutEvent {
     static final int UPDATE = 1;
@@ -80,8 +80,26 @@ final class FanOutEvent {
         return taken;
     }
 
-    /** Releases the frame of the previous use of this slot. Sequencer thread. */
+    /** Releases what this slot holds and forgets whom it was for. Sequencer thread. */
     void recycle() {
+        releaseBuffers();
+        receivedNanos = 0;
+        audience = null;
+        conflation = null;
+        subscribers = null;
+        target = null;
+        replyWindowBytes = 0;
+        replyContinues = false;
+        heldForTarget = false;
+        replyEndsHolding = false;
+        publisher = null;
+    }
+
+    /**
+     * Releases the frames and the value, keeping whom the slot is for (a poller with nothing in
+     * it still reads that, to skip it). Again: nothing. Sequencer thread.
+     */
+    void releaseBuffers() {
         if (frame != null) {
             frame.release();
             frame = null;
@@ -94,15 +112,5 @@ final class FanOutEvent {
             value.release();
             value = null;
         }
-        receivedNanos = 0;
-        audience = null;
-        conflation = null;
-        subscribers = null;
-        target = null;
-        replyWindowBytes = 0;
-        replyContinues = false;
-        heldForTarget = false;
-        replyEndsHolding = false;
-        publisher = null;
     }
 }

@@ -114,6 +114,11 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         this.lastDrainNs = nanoClock.getAsLong() - flushMaxDelayNs; // the first drain goes at once
     }
 
+    /** The last slot of the ring this poller is done with: it reads none up to it again. Any thread. */
+    long passed() {
+        return poller.getSequence().get();
+    }
+
     /** Schedules a drain on the loop unless one is pending. Any thread; cheap when already scheduled. */
     void wake() {
         if (!scheduled.get() && scheduled.compareAndSet(false, true)) {

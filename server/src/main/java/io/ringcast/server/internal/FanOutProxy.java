@@ -5,6 +5,7 @@ import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
 
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -34,13 +35,19 @@ final class FanOutProxy {
     private final boolean[] due;
     private final int[] dueList;
     private int dueCount;
+    /** Per poller, the last slot with something for its loop: a poller reads no other slot's frames. */
+    private final long[] lastDueSlot;
     private volatile boolean halted;
+    /** The last slot whose frames were released: every slot up to it has been passed by every poller. */
+    private long releasedThrough = -1;
 
     FanOutProxy(RingBuffer<FanOutEvent> ring, FanOutPoller[] pollers) {
         this.ring = ring;
         this.pollers = pollers;
         this.due = new boolean[pollers.length];
         this.dueList = new int[pollers.length];
+        this.lastDueSlot = new long[pollers.length];
+        Arrays.fill(lastDueSlot, -1);
     }
 
     /** The number of pollers, one per event loop: the width of every {@link SubscriberSet}. */
@@ -82,10 +89,10 @@ final class FanOutProxy {
         ev.receivedNanos = receivedNanos;
         ev.sequence = sequence;
         for (int loop : subscribers.loopsWithSessions()) {
-            due(loop);
+            due(loop, slot);
         }
         if (publisher != null) {
-            due(publisher.loopIndex);
+            due(publisher.loopIndex, slot);
         }
         commit(slot);
     }
@@ -125,7 +132,7 @@ final class FanOutProxy {
         ev.replyWindowBytes = windowBytes;
         ev.replyContinues = continues;
         ev.replyEndsHolding = replied;
-        due(target.loopIndex);
+        due(target.loopIndex, slot);
         commit(slot);
     }
 
@@ -140,15 +147,18 @@ final class FanOutProxy {
         ev.publisher = publisher;
         ev.correlationId = correlationId;
         ev.sequence = sequence;
-        due(publisher.loopIndex);
+        due(publisher.loopIndex, slot);
         commit(slot);
     }
 
-    private void due(int loopIndex) {
+    private void due(int loopIndex, long slot) {
         // a proxy without pollers (a ring nobody reads: tests of what goes on it) has nobody to wake
-        if (loopIndex < due.length && !due[loopIndex]) {
-            due[loopIndex] = true;
-            dueList[dueCount++] = loopIndex;
+        if (loopIndex < due.length) {
+            lastDueSlot[loopIndex] = slot;
+            if (!due[loopIndex]) {
+                due[loopIndex] = true;
+                dueList[dueCount++] = loopIndex;
+            }
         }
     }
 
@@ -194,6 +204,7 @@ final class FanOutProxy {
      * within one, and while the ring is full.
      */
     void wakePollers() {
+        releasePassed();
         publishedSinceWake = 0;
         // Dekker pattern with FanOutPoller.run: we store the ring cursor then read each poller's
         // 'scheduled' flag; a poller clears the flag then reads the cursor. The cursor store is a
@@ -213,6 +224,35 @@ final class FanOutProxy {
             due[dueList[i]] = false;
         }
         dueCount = 0;
+    }
+
+    /**
+     * Releases the frames and values of every slot that each poller with something in it has
+     * passed. A poller writes retained duplicates and copies, and reads a slot's frames no more
+     * once its sequence is past it; a poller with nothing in a slot reads only whom it is for
+     * (which stays until the slot is reused), so a loop left asleep does not hold them. Left to the
+     * slot's reuse, a frame would stay allocated a whole ring later: one publisher of 1 MB values
+     * pinned 1 MB a publish, up to the ring's size times the value's (issue 29). A ring nobody
+     * reads (tests of what goes on it) keeps its frames. Sequencer thread, at each wake.
+     */
+    private void releasePassed() {
+        if (pollers.length == 0) {
+            return;
+        }
+        long cursor = ring.getCursor();
+        long passed = cursor;
+        for (int i = 0; i < pollers.length; i++) {
+            long read = pollers[i].passed();
+            if (read < lastDueSlot[i]) {
+                passed = Math.min(passed, read);
+            }
+        }
+        // a slot a whole ring before the cursor holds a newer event now (released when claimed)
+        long from = Math.max(releasedThrough + 1, cursor - ring.getBufferSize() + 1);
+        for (long slot = from; slot <= passed; slot++) {
+            ring.get(slot).releaseBuffers();
+        }
+        releasedThrough = Math.max(releasedThrough, passed);
     }
 
     /** Tells a sequencer blocked on a full ring to give up: the server is stopping. Any thread. */

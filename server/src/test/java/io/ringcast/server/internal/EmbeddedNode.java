@@ -69,7 +69,12 @@ final class EmbeddedNode implements AutoCloseable {
     }
 
     EmbeddedNode(String yaml, boolean clusterMode) {
-        this(yaml, clusterMode, null);
+        this(yaml, clusterMode, null, ByteBufAllocator.DEFAULT);
+    }
+
+    /** A node whose sequencer allocates its frames from {@code allocator} (a {@link TrackingAllocator}, say). */
+    static EmbeddedNode allocatingFrom(String yaml, ByteBufAllocator allocator) {
+        return new EmbeddedNode(yaml, false, null, allocator);
     }
 
     /**
@@ -77,7 +82,7 @@ final class EmbeddedNode implements AutoCloseable {
      * sequencer thread runs ({@link TopicSequencer#restore}); {@link #restoredTopics} says how many.
      */
     static EmbeddedNode restoring(String yaml, List<TopicStateFile.SavedTopic> saved) {
-        return new EmbeddedNode(yaml, false, saved);
+        return new EmbeddedNode(yaml, false, saved, ByteBufAllocator.DEFAULT);
     }
 
     /**
@@ -106,7 +111,8 @@ final class EmbeddedNode implements AutoCloseable {
         return node[0];
     }
 
-    private EmbeddedNode(String yaml, boolean clusterMode, List<TopicStateFile.SavedTopic> saved) {
+    private EmbeddedNode(String yaml, boolean clusterMode, List<TopicStateFile.SavedTopic> saved,
+                         ByteBufAllocator allocator) {
         config = ConfigLoader.fromYaml(yaml);
         RingBuffer<FanOutEvent> ring = RingBuffer.createSingleProducer(FanOutEvent::new, 1024);
         FanOutPoller[] pollers = new FanOutPoller[LOOPS];
@@ -118,7 +124,7 @@ final class EmbeddedNode implements AutoCloseable {
                     FlushPolicy.END_OF_BATCH, 0, counters);
         }
         views = new Views(config.limits().maxViews());
-        sequencer = new TopicSequencer(new FanOutProxy(ring, pollers), ByteBufAllocator.DEFAULT,
+        sequencer = new TopicSequencer(new FanOutProxy(ring, pollers), allocator,
                 new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters, clusterMode, views,
