@@ -204,7 +204,6 @@ final class FanOutProxy {
      * within one, and while the ring is full.
      */
     void wakePollers() {
-        releasePassed();
         publishedSinceWake = 0;
         // Dekker pattern with FanOutPoller.run: we store the ring cursor then read each poller's
         // 'scheduled' flag; a poller clears the flag then reads the cursor. The cursor store is a
@@ -227,13 +226,24 @@ final class FanOutProxy {
     }
 
     /**
+     * The end of an inbound batch: releases what the pollers are done with ({@link #releasePassed}),
+     * then wakes them. Only here, between two inbound events: the sequencer may still use a buffer
+     * it has put on the ring while it handles the event that made it (it keeps the frame in the
+     * topic's history after, for one), and a poller may write that slot at once. Sequencer thread.
+     */
+    void endOfBatch() {
+        releasePassed();
+        wakePollers();
+    }
+
+    /**
      * Releases the frames and values of every slot that each poller with something in it has
      * passed. A poller writes retained duplicates and copies, and reads a slot's frames no more
      * once its sequence is past it; a poller with nothing in a slot reads only whom it is for
      * (which stays until the slot is reused), so a loop left asleep does not hold them. Left to the
      * slot's reuse, a frame would stay allocated a whole ring later: one publisher of 1 MB values
      * pinned 1 MB a publish, up to the ring's size times the value's (issue 29). A ring nobody
-     * reads (tests of what goes on it) keeps its frames. Sequencer thread, at each wake.
+     * reads (tests of what goes on it) keeps its frames. Sequencer thread, at the end of a batch.
      */
     private void releasePassed() {
         if (pollers.length == 0) {

@@ -124,7 +124,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             } catch (IllegalStateException stopping) {
                 log.debug("views' frames dropped: the server is stopping");
             }
-            fanOut.wakePollers();
+            fanOut.endOfBatch();
             counters.addPublishes(publishesInBatch);
             publishesInBatch = 0;
         }
