@@ -38,7 +38,7 @@ final class FanOutProxy {
     /** Per poller, the last slot with something for its loop: a poller reads no other slot's frames. */
     private final long[] lastDueSlot;
     private volatile boolean halted;
-    /** The last slot whose frames were released: every slot up to it has been passed by every poller. */
+    /** The last slot whose frames were released: each poller with something in it had passed it. */
     private long releasedThrough = -1;
 
     FanOutProxy(RingBuffer<FanOutEvent> ring, FanOutPoller[] pollers) {

@@ -2,6 +2,7 @@ package io.ringcast.server.internal;
 
 import com.lmax.disruptor.RingBuffer;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
@@ -34,6 +35,14 @@ final class FanOutFixture implements AutoCloseable {
     static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
     static final int RING_SIZE = 8192;
     /** A value that deflate shrinks to a fraction, for the compressed paths. */
+    /** A frame of one {@code UPDATE} of {@code t} holding {@code value}: what the sequencer encodes, without it. */
+    static ByteBuf updateFrame(Topic t, long sequence, String value) {
+        ByteBuf payload = Unpooled.copiedBuffer(value, StandardCharsets.UTF_8);
+        ByteBuf frame = OutboundFrame.allocate(ByteBufAllocator.DEFAULT, 64 + payload.readableBytes());
+        WireCodec.writeUpdate(frame, t.alias, sequence, 0, payload, 0, payload.readableBytes());
+        return OutboundFrame.finish(frame);
+    }
+
     static final String COMPRESSIBLE_VALUE = "{\"bid\":1.08412,\"ask\":1.08415}".repeat(20);
     /** {@code limits.slowConsumerCloseGraceMs} of this fixture's {@link OutboundLimit}. */
     static final long SLOW_CONSUMER_GRACE_MS = 1_000;

@@ -2,13 +2,10 @@ package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.internal.FanOutFixture.Peer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import java.nio.charset.StandardCharsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,13 +22,6 @@ class FanOutWakesTest {
     private static ByteBuf subscribedFrame(int id) {
         ByteBuf frame = OutboundFrame.allocate(ByteBufAllocator.DEFAULT, WireCodec.SUBSCRIBED_BYTES);
         WireCodec.writeSubscribed(frame, id, 0);
-        return OutboundFrame.finish(frame);
-    }
-
-    private static ByteBuf updateFrame(Topic t, long sequence, String value) {
-        ByteBuf payload = Unpooled.copiedBuffer(value, StandardCharsets.UTF_8);
-        ByteBuf frame = OutboundFrame.allocate(ByteBufAllocator.DEFAULT, 64);
-        WireCodec.writeUpdate(frame, t.alias, sequence, 0, payload, 0, payload.readableBytes());
         return OutboundFrame.finish(frame);
     }
 
@@ -52,7 +42,7 @@ class FanOutWakesTest {
             Topic t = fx.topic(1, "t");
             t.subscribers = fx.subscribers(subscriber);
             UpdateEncoder.Encoded encoded = new UpdateEncoder.Encoded();
-            encoded.frame = updateFrame(t, 1, "v1");
+            encoded.frame = FanOutFixture.updateFrame(t, 1, "v1");
             InboundEvent publish = new InboundEvent();
             publish.session = publisher.session;
             publish.id = 7;

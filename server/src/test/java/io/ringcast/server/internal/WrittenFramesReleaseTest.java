@@ -1,16 +1,11 @@
 package io.ringcast.server.internal;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.ringcast.protocol.MessageType;
-import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.internal.FanOutFixture.Peer;
 import io.ringcast.server.internal.ReceivedFrames.Received;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,7 +56,7 @@ class WrittenFramesReleaseTest {
     }
 
     @Test
-    void aFrameIsHeldUntilTheSlowestPollerWroteIt() {
+    void aFrameIsHeldUntilTheLoopItIsForWroteIt() {
         try (EmbeddedNode node = EmbeddedNode.allocatingFrom(CONFIG, allocator)) {
             Session sub = node.session(0);
             node.subscribe(sub, 1, "big");
@@ -104,11 +99,8 @@ class WrittenFramesReleaseTest {
     }
 
     private static UpdateEncoder.Encoded encoded(Topic t, long sequence) {
-        ByteBuf payload = Unpooled.copiedBuffer("v" + sequence, StandardCharsets.UTF_8);
-        ByteBuf frame = OutboundFrame.allocate(ByteBufAllocator.DEFAULT, 64);
-        WireCodec.writeUpdate(frame, t.alias, sequence, 0, payload, 0, payload.readableBytes());
         UpdateEncoder.Encoded u = new UpdateEncoder.Encoded();
-        u.frame = OutboundFrame.finish(frame);
+        u.frame = FanOutFixture.updateFrame(t, sequence, "v" + sequence);
         return u;
     }
 }

@@ -200,7 +200,9 @@ public final class TopicLogStateMachine extends BaseStateMachine {
                     last.getIndex(), RETRY_AFTER_FAILURE_MS, e.toString());
             try {
                 Files.deleteIfExists(tmp.toPath());
-                Files.deleteIfExists(MD5FileUtil.getDigestFileForFile(file).toPath());
+                if (!file.exists()) { // the digest written for a file that did not come
+                    Files.deleteIfExists(MD5FileUtil.getDigestFileForFile(file).toPath());
+                }
             } catch (IOException ignored) {
                 // the next write replaces it
             }
