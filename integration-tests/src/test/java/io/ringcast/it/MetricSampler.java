@@ -18,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * awaits one metric.
  */
 final class MetricSampler implements AutoCloseable {
+    private static final long PERIOD_MS = 10;
     private final HttpClient http = HttpClient.newHttpClient();
     private final URI metrics;
     private final String gauge;
@@ -27,13 +28,21 @@ final class MetricSampler implements AutoCloseable {
     private final Thread thread;
 
     MetricSampler(RingcastServer server, String gauge) {
-        this.metrics = metricsOf(server);
+        this(server.port(), gauge);
+    }
+
+    /** The same for the node whose HTTP port is {@code port} (a node process). */
+    MetricSampler(int port, String gauge) {
+        this.metrics = metricsOf(port);
         this.gauge = gauge;
         thread = new Thread(() -> {
             while (running.get()) {
                 try {
                     largest.accumulateAndGet((long) metric(http, metrics, gauge), Math::max);
                     samples.incrementAndGet();
+                    // the sampling period: back to back, the scrapes took a core of a 2-core machine
+                    // from the server they measure, and delayed witnesses by 100-400 ms
+                    Thread.sleep(PERIOD_MS);
                 } catch (Exception e) {
                     return;
                 }
@@ -64,8 +73,8 @@ final class MetricSampler implements AutoCloseable {
         }
     }
 
-    private static URI metricsOf(RingcastServer server) {
-        return URI.create("http://127.0.0.1:" + server.port() + "/metrics");
+    private static URI metricsOf(int port) {
+        return URI.create("http://127.0.0.1:" + port + "/metrics");
     }
 
     /** The first sample of metric {@code name} in one scrape of {@code metrics}. */
@@ -78,12 +87,22 @@ final class MetricSampler implements AutoCloseable {
 
     /** The server's metric {@code name} now. */
     static double metric(RingcastServer server, String name) throws Exception {
-        return metric(HttpClient.newHttpClient(), metricsOf(server), name);
+        return metric(server.port(), name);
+    }
+
+    /** The metric {@code name} of the node whose HTTP port is {@code port}, now. */
+    static double metric(int port, String name) throws Exception {
+        return metric(HttpClient.newHttpClient(), metricsOf(port), name);
     }
 
     /** Waits until the server's metric {@code name} satisfies {@code condition}. */
     static void await(RingcastServer server, String name, DoublePredicate condition, String what) {
-        URI metrics = metricsOf(server);
+        await(server.port(), name, condition, what);
+    }
+
+    /** The same for the node whose HTTP port is {@code port}. */
+    static void await(int port, String name, DoublePredicate condition, String what) {
+        URI metrics = metricsOf(port);
         HttpClient http = HttpClient.newHttpClient();
         Await.until(() -> {
             try {

@@ -35,6 +35,8 @@ final class RawWebSocket implements AutoCloseable {
 
     private final WebSocket ws;
     final List<Msg> messages = new CopyOnWriteArrayList<>();
+    /** When each of {@link #messages} was decoded ({@link System#nanoTime()}), at the same index; written after it. */
+    final List<Long> receivedNanos = new CopyOnWriteArrayList<>();
     final CompletableFuture<Integer> closeCode = new CompletableFuture<>();
     private final ByteBuf partial = Unpooled.buffer();
 
@@ -165,6 +167,10 @@ final class RawWebSocket implements AutoCloseable {
 
     private void decode(ByteBuf frame) {
         decodeInto(frame, messages);
+        long now = System.nanoTime();
+        while (receivedNanos.size() < messages.size()) {
+            receivedNanos.add(now);
+        }
     }
 
     /** Decodes the messages of one server frame into {@code messages}; shared with {@link WireSocket}. */

@@ -226,7 +226,7 @@ class RepublishLedgersTest {
     void republishOverThePublishRateIsStillAnsweredFromTheLedger() throws Exception {
         long publisherId = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         try (RingcastServer server = TestServers.start("limits:\n  publishRatePerSession: 10\n");
-             Witness witness = Witness.start(server);
+             Witness witness = Witness.start(server, 200); // 5 a second: under the rate it is held to too
              RawWebSocket sub = RawWebSocket.connectAndHello(server.webSocketUrl())) {
             sub.subscribe(1, "rate/t");
             sub.await("SUBSCRIBED");

@@ -4,7 +4,11 @@ import io.ringcast.server.RingcastServer;
 
 import javax.net.ssl.SSLContext;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -12,25 +16,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A bystander that proves an abuse harmed nobody else: while it runs, its own publisher publishes
- * one update every {@value #PERIOD_MS} ms to {@code witness/stream} and its own subscriber must
+ * one update every {@value #PERIOD_MS} ms (or a period of the test's) to {@code witness/stream-N} and its own subscriber must
  * receive every one, in order, without a gap or a duplicate. {@link #stopAndVerify()} checks
  * that after the abuse: each publish acked and delivered with sequences 1..n.
  */
 final class Witness implements AutoCloseable {
-    static final String TOPIC = "witness/stream";
+    /** Witnesses started so far in this JVM: each publishes to a topic of its own, from sequence 1. */
+    private static final AtomicInteger STARTED = new AtomicInteger();
+    private final String topic = "witness/stream-" + STARTED.incrementAndGet();
     private static final long PERIOD_MS = 10;
+    private final long periodMs;
 
     private final RawWebSocket subscriber;
     private final RawWebSocket publisher;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicInteger published = new AtomicInteger();
+    /** When each update was sent ({@link System#nanoTime()}), by its number. */
+    private final Map<Integer, Long> sentNanos = new ConcurrentHashMap<>();
     private final Thread thread;
 
-    private Witness(RingcastServer server, SSLContext tls) throws Exception {
-        subscriber = connectAndHello(server, tls);
-        subscriber.subscribe(1, "witness/#");
+    private Witness(String webSocketUrl, SSLContext tls, long periodMs) throws Exception {
+        this.periodMs = periodMs;
+        subscriber = connectAndHello(webSocketUrl, tls);
+        subscriber.subscribe(1, topic);
         subscriber.await("SUBSCRIBED");
-        publisher = connectAndHello(server, tls);
+        publisher = connectAndHello(webSocketUrl, tls);
         thread = new Thread(this::publishUntilStopped, "witness-publisher");
         thread.setDaemon(true);
         thread.start();
@@ -38,25 +48,37 @@ final class Witness implements AutoCloseable {
 
     /** Starts a witness on {@code server}: its subscriber is subscribed when this returns. */
     static Witness start(RingcastServer server) throws Exception {
-        return new Witness(server, null);
+        return new Witness(server.webSocketUrl(), null, PERIOD_MS);
+    }
+
+    /** A witness publishing every {@code periodMs}: under a server's {@code limits.publishRatePerSession}. */
+    static Witness start(RingcastServer server, long periodMs) throws Exception {
+        return new Witness(server.webSocketUrl(), null, periodMs);
+    }
+
+    /** Starts a witness on the node at {@code webSocketUrl} (a node process). */
+    static Witness start(String webSocketUrl) throws Exception {
+        return new Witness(webSocketUrl, null, PERIOD_MS);
     }
 
     /** The same on a server with TLS on, trusting what {@code tls} trusts (the test certificate). */
     static Witness start(RingcastServer server, SSLContext tls) throws Exception {
-        return new Witness(server, tls);
+        return new Witness(server.webSocketUrl(), tls, PERIOD_MS);
     }
 
-    private static RawWebSocket connectAndHello(RingcastServer server, SSLContext tls) throws Exception {
-        return tls == null ? RawWebSocket.connectAndHello(server.webSocketUrl())
-                : RawWebSocket.connectAndHello(server.webSocketUrl(), tls);
+    private static RawWebSocket connectAndHello(String webSocketUrl, SSLContext tls) throws Exception {
+        return tls == null ? RawWebSocket.connectAndHello(webSocketUrl)
+                : RawWebSocket.connectAndHello(webSocketUrl, tls);
     }
 
     private void publishUntilStopped() {
         while (running.get()) {
-            int n = published.incrementAndGet();
-            publisher.publish(n, TOPIC, "w" + n);
+            int n = published.get() + 1;
+            sentNanos.put(n, System.nanoTime());
+            publisher.publish(n, topic, "w" + n);
+            published.set(n);
             try {
-                Thread.sleep(PERIOD_MS); // the publish rate, not a wait for an outcome
+                Thread.sleep(periodMs); // the publish rate, not a wait for an outcome
             } catch (InterruptedException e) {
                 return;
             }
@@ -93,6 +115,31 @@ final class Witness implements AutoCloseable {
         }
         assertThat(subscriber.all("ERROR")).as("errors the witness subscriber got").isEmpty();
         assertThat(publisher.all("ERROR")).as("errors the witness publisher got").isEmpty();
+    }
+
+    /**
+     * The 99th percentile of the time from each publish's send to its delivery, in milliseconds;
+     * after {@link #stopAndVerify()}.
+     */
+    double p99Millis() {
+        List<Long> latencies = new ArrayList<>();
+        int seen = 0;
+        for (int i = 0; i < subscriber.messages.size(); i++) {
+            RawWebSocket.Msg m = subscriber.messages.get(i);
+            if (m.type().equals("UPDATE")) {
+                seen++;
+                latencies.add(subscriber.receivedNanos.get(i) - sentNanos.get(seen));
+            }
+        }
+        assertThat(latencies).as("the witness's deliveries").isNotEmpty();
+        Collections.sort(latencies);
+        return latencies.get((int) Math.ceil(latencies.size() * 0.99) - 1) / 1e6;
+    }
+
+    /** {@link #stopAndVerify()}, and its p99 from send to delivery under {@code maxMillis}. */
+    void stopAndVerifyWithin(double maxMillis) throws InterruptedException {
+        stopAndVerify();
+        assertThat(p99Millis()).as("the witness's p99 from send to delivery, ms").isLessThan(maxMillis);
     }
 
     @Override
