@@ -260,6 +260,48 @@ class SubscriptionViewsTest {
         }
     }
 
+    /**
+     * Anonymous sessions are one principal, with a share of the node's views
+     * ({@code limits.maxViewsPerPrincipal}): once they made theirs, a further one is refused naming
+     * the limit, while an authenticated principal still makes views of its own, and anonymous
+     * sessions still use the views that exist. A witness keeps receiving throughout.
+     */
+    @Test
+    void anonymousSessionsTakeTheirShareOfViewsAndAnAuthenticatedPrincipalStillGetsViews() throws Exception {
+        String yaml = ("limits:\n  maxViews: 8\n  maxViewsPerPrincipal: 4\n"
+                + "security:\n" + TestServers.OPEN_TO_ANONYMOUS
+                + "  principals:\n    - name: \"alice\"\n      passwordHash: \"%s\"\n      roles: [\"everything\"]\n")
+                .formatted(BCrypt.withDefaults().hashToString(4, "alice-password".toCharArray()));
+        try (RingcastServer shared = TestServers.start(yaml);
+             Witness witness = Witness.start(shared);
+             RingcastClient first = TestServers.connect(shared);
+             RingcastClient second = TestServers.connect(shared);
+             RingcastClient alice = RingcastClient.builder().addresses(shared.webSocketUrl())
+                     .password("alice", "alice-password").build()) {
+            for (int i = 0; i < 4; i++) {
+                (i % 2 == 0 ? first : second).subscribe("views/#",
+                        SubscribeOptions.builder().filter("spread < " + i).build(), new Recorded())
+                        .confirmed().get(10, TimeUnit.SECONDS);
+            }
+            Throwable t = catchThrowable(() -> second.subscribe("views/#",
+                    SubscribeOptions.builder().filter("spread < 99").build(), new Recorded())
+                    .confirmed().get(10, TimeUnit.SECONDS));
+            assertThat(t).cause().isInstanceOf(RingcastException.class)
+                    .hasMessageContaining("anonymous has made 4 distinct views, its share (limits.maxViewsPerPrincipal)");
+            assertThat(((RingcastException) t.getCause()).code()).isEqualTo(ErrorCode.TOO_MANY_SUBSCRIPTIONS);
+            second.subscribe("views/#", SubscribeOptions.builder().filter("spread < 0").build(), new Recorded())
+                    .confirmed().get(10, TimeUnit.SECONDS); // one made already: open to every session
+
+            alice.connect().get(10, TimeUnit.SECONDS);
+            for (int i = 0; i < 4; i++) {
+                alice.subscribe("views/#", SubscribeOptions.builder().filter("bid > " + i).build(), new Recorded())
+                        .confirmed().get(10, TimeUnit.SECONDS);
+            }
+            assertThat(MetricSampler.metric(shared, "ringcast_views")).as("views served").isEqualTo(8);
+            witness.stopAndVerifyWithin(100);
+        }
+    }
+
     @Test
     void badOptionsAreRefusedWithInvalidOptionsNamingTheFaultAndTheSessionCarriesOn() throws Exception {
         try (RingcastClient c = connect()) {

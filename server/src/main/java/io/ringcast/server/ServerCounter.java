@@ -22,6 +22,10 @@ public enum ServerCounter {
     TOPICS(Kind.GAUGE, "ringcast_topics", "Topics in the topic tree.", ServerCounters::topics),
     VIEWS(Kind.GAUGE, "ringcast_views", "Distinct subscription views (maxRate, fields, filter) served, "
             + "at most limits.maxViews.", ServerCounters::views),
+    SUBSCRIBE_KEPT_BYTES(Kind.GAUGE, "ringcast_subscribe_kept_bytes", "What clients' SUBSCRIBEs make the node keep "
+            + "now, estimated: requests not yet answered (waiting behind a streamed reply) with their resume lists, "
+            + "and resume positions of topics the node does not have; at most limits.subscribeBytesPerSession per "
+            + "session and limits.subscribeBytesPerPrincipal per principal.", ServerCounters::subscribeKeptBytes),
     SUBSCRIPTIONS(Kind.GAUGE, "ringcast_subscriptions", "Open subscriptions over all sessions.",
             ServerCounters::subscriptions),
     OUTBOUND_QUEUED_BYTES(Kind.GAUGE, "ringcast_outbound_queued_bytes", "Bytes queued to all sessions and not sent "

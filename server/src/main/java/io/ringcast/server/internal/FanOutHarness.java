@@ -107,6 +107,7 @@ public final class FanOutHarness implements AutoCloseable {
             event.selector = everything;
             event.resume = Map.of();
             event.options = SubscribeOptions.NONE;
+            sequencer.subscribeMemory().charge(s, SubscribeMemory.requestBytes(event.resume));
             sequencer.onEvent(event, 0, true);
         }
 

@@ -75,6 +75,7 @@ public final class NodeRuntime implements AutoCloseable {
     private TopicSequencer sequencer;
     /** The node's distinct subscription views ({@code limits.maxViews}). */
     private Views views;
+    private SubscribeMemory subscribeMemory;
     /** Sends {@code FLUSH_HELD} when a view's held value is due ({@code maxRate}), on {@link #heldViewsTimerThread}. */
     private HeldViewsTimer heldViewsTimer;
     private Thread heldViewsTimerThread;
@@ -162,14 +163,17 @@ public final class NodeRuntime implements AutoCloseable {
                 waitStrategy(pc));
         inbound = new SequencerProxy(ring);
         counters.readQueuesOf(sessions.channels(), ring);
-        views = new Views(config.limits().maxViews());
+        views = new Views(config.limits().maxViews(), config.limits().maxViewsPerPrincipal());
+        subscribeMemory = new SubscribeMemory(config.limits().subscribeBytesPerSession(),
+                config.limits().subscribeBytesPerPrincipal());
+        counters.subscribeMemoryOf(subscribeMemory);
         counters.viewsOf(views);
         heldViewsTimer = new HeldViewsTimer(inbound::tryFlushHeld);
         sequencer = new TopicSequencer(new FanOutProxy(fanOut, pollers), PooledByteBufAllocator.DEFAULT,
                 new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters,
-                config.cluster().enabled(), views, System::nanoTime, heldViewsTimer::arm);
+                config.cluster().enabled(), views, subscribeMemory, System::nanoTime, heldViewsTimer::arm);
         if (config.state().enabled() && !config.cluster().enabled()) {
             try {
                 restoreTopics(Path.of(config.state().file()));
@@ -231,7 +235,7 @@ public final class NodeRuntime implements AutoCloseable {
                 transport);
         SessionServices sessionServices = new SessionServices(config.limits(), config.session().idleTimeoutMs(),
                 sessions, inbound, new SubscribeChecks(config.limits().maxSubscriptionsPerSession(),
-                        config.limits().maxViewsPerSession(), config.history().length(), views), login,
+                        config.limits().maxViewsPerSession(), config.history().length(), views, subscribeMemory), login,
                 cluster == null ? null : new ClusterRoute(cluster, inbound, config.cluster().replicationTimeoutMs(),
                         config.limits().maxTopics()),
                 outboundLimit, counters);

@@ -23,6 +23,7 @@ public final class ServerCounters {
     private volatile int topics;
     /** The node's views, once it started; read for {@link #views()}. */
     private volatile Views views;
+    private volatile SubscribeMemory subscribeMemory;
     final AtomicInteger sessions = new AtomicInteger();
     final LongAdder deliveries = new LongAdder();
     /** The WebSocket frames that carried {@link #deliveries}: fewer where a run of updates shared one. */
@@ -112,6 +113,17 @@ public final class ServerCounters {
     /** Reads {@link #views} from the node's views from now on. Once, at start. */
     void viewsOf(Views views) {
         this.views = views;
+    }
+
+    /** The node's {@link SubscribeMemory}, once it started; read for {@link #subscribeKeptBytes()}. */
+    void subscribeMemoryOf(SubscribeMemory memory) {
+        this.subscribeMemory = memory;
+    }
+
+    /** Bytes clients' subscribe requests make the node keep now ({@link SubscribeMemory}). Any thread. */
+    public long subscribeKeptBytes() {
+        SubscribeMemory m = subscribeMemory;
+        return m == null ? 0 : m.total();
     }
 
     /** Distinct subscription views served now. Any thread. */

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One WebSocket connection. Fields are grouped by the only thread allowed to touch them:
@@ -42,6 +43,11 @@ final class Session {
      * one. Fixed before the sequencer hears of the session.
      */
     final boolean compressed;
+    /**
+     * What this session's subscribe requests make the node keep ({@link SubscribeMemory}): charged on
+     * its event loop, credited by the sequencer.
+     */
+    final AtomicLong subscribeBytes = new AtomicLong();
 
     // ---- I/O fields (the channel's event loop)
     boolean welcomed;
@@ -106,16 +112,12 @@ final class Session {
     // ---- sequencer fields (ringcast-sequencer)
     /** Open subscriptions by id. */
     final Map<Integer, OpenSubscription> subscriptions = new HashMap<>();
-    /**
-     * Resume positions the client sent for topics this server did not have (a server restarted
-     * without its state): when such a topic is created, its numbering starts again below what the
-     * client saw, so its first value goes to this session as a snapshot after a gap.
-     */
-    final Map<String, Long> resumeForMissingTopics = new HashMap<>();
     /** The publisher's recent publishes, found on its first publish (a publisher id given); single node. */
     PublisherLedgers.Ledger ledger;
     /** Marker the sequencer uses to visit a session once while matching (no per-match set). */
     long visitMark;
+    /** Marks the session as resuming the topic being created ({@link OpenSubscription#missing}). */
+    long resumedMark;
     /**
      * While a subscribe reply is streamed ({@link Subscriptions}): that reply, first, then the
      * {@code SUBSCRIBE}s and {@code UNSUBSCRIBE}s the session sent after it, in order; null when

@@ -38,6 +38,12 @@ import java.util.concurrent.TimeUnit;
 final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     private static final Logger log = LoggerFactory.getLogger(SessionHandler.class);
     private static final long RING_FULL_RETRY_US = 100;
+    /**
+     * The most bytes of messages a session decodes before its event loop serves its other channels:
+     * a large {@code SUBSCRIBE}'s resume list takes milliseconds to decode, and a client sending them
+     * back to back held a loop, and every session on it, for a third of a second.
+     */
+    static final int TURN_BYTES = 256 * 1024;
 
     private final SessionServices node;
     private final SequencerProxy sequencer;
@@ -46,8 +52,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     private SessionRequests requests;
     /** Frames (or the rest of one) waiting for room in the inbound ring, oldest first. */
     private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>(2);
-    /** Reading stopped until the inbound ring has room. */
+    /** Reading stopped until the inbound ring has room, or until the loop served others ({@link #TURN_BYTES}). */
     private boolean paused;
+    /** Bytes of messages decoded since the end of the last read burst or pause. */
+    private long decodedThisTurn;
     /**
      * Reading stopped until the channel is writable again: a client that reads none of its replies
      * is held back by TCP rather than by a queue that grows with every request it sends.
@@ -268,6 +276,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        decodedThisTurn = 0; // the loop goes on to its other channels now
         if (replies != null) {
             replies.flush();
         }
@@ -294,13 +303,16 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     }
 
     /**
-     * Decodes messages until the frame is done, or the inbound ring (in a cluster: for a publish, the
-     * cluster's queue) is full.
+     * Decodes messages until the frame is done, the inbound ring (in a cluster: for a publish, the
+     * cluster's queue) is full, or the session had its turn ({@link #TURN_BYTES}).
      *
-     * @return true when the frame was consumed (or the session failed), false when it must wait for room
+     * @return true when the frame was consumed (or the session failed), false when it must wait
      */
     private boolean decodeFrom(ByteBuf content) {
         while (content.isReadable() && !session.closing) {
+            if (decodedThisTurn >= TURN_BYTES) {
+                return false;
+            }
             long slot = SequencerProxy.RING_FULL;
             byte type = WireCodec.peekType(content);
             if (session.welcomed && isPublish(type) && node.clusterRoute() != null && !node.clusterRoute().hasRoom()) {
@@ -312,8 +324,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
                     return false;
                 }
             }
+            int start = content.readerIndex();
             try {
                 requests.decodeOne(content, slot);
+                decodedThisTurn += content.readerIndex() - start;
             } catch (ProtocolException e) {
                 replies.fatal(e.code(), e.reason());
             } finally {
@@ -338,11 +352,16 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     private void pause() {
         paused = true;
         updateAutoRead();
-        session.channel.eventLoop().schedule(this::resume, RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
+        if (decodedThisTurn >= TURN_BYTES) {
+            session.channel.eventLoop().execute(this::resume); // after the loop's other channels
+        } else {
+            session.channel.eventLoop().schedule(this::resume, RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
+        }
     }
 
     private void resume() {
         paused = false;
+        decodedThisTurn = 0;
         while (!pending.isEmpty()) {
             if (session.closing) {
                 pending.poll().release();

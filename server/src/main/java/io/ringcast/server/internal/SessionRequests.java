@@ -142,17 +142,25 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
             replies.refuse(verdict, subscriptionId);
             return;
         }
+        long requestBytes = SubscribeMemory.requestBytes(resume);
+        verdict = node.subscribeChecks().memory().charge(session, requestBytes);
+        if (!verdict.passed()) {
+            replies.refuse(verdict, subscriptionId);
+            return;
+        }
         View view = null;
         if (options.makesView()) {
             View.Key key = View.Key.of(options);
             verdict = node.subscribeChecks().view(session, key);
-            if (!verdict.passed()) {
-                replies.refuse(verdict, subscriptionId);
-                return;
+            if (verdict.passed()) {
+                view = node.subscribeChecks().views().acquire(options, session.permissions.who());
+                if (view == null) {
+                    verdict = node.subscribeChecks().noViewLeft(session, selectorText);
+                }
             }
-            view = node.subscribeChecks().views().acquire(options);
-            if (view == null) {
-                replies.refuse(node.subscribeChecks().noViewLeft(selectorText), subscriptionId);
+            if (!verdict.passed()) {
+                node.subscribeChecks().memory().credit(session, requestBytes); // never handed on
+                replies.refuse(verdict, subscriptionId);
                 return;
             }
             session.openViews.put(subscriptionId, key);

@@ -21,18 +21,27 @@ final class SubscribeChecks {
     private final int maxViewsPerSession;
     private final int historyLength;
     private final Views views;
+    private final SubscribeMemory memory;
 
     /**
      * @param maxSubscriptionsPerSession {@code limits.maxSubscriptionsPerSession}
      * @param maxViewsPerSession         {@code limits.maxViewsPerSession}
      * @param historyLength              {@code history.length}: the most a {@code rewind} may ask for
      * @param views                      the node's views: a subscription with a view takes one last
+     * @param memory                     what subscribe requests keep: a request is charged before it is handed on
      */
-    SubscribeChecks(int maxSubscriptionsPerSession, int maxViewsPerSession, int historyLength, Views views) {
+    SubscribeChecks(int maxSubscriptionsPerSession, int maxViewsPerSession, int historyLength, Views views,
+                    SubscribeMemory memory) {
         this.maxSubscriptionsPerSession = maxSubscriptionsPerSession;
         this.maxViewsPerSession = maxViewsPerSession;
         this.historyLength = historyLength;
         this.views = views;
+        this.memory = memory;
+    }
+
+    /** What subscribe requests keep ({@link SubscribeMemory#charge}: after every other check, before the sequencer). */
+    SubscribeMemory memory() {
+        return memory;
     }
 
     /** The node's views ({@link Views#acquire}: the ladder's last step, bounded by {@code limits.maxViews}). */
@@ -110,7 +119,14 @@ final class SubscribeChecks {
      * The refusal of a subscription whose view would be one more than the node serves
      * ({@link Views#acquire} gave none).
      */
-    Verdict noViewLeft(String selectorText) {
+    Verdict noViewLeft(Session session, String selectorText) {
+        String who = session.permissions.who();
+        if (views.principalAtLimit(who)) {
+            return Verdict.refused(ErrorCode.TOO_MANY_SUBSCRIPTIONS, "subscription to '" + selectorText
+                    + "' refused: " + who + " has made " + views.maxViewsPerPrincipal() + " distinct views, its share"
+                    + " (limits.maxViewsPerPrincipal); subscribe with the options of an existing view, or without"
+                    + " maxRate, fields and filter");
+        }
         return Verdict.refused(ErrorCode.TOO_MANY_SUBSCRIPTIONS, "subscription to '" + selectorText
                 + "' refused: the server already serves " + views.maxViews() + " distinct views (limits.maxViews);"
                 + " subscribe with the options of an existing view, or without maxRate, fields and filter");

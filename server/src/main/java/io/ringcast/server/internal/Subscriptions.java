@@ -7,6 +7,7 @@ import io.ringcast.protocol.UpdateFlags;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -65,6 +66,7 @@ final class Subscriptions {
     private final Views views;
     private final SubscriberSets sets;
     private final ServerCounters counters;
+    private final SubscribeMemory memory;
     private final int loops;
     /**
      * In a cluster a client may resume on a node that has not applied yet what another node showed
@@ -74,7 +76,9 @@ final class Subscriptions {
     private long visitCounter;
     /** Sessions with a streamed reply pending: those whose {@link Session#pendingRequests} is set. */
     private int repliesPending;
-    /** Reused while creating a topic: the sessions its path matches. */
+    /** Reused while creating a topic: the sessions its path matches through a plain subscription, each once. */
+    private final ArrayList<Session> plainSessions = new ArrayList<>();
+    /** Reused while creating a topic: those of {@link #plainSessions} that join it as ordinary members. */
     private final ArrayList<Session> matchedSessions = new ArrayList<>();
     /** Reused while creating a topic: those of {@link #matchedSessions} whose streamed reply is pending. */
     private final ArrayList<Session> heldSessions = new ArrayList<>();
@@ -83,9 +87,14 @@ final class Subscriptions {
     /** Reused while creating a topic: the sessions its path matches through each view. */
     private final LinkedHashMap<View, LinkedHashSet<Session>> matchedByView = new LinkedHashMap<>();
 
+    /**
+     * @param memory what subscribe requests keep, charged by the sessions' event loops: the
+     *               sequencer credits it as it answers them and drops what they kept
+     */
     Subscriptions(TopicTree tree, DirectedReplies replies, ViewedUpdates viewed, Views views, int loops,
-                  boolean clusterMode, ServerCounters counters) {
+                  boolean clusterMode, ServerCounters counters, SubscribeMemory memory) {
         this.tree = tree;
+        this.memory = memory;
         this.replies = replies;
         this.viewed = viewed;
         this.views = views;
@@ -115,6 +124,7 @@ final class Subscriptions {
         }
         long windowStart = replies.writtenBytes();
         if (openAndAnswerWithin(session, request, REPLY_WINDOW_BYTES)) {
+            answered(session, request);
             replies.flush();
             return;
         }
@@ -173,7 +183,7 @@ final class Subscriptions {
                 if (!done) {
                     break; // the window is full
                 }
-                pending.pollFirst();
+                answered(session, pending.pollFirst());
                 replied = true;
             }
             boolean continues = !pending.isEmpty();
@@ -219,20 +229,36 @@ final class Subscriptions {
     }
 
     /**
+     * The request has its {@code SUBSCRIBED}: it keeps only the resume positions of topics this node
+     * does not have, and the rest of what its session was charged for it goes back.
+     */
+    private void answered(Session session, SubscriptionRequest r) {
+        long kept = 0;
+        for (String path : session.subscriptions.get(r.subscriptionId).missing().keySet()) {
+            kept += SubscribeMemory.resumeEntryBytes(path);
+        }
+        memory.credit(session, SubscribeMemory.requestBytes(r.resume) - kept);
+    }
+
+    /**
      * Opens the subscription. When its whole reply fits in {@code roomBytes} (or the selector names
      * one topic, whose reply cannot be cut anyway), answers it now, in the tree's order, and returns
      * true; else leaves it to {@link #advance} from the first topic created.
      */
     private boolean openAndAnswerWithin(Session session, SubscriptionRequest r, long roomBytes) {
-        session.subscriptions.put(r.subscriptionId, new OpenSubscription(r.selector, r.view));
+        Map<String, Long> missing = Map.of();
+        for (Map.Entry<String, Long> resumed : r.resume.entrySet()) {
+            if (!clusterMode && tree.get(resumed.getKey()) == null) {
+                if (missing.isEmpty()) {
+                    missing = new HashMap<>();
+                }
+                missing.put(resumed.getKey(), resumed.getValue());
+            }
+        }
+        session.subscriptions.put(r.subscriptionId, new OpenSubscription(r.selector, r.view, missing));
         index.add(r.selector, session, r.subscriptionId);
         if (r.view != null) {
             replies.view(session, r.subscriptionId, r.view.id);
-        }
-        for (Map.Entry<String, Long> resumed : r.resume.entrySet()) {
-            if (!clusterMode && tree.get(resumed.getKey()) == null) {
-                session.resumeForMissingTopics.put(resumed.getKey(), resumed.getValue());
-            }
         }
         r.unlisted = r.resume.isEmpty() ? null : NOTHING_SEEN;
         r.opened = true;
@@ -528,6 +554,11 @@ final class Subscriptions {
             return;
         }
         index.remove(closed.selector(), session, subscriptionId);
+        long kept = 0;
+        for (String path : closed.missing().keySet()) {
+            kept += SubscribeMemory.resumeEntryBytes(path);
+        }
+        memory.credit(session, kept);
         tree.forEachMatch(closed.selector(), topic -> {
             for (OpenSubscription other : session.subscriptions.values()) {
                 if (other.view() == closed.view() && other.selector().matches(topic.segments)) {
@@ -578,6 +609,7 @@ final class Subscriptions {
             }
         }
         session.subscriptions.clear();
+        memory.creditAll(session); // its requests and their resume lists, and what its subscriptions kept
     }
 
     /**
@@ -588,18 +620,26 @@ final class Subscriptions {
     void subscribeNew(Topic topic) {
         long mark = ++visitCounter;
         index.forEachMatch(topic.segments, (session, subscriptionId) -> {
-            View view = session.subscriptions.get(subscriptionId).view();
-            if (view != null) {
-                if (session.permissions.mayRead(topic.segments)) {
-                    matchedByView.computeIfAbsent(view, v -> new LinkedHashSet<>()).add(session);
-                }
+            OpenSubscription subscription = session.subscriptions.get(subscriptionId);
+            boolean resumed = forgetMissing(session, subscription, topic.path);
+            if (!session.permissions.mayRead(topic.segments)) {
                 return;
             }
-            if (session.visitMark == mark || !session.permissions.mayRead(topic.segments)) {
-                return; // a session with several matching subscriptions joins once
+            if (resumed) {
+                session.resumedMark = mark;
             }
-            session.visitMark = mark;
-            if (!session.resumeForMissingTopics.isEmpty() && session.resumeForMissingTopics.remove(topic.path) != null) {
+            View view = subscription.view();
+            if (view != null) {
+                matchedByView.computeIfAbsent(view, v -> new LinkedHashSet<>()).add(session);
+                return;
+            }
+            if (session.visitMark != mark) { // a session with several matching subscriptions joins once
+                session.visitMark = mark;
+                plainSessions.add(session);
+            }
+        });
+        for (Session session : plainSessions) {
+            if (session.resumedMark == mark) {
                 resettingSessions.add(session);
             } else {
                 matchedSessions.add(session);
@@ -607,7 +647,8 @@ final class Subscriptions {
                     heldSessions.add(session);
                 }
             }
-        });
+        }
+        plainSessions.clear();
         // one pass: adding sessions one by one would copy the set once per session, O(n^2)
         sets.assign(topic, matchedSessions, heldSessions);
         matchedSessions.clear();
@@ -626,6 +667,18 @@ final class Subscriptions {
             }
             matchedByView.clear();
         }
+    }
+
+    /**
+     * Whether the subscription kept a resume position for {@code path}, a topic being created; it is
+     * forgotten, and what it was charged goes back.
+     */
+    private boolean forgetMissing(Session session, OpenSubscription subscription, String path) {
+        if (subscription.missing().isEmpty() || subscription.missing().remove(path) == null) {
+            return false;
+        }
+        memory.credit(session, SubscribeMemory.resumeEntryBytes(path));
+        return true;
     }
 
     /**

@@ -44,6 +44,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private final Subscriptions subscriptions;
     private final RepublishAnswers republishes;
     private final ServerCounters counters;
+    private final SubscribeMemory subscribeMemory;
     private final int historyLength;
     /** {@code limits.maxTopics}: a publish that would create one more is refused. */
     private final int maxTopics;
@@ -54,19 +55,21 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     TopicSequencer(FanOutProxy fanOut, ByteBufAllocator alloc, SequencerLimits limits, FeatureResolver features,
                    ServerCounters counters, boolean clusterMode) {
-        this(fanOut, alloc, limits, features, counters, clusterMode, new Views(Integer.MAX_VALUE), System::nanoTime,
-                deadline -> { });
+        this(fanOut, alloc, limits, features, counters, clusterMode, new Views(Integer.MAX_VALUE),
+                SubscribeMemory.unbounded(), System::nanoTime, deadline -> { });
     }
 
     /**
      * @param views          the node's views, which the sequencer releases as subscriptions close
+     * @param subscribeMemory what subscribe requests keep, charged as they are read: the sequencer
+     *                       credits it as it answers them and drops what they kept
      * @param clock          {@link System#nanoTime()}, or a test's: the time of {@code maxRate}
      * @param armHeldTimer   asks for a {@code FLUSH_HELD} command at a {@code clock} time
      *                       ({@link HeldViewsTimer#arm})
      */
     TopicSequencer(FanOutProxy fanOut, ByteBufAllocator alloc, SequencerLimits limits, FeatureResolver features,
-                   ServerCounters counters, boolean clusterMode, Views views, LongSupplier clock,
-                   LongConsumer armHeldTimer) {
+                   ServerCounters counters, boolean clusterMode, Views views, SubscribeMemory subscribeMemory,
+                   LongSupplier clock, LongConsumer armHeldTimer) {
         this.fanOut = fanOut;
         this.features = features;
         this.counters = counters;
@@ -75,13 +78,20 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.encoder = new UpdateEncoder(alloc, features.features(), counters);
         this.replies = new DirectedReplies(alloc, fanOut, encoder, counters);
         this.viewed = new ViewedUpdates(alloc, fanOut, encoder, clock, armHeldTimer);
-        this.subscriptions = new Subscriptions(tree, replies, viewed, views, fanOut.loops(), clusterMode, counters);
+        this.subscriptions = new Subscriptions(tree, replies, viewed, views, fanOut.loops(), clusterMode, counters,
+                subscribeMemory);
+        this.subscribeMemory = subscribeMemory;
         this.republishes = new RepublishAnswers(limits.publisherLedgers(), limits.publisherLedgersPerPrincipal(),
                 replies, counters);
     }
 
     /** The sequencer's bounds: history kept per topic, topics, and the publishers' ledgers. */
     record SequencerLimits(int historyLength, int maxTopics, int publisherLedgers, int publisherLedgersPerPrincipal) {
+    }
+
+    /** What subscribe requests keep: charge it for each {@code SUBSCRIBE} handed over as a session's event loop does. */
+    SubscribeMemory subscribeMemory() {
+        return subscribeMemory;
     }
 
     @Override

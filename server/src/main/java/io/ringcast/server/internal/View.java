@@ -27,6 +27,8 @@ final class View {
     final long periodNanos;
     /** Open subscriptions with this view; guarded by {@link Views}' map. */
     int uses;
+    /** The principal whose session made it, whose share of views it counts against ({@link Views}). */
+    final String madeBy;
 
     /**
      * What makes two views the same: the paths as a sorted list (a projection writes fields in the
@@ -44,9 +46,10 @@ final class View {
      * @throws InvalidOptionsException when the paths or the filter do not parse (checked before, by
      *         {@link SubscribeChecks#options}, so not expected here)
      */
-    View(int id, Key key) {
+    View(int id, Key key, String madeBy) {
         this.id = id;
         this.key = key;
+        this.madeBy = madeBy;
         this.projection = key.sortedFields().isEmpty() ? null : FieldProjection.parse(key.sortedFields());
         this.filter = key.filter().isEmpty() ? null : ValueFilter.parse(key.filter());
         this.periodNanos = key.maxRateThousandths() == 0 ? 0

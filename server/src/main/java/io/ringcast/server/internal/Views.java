@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One {@link View} per distinct set of view options on the node, counted by the subscriptions that
  * use it, and at most {@code limits.maxViews} of them: every view of a topic costs its filter and
  * projection once per update, so distinct views, unlike subscriptions sharing one, are work a
- * client can multiply.
+ * client can multiply. A view counts against the principal whose session made it (anonymous
+ * sessions are one principal), at most {@code limits.maxViewsPerPrincipal} each, so that no principal,
+ * anonymous sessions least of all, can take the node's every view and leave another none; a view one
+ * principal made is open to every session with its options, at no cost to them.
  *
  * <p>Thread contract: {@link #acquire} on the subscribing session's I/O thread (so a refusal is
  * answered there, before the subscription counts as open), {@link #release} on the sequencer thread
@@ -20,29 +23,61 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Views {
     private final ConcurrentHashMap<View.Key, View> byKey = new ConcurrentHashMap<>();
     private final AtomicInteger nextId = new AtomicInteger(1);
+    /** Views in use that each principal made. */
+    private final ConcurrentHashMap<String, Integer> madeBy = new ConcurrentHashMap<>();
     private final int maxViews;
+    private final int maxViewsPerPrincipal;
 
-    /** @param maxViews {@code limits.maxViews}: distinct views at once */
+    /** No bound per principal: {@link #Views(int, int)}. */
     Views(int maxViews) {
+        this(maxViews, maxViews);
+    }
+
+    /**
+     * @param maxViews             {@code limits.maxViews}: distinct views at once
+     * @param maxViewsPerPrincipal {@code limits.maxViewsPerPrincipal}: of those, made by one principal
+     */
+    Views(int maxViews, int maxViewsPerPrincipal) {
         this.maxViews = maxViews;
+        this.maxViewsPerPrincipal = maxViewsPerPrincipal;
     }
 
     /**
      * The view of {@code options}, which must make one ({@link SubscribeOptions#makesView}), one use
-     * more; null when it would be a new view beyond {@code limits.maxViews}.
+     * more; null when it would be a new view beyond {@code limits.maxViews}, or beyond
+     * {@code limits.maxViewsPerPrincipal} made by {@code principal} ({@link Permissions#who}).
      */
-    View acquire(SubscribeOptions options) {
+    View acquire(SubscribeOptions options, String principal) {
         assert options.makesView() : options + " make no view";
         return byKey.compute(View.Key.of(options), (key, view) -> {
             if (view == null) {
-                if (byKey.size() >= maxViews) {
+                if (byKey.size() >= maxViews || !countMade(principal)) {
                     return null;
                 }
-                view = new View(nextId.getAndIncrement(), key);
+                view = new View(nextId.getAndIncrement(), key, principal);
             }
             view.uses++;
             return view;
         });
+    }
+
+    /** One view more made by {@code principal}, unless it has its share; in the per-key lock of its count. */
+    private boolean countMade(String principal) {
+        boolean[] counted = {false};
+        madeBy.compute(principal, (who, made) -> {
+            int n = made == null ? 0 : made;
+            if (n >= maxViewsPerPrincipal) {
+                return made;
+            }
+            counted[0] = true;
+            return n + 1;
+        });
+        return counted[0];
+    }
+
+    /** Whether {@code principal} has made its share of views ({@code limits.maxViewsPerPrincipal}). */
+    boolean principalAtLimit(String principal) {
+        return madeBy.getOrDefault(principal, 0) >= maxViewsPerPrincipal;
     }
 
     /** One use fewer; a view no subscription uses is forgotten (a later one with its options gets a new id). */
@@ -51,7 +86,11 @@ final class Views {
             if (current == null) {
                 return null;
             }
-            return --current.uses == 0 ? null : current;
+            if (--current.uses > 0) {
+                return current;
+            }
+            madeBy.computeIfPresent(current.madeBy, (who, made) -> made == 1 ? null : made - 1);
+            return null;
         });
     }
 
@@ -62,5 +101,9 @@ final class Views {
 
     int maxViews() {
         return maxViews;
+    }
+
+    int maxViewsPerPrincipal() {
+        return maxViewsPerPrincipal;
     }
 }

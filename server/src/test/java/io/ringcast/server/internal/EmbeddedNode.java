@@ -54,6 +54,8 @@ final class EmbeddedNode implements AutoCloseable {
     private final Sequence inboundConsumed = new Sequence();
     /** The node's views, as a session's subscribe takes them ({@link #view}). */
     final Views views;
+    /** What the sessions' subscribe requests keep, charged as an event loop charges it ({@link #subscribe}). */
+    final SubscribeMemory subscribeMemory;
     /** The sequencer's clock, moved by the test ({@link #advanceNanos}). */
     private long nowNanos = 1_000_000_000L;
     /** The times the sequencer asked to be told held views may be due ({@link HeldViewsTimer#arm}), in order. */
@@ -123,12 +125,14 @@ final class EmbeddedNode implements AutoCloseable {
             pollers[i] = new FanOutPoller(i, loopChannels[i].eventLoop(), ring, limit,
                     FlushPolicy.END_OF_BATCH, 0, counters);
         }
-        views = new Views(config.limits().maxViews());
+        views = new Views(config.limits().maxViews(), config.limits().maxViewsPerPrincipal());
+        subscribeMemory = new SubscribeMemory(config.limits().subscribeBytesPerSession(),
+                config.limits().subscribeBytesPerPrincipal());
         sequencer = new TopicSequencer(new FanOutProxy(ring, pollers), allocator,
                 new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters, clusterMode, views,
-                () -> nowNanos, deadline -> heldDeadlines.add(deadline));
+                subscribeMemory, () -> nowNanos, deadline -> heldDeadlines.add(deadline));
         restoredTopics = saved == null ? 0 : sequencer.restore(saved, config.limits().pathLimits());
         sequencer.onStart();
     }
@@ -221,7 +225,7 @@ final class EmbeddedNode implements AutoCloseable {
 
     /** One use of the view of {@code options}, as a session's {@code SUBSCRIBE} takes it on its I/O thread. */
     View view(SubscribeOptions options) {
-        View view = views.acquire(options);
+        View view = views.acquire(options, Permissions.ALL.who());
         assertThat(view).as("a view for " + options).isNotNull();
         return view;
     }
@@ -248,6 +252,8 @@ final class EmbeddedNode implements AutoCloseable {
         e.resume = resume;
         e.view = view;
         e.options = options;
+        assertThat(subscribeMemory.charge(session, SubscribeMemory.requestBytes(resume)).passed())
+                .as("subscribe requests' memory charged as an event loop does").isTrue();
         run(e);
     }
 

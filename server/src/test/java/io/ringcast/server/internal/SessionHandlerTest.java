@@ -95,7 +95,9 @@ class SessionHandlerTest {
         SessionServices services = new SessionServices(config.limits(), config.session().idleTimeoutMs(), sessions,
                 sequencer, new SubscribeChecks(config.limits().maxSubscriptionsPerSession(),
                         config.limits().maxViewsPerSession(), config.history().length(),
-                        new Views(config.limits().maxViews())),
+                        new Views(config.limits().maxViews(), config.limits().maxViewsPerPrincipal()),
+                        new SubscribeMemory(config.limits().subscribeBytesPerSession(),
+                                config.limits().subscribeBytesPerPrincipal())),
                 login, null, outboundLimit, counters);
         for (EmbeddedChannel ch : made) {
             lastHandler = new SessionHandler(services);

@@ -60,7 +60,9 @@ final class SocketlessConnection implements AutoCloseable {
                 new SequencerProxy(inbound),
                 new SubscribeChecks(config.limits().maxSubscriptionsPerSession(),
                         config.limits().maxViewsPerSession(), config.history().length(),
-                        new Views(config.limits().maxViews())), login, null,
+                        new Views(config.limits().maxViews(), config.limits().maxViewsPerPrincipal()),
+                        new SubscribeMemory(config.limits().subscribeBytesPerSession(),
+                                config.limits().subscribeBytesPerPrincipal())), login, null,
                 outboundLimit, counters);
         HttpEndpointHandler.NodeView endpoints = new HttpEndpointHandler.NodeView(counters,
                 new ServerMetrics(counters, null), System.currentTimeMillis(), config.demo().enabled(), null,

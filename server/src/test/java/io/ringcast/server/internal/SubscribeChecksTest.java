@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SubscribeChecksTest {
     private final EmbeddedChannel channel = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
     private final Session session = new Session(1, channel.pipeline().firstContext(), 0, false);
-    private final SubscribeChecks checks = new SubscribeChecks(2, 2, 64, new Views(1000));
+    private final SubscribeChecks checks = new SubscribeChecks(2, 2, 64, new Views(1000), SubscribeMemory.unbounded());
 
     SubscribeChecksTest() {
         session.permissions = Permissions.ALL;

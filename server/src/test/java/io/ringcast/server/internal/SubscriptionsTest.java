@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,7 +26,8 @@ class SubscriptionsTest {
         try (EmbeddedNode node = new EmbeddedNode("{}", true)) {
             Session sub = node.session(0);
             node.subscribe(sub, 1, "t", Map.of("t", 40L)); // seen on another node, not applied here yet
-            assertThat(sub.resumeForMissingTopics).isEmpty();
+            assertThat(sub.subscriptions.get(1).missing()).isEmpty();
+            assertThat(sub.subscribeBytes).as("nothing kept once answered").hasValue(0);
             node.received(sub);
 
             node.apply("t", 41, "next");
@@ -41,10 +43,43 @@ class SubscriptionsTest {
             node.publish(null, 0, "a/here", "v");
             Session sub = node.session(0);
             node.subscribe(sub, 1, "a/#", Map.of("a/here", 1L, "a/gone", 7L));
-            assertThat(sub.resumeForMissingTopics).containsExactly(Map.entry("a/gone", 7L));
+            assertThat(sub.subscriptions.get(1).missing()).containsExactly(Map.entry("a/gone", 7L));
+            assertThat(sub.subscribeBytes).as("what the kept position is charged").hasValue(
+                    SubscribeMemory.resumeEntryBytes("a/gone"));
 
             node.publish(null, 0, "a/gone", "back");
-            assertThat(sub.resumeForMissingTopics).as("used once, when the topic came back").isEmpty();
+            assertThat(sub.subscriptions.get(1).missing()).as("used once, when the topic came back").isEmpty();
+            assertThat(sub.subscribeBytes).as("given back with it").hasValue(0);
+            assertThat(node.subscribeMemory.total()).isZero();
+        }
+    }
+
+    @Test
+    void resumePositionsKeptForMissingTopicsGoWithTheirSubscription() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            Session sub = node.session(0);
+            Map<String, Long> resume = new HashMap<>();
+            for (int i = 0; i < 1_000; i++) {
+                resume.put("gone/" + i, 5L);
+            }
+            node.subscribe(sub, 1, "gone/#", resume);
+            node.subscribe(sub, 2, "other/#", Map.of("other/gone", 3L));
+            assertThat(sub.subscribeBytes.get()).as("a thousand and one positions kept")
+                    .isEqualTo(SubscribeMemory.requestBytes(resume) - SubscribeMemory.REQUEST_BYTES
+                            + SubscribeMemory.resumeEntryBytes("other/gone"));
+
+            node.unsubscribe(sub, 1);
+            assertThat(sub.subscribeBytes.get()).as("the closed subscription's positions given back")
+                    .isEqualTo(SubscribeMemory.resumeEntryBytes("other/gone"));
+
+            node.publish(null, 0, "gone/7", "back");
+            node.received(sub);
+            node.publish(null, 0, "gone/7", "again");
+            assertThat(node.received(sub)).as("a position forgotten with its subscription resets nothing").isEmpty();
+
+            node.closeSession(sub);
+            assertThat(sub.subscribeBytes).as("all given back at close").hasValue(0);
+            assertThat(node.subscribeMemory.total()).isZero();
         }
     }
 

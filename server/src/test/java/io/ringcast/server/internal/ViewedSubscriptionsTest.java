@@ -345,7 +345,7 @@ class ViewedSubscriptionsTest {
 
     /** The node's view of {@code options}, which a subscription holds: looked at, its use given back. */
     private static View viewOf(EmbeddedNode node, SubscribeOptions options) {
-        View view = node.views.acquire(options);
+        View view = node.views.acquire(options, Permissions.ALL.who());
         node.views.release(view);
         return view;
     }
