@@ -1,5 +1,7 @@
 package io.ringcast.it;
 
+import at.favre.lib.crypto.bcrypt.BCrypt;
+import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.RingcastServer;
@@ -87,6 +89,45 @@ class LimitsTest {
                 bystander.stillReceives(again, 2);
             }
             assertThat(errorsCounted(server, ErrorCode.TOO_MANY_CONNECTIONS)).isEqualTo(1);
+        }
+    }
+
+    /**
+     * Anonymous sessions are one principal, with at most {@code limits.maxConnectionsPerPrincipal}
+     * sessions: one more is refused with {@code TOO_MANY_CONNECTIONS} naming the key, a user who
+     * logs in is still welcomed, and a place an anonymous session leaves is taken again. The two
+     * anonymous sessions of a witness keep receiving.
+     */
+    @Test
+    // "try": the fourth session is closed inside its try block on purpose, to make room for another
+    @SuppressWarnings("try")
+    void anonymousSessionsTakeTheirShareOfPlacesAndAUserWhoLogsInIsStillWelcomed() throws Exception {
+        String yaml = ("limits:\n  maxConnections: 8\n  maxConnectionsPerPrincipal: 4\n"
+                + "security:\n" + TestServers.OPEN_TO_ANONYMOUS
+                + "  principals:\n    - name: \"alice\"\n      passwordHash: \"%s\"\n      roles: [\"everything\"]\n")
+                .formatted(BCrypt.withDefaults().hashToString(4, "alice-password".toCharArray()));
+        try (RingcastServer server = TestServers.start(yaml);
+             Witness witness = Witness.start(server);
+             RawWebSocket third = RawWebSocket.connectAndHello(server.webSocketUrl());
+             RawWebSocket fourth = RawWebSocket.connectAndHello(server.webSocketUrl());
+             RawWebSocket fifth = RawWebSocket.connect(server.webSocketUrl())) {
+            fifth.send(out -> WireCodec.writeHello(out, WireCodec.VERSION, "fifth", Credentials.ANONYMOUS, 0));
+            RawWebSocket.Msg error = fifth.await("ERROR");
+            assertThat(ErrorCode.of(error.a())).isEqualTo(ErrorCode.TOO_MANY_CONNECTIONS);
+            assertThat(error.text()).contains("anonymous has 4 sessions open", "limits.maxConnectionsPerPrincipal");
+            assertThat(fifth.awaitClose()).isEqualTo(1013);
+            assertThat(fifth.all("WELCOME")).isEmpty();
+
+            try (RawWebSocket alice = RawWebSocket.connectAndHello(server.webSocketUrl(),
+                    Credentials.password("alice", "alice-password"), 0)) {
+                assertThat(alice.await("WELCOME")).as("alice, beside four anonymous sessions").isNotNull();
+            }
+            fourth.close();
+            Await.until(() -> server.stats().get(SESSIONS) == 3, "the fourth anonymous session to end");
+            try (RawWebSocket again = RawWebSocket.connectAndHello(server.webSocketUrl())) {
+                assertThat(again.await("WELCOME")).as("an anonymous session in the place left").isNotNull();
+            }
+            witness.stopAndVerifyWithin(100);
         }
     }
 

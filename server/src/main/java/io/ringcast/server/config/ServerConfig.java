@@ -127,7 +127,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
                          long outboundQueueBytes, long slowConsumerCloseGraceMs, long handshakeTimeoutMs,
                          int maxValueBytes, int maxTopics, int maxConnections, int maxConnectionsBeforeUpgrade,
                          int publishRatePerSession, int publisherLedgers, int publisherLedgersPerPrincipal,
-                         int maxViews, int maxViewsPerSession, int maxViewsPerPrincipal,
+                         int maxViews, int maxViewsPerSession, int maxViewsPerPrincipal, int maxConnectionsPerPrincipal,
                          long subscribeBytesPerSession, long subscribeBytesPerPrincipal) {
 
         /** The path limits for the protocol's path and selector parsers. */
@@ -153,6 +153,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             between("limits.maxViews", maxViews, 0, 1_000_000);
             between("limits.maxViewsPerSession", maxViewsPerSession, 0, 1_000_000);
             between("limits.maxViewsPerPrincipal", maxViewsPerPrincipal, 0, 1_000_000);
+            between("limits.maxConnectionsPerPrincipal", maxConnectionsPerPrincipal, 1, 10_000_000);
             atLeast("limits.subscribeBytesPerSession", subscribeBytesPerSession, 65536);
             atLeast("limits.subscribeBytesPerPrincipal", subscribeBytesPerPrincipal, 65536);
         }

@@ -106,7 +106,7 @@ public final class NodeRuntime implements AutoCloseable {
                 config.pipeline().fanOutRingSize(), waitStrategy(config.pipeline()));
         FanOutPoller[] pollers = fanOutPollers(fanOut, outboundLimit);
         sessions = new OpenSessions(new DefaultChannelGroup("ringcast-sessions", GlobalEventExecutor.INSTANCE),
-                counters, ioLoops, pollers);
+                counters, ioLoops, pollers, config.limits().maxConnectionsPerPrincipal());
         startSequencer(fanOut, pollers);
         if (config.cluster().enabled()) {
             startCluster();

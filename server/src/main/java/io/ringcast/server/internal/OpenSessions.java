@@ -9,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -26,9 +27,22 @@ final class OpenSessions {
     private final FanOutPoller[] pollers;
     private final Map<EventLoop, Integer> loopIndexes = new IdentityHashMap<>();
     private final AtomicLong sessionIds = new AtomicLong();
+    /** Welcomed sessions by principal ({@link Permissions#who}; anonymous sessions are one). */
+    private final ConcurrentHashMap<String, Integer> byPrincipal = new ConcurrentHashMap<>();
+    private final int maxPerPrincipal;
 
-    /** @param loops the I/O event loops, {@code loops[i]} served by {@code pollers[i]} */
+    /** No bound per principal: for tests of other things. */
     OpenSessions(ChannelGroup channels, ServerCounters counters, EventLoop[] loops, FanOutPoller[] pollers) {
+        this(channels, counters, loops, pollers, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param loops           the I/O event loops, {@code loops[i]} served by {@code pollers[i]}
+     * @param maxPerPrincipal {@code limits.maxConnectionsPerPrincipal}
+     */
+    OpenSessions(ChannelGroup channels, ServerCounters counters, EventLoop[] loops, FanOutPoller[] pollers,
+                 int maxPerPrincipal) {
+        this.maxPerPrincipal = maxPerPrincipal;
         this.channels = channels;
         this.counters = counters;
         this.pollers = pollers;
@@ -57,8 +71,38 @@ final class OpenSessions {
         return open;
     }
 
+    /**
+     * Counts a session being welcomed against its principal's {@code limits.maxConnectionsPerPrincipal},
+     * unless the principal has that many open already: so anonymous sessions, one principal, cannot
+     * take every place of {@code limits.maxConnections} from users who log in.
+     *
+     * @return whether it was counted
+     */
+    boolean admit(Session session, String principal) {
+        boolean[] admitted = {false};
+        byPrincipal.compute(principal, (who, open) -> {
+            int n = open == null ? 0 : open;
+            if (n >= maxPerPrincipal) {
+                return open;
+            }
+            admitted[0] = true;
+            return n + 1;
+        });
+        if (admitted[0]) {
+            session.admittedAs = principal;
+        }
+        return admitted[0];
+    }
+
+    int maxPerPrincipal() {
+        return maxPerPrincipal;
+    }
+
     /** Uncounts a closed session and its subscriptions (its channel leaves the group by itself). */
     void remove(Session session) {
+        if (session.admittedAs != null) {
+            byPrincipal.computeIfPresent(session.admittedAs, (who, open) -> open == 1 ? null : open - 1);
+        }
         counters.sessions.decrementAndGet();
         counters.subscriptions.addAndGet(-session.openSubscriptionIds.size());
     }

@@ -110,6 +110,14 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         if (session.closing) {
             return;
         }
+        if (!node.sessions().admit(session, permissions.who())) {
+            log.info("session {} (client '{}'): {} refused, at limits.maxConnectionsPerPrincipal", session,
+                    session.clientName, permissions.who());
+            replies.fatal(ErrorCode.TOO_MANY_CONNECTIONS, permissions.who() + " has "
+                    + node.sessions().maxPerPrincipal() + " sessions open, its share of the server"
+                    + " (limits.maxConnectionsPerPrincipal); try later or log in");
+            return;
+        }
         session.permissions = permissions;
         session.welcomed = true;
         handshakeTimer.cancel(false);
