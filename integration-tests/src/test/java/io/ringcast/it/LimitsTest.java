@@ -1,6 +1,5 @@
 package io.ringcast.it;
 
-import at.favre.lib.crypto.bcrypt.BCrypt;
 import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.WireCodec;
@@ -102,11 +101,8 @@ class LimitsTest {
     // "try": the fourth session is closed inside its try block on purpose, to make room for another
     @SuppressWarnings("try")
     void anonymousSessionsTakeTheirShareOfPlacesAndAUserWhoLogsInIsStillWelcomed() throws Exception {
-        String yaml = ("limits:\n  maxConnections: 8\n  maxConnectionsPerPrincipal: 4\n"
-                + "security:\n" + TestServers.OPEN_TO_ANONYMOUS
-                + "  principals:\n    - name: \"alice\"\n      passwordHash: \"%s\"\n      roles: [\"everything\"]\n")
-                .formatted(BCrypt.withDefaults().hashToString(4, "alice-password".toCharArray()));
-        try (RingcastServer server = TestServers.start(yaml);
+        try (RingcastServer server = TestServers.start("limits:\n  maxConnections: 8\n  maxConnectionsPerPrincipal: 4\n"
+                + TestServers.OPEN_WITH_ALICE);
              Witness witness = Witness.start(server);
              RawWebSocket third = RawWebSocket.connectAndHello(server.webSocketUrl());
              RawWebSocket fourth = RawWebSocket.connectAndHello(server.webSocketUrl());
@@ -119,7 +115,7 @@ class LimitsTest {
             assertThat(fifth.all("WELCOME")).isEmpty();
 
             try (RawWebSocket alice = RawWebSocket.connectAndHello(server.webSocketUrl(),
-                    Credentials.password("alice", "alice-password"), 0)) {
+                    Credentials.password("alice", TestServers.ALICE_PASSWORD), 0)) {
                 assertThat(alice.await("WELCOME")).as("alice, beside four anonymous sessions").isNotNull();
             }
             fourth.close();

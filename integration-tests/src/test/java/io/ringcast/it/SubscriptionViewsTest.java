@@ -268,16 +268,13 @@ class SubscriptionViewsTest {
      */
     @Test
     void anonymousSessionsTakeTheirShareOfViewsAndAnAuthenticatedPrincipalStillGetsViews() throws Exception {
-        String yaml = ("limits:\n  maxViews: 8\n  maxViewsPerPrincipal: 4\n"
-                + "security:\n" + TestServers.OPEN_TO_ANONYMOUS
-                + "  principals:\n    - name: \"alice\"\n      passwordHash: \"%s\"\n      roles: [\"everything\"]\n")
-                .formatted(BCrypt.withDefaults().hashToString(4, "alice-password".toCharArray()));
-        try (RingcastServer shared = TestServers.start(yaml);
+        try (RingcastServer shared = TestServers.start("limits:\n  maxViews: 8\n  maxViewsPerPrincipal: 4\n"
+                + TestServers.OPEN_WITH_ALICE);
              Witness witness = Witness.start(shared);
              RingcastClient first = TestServers.connect(shared);
              RingcastClient second = TestServers.connect(shared);
              RingcastClient alice = RingcastClient.builder().addresses(shared.webSocketUrl())
-                     .password("alice", "alice-password").build()) {
+                     .password("alice", TestServers.ALICE_PASSWORD).build()) {
             for (int i = 0; i < 4; i++) {
                 (i % 2 == 0 ? first : second).subscribe("views/#",
                         SubscribeOptions.builder().filter("spread < " + i).build(), new Recorded())

@@ -1,5 +1,6 @@
 package io.ringcast.it;
 
+import at.favre.lib.crypto.bcrypt.BCrypt;
 import io.ringcast.client.RingcastClient;
 import io.ringcast.protocol.Transport;
 import io.ringcast.server.RingcastServer;
@@ -17,6 +18,17 @@ final class TestServers {
     /** Keys of the {@code security} section granting anonymous sessions every topic. */
     static final String OPEN_TO_ANONYMOUS = "  anonymousRoles: [\"everything\"]\n  roles:\n    - name: \"everything\"\n"
             + "      subscribe: [\"#\"]\n      publish: [\"#\"]\n";
+
+    /** Alice's password, for {@link #OPEN_WITH_ALICE}. */
+    static final String ALICE_PASSWORD = "alice-password";
+    /**
+     * A {@code security} section granting anonymous sessions every topic, and a principal
+     * {@code alice} (password {@link #ALICE_PASSWORD}) the same: for tests of what anonymous
+     * sessions may take from a user who logs in.
+     */
+    static final String OPEN_WITH_ALICE = "security:\n" + OPEN_TO_ANONYMOUS
+            + "  principals:\n    - name: \"alice\"\n      passwordHash: \""
+            + BCrypt.withDefaults().hashToString(4, ALICE_PASSWORD.toCharArray()) + "\"\n      roles: [\"everything\"]\n";
 
     private TestServers() {
     }

@@ -9,7 +9,6 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -28,8 +27,7 @@ final class OpenSessions {
     private final Map<EventLoop, Integer> loopIndexes = new IdentityHashMap<>();
     private final AtomicLong sessionIds = new AtomicLong();
     /** Welcomed sessions by principal ({@link Permissions#who}; anonymous sessions are one). */
-    private final ConcurrentHashMap<String, Integer> byPrincipal = new ConcurrentHashMap<>();
-    private final int maxPerPrincipal;
+    private final PrincipalShares byPrincipal;
 
     /** No bound per principal: for tests of other things. */
     OpenSessions(ChannelGroup channels, ServerCounters counters, EventLoop[] loops, FanOutPoller[] pollers) {
@@ -42,7 +40,7 @@ final class OpenSessions {
      */
     OpenSessions(ChannelGroup channels, ServerCounters counters, EventLoop[] loops, FanOutPoller[] pollers,
                  int maxPerPrincipal) {
-        this.maxPerPrincipal = maxPerPrincipal;
+        this.byPrincipal = new PrincipalShares(maxPerPrincipal);
         this.channels = channels;
         this.counters = counters;
         this.pollers = pollers;
@@ -79,29 +77,21 @@ final class OpenSessions {
      * @return whether it was counted
      */
     boolean admit(Session session, String principal) {
-        boolean[] admitted = {false};
-        byPrincipal.compute(principal, (who, open) -> {
-            int n = open == null ? 0 : open;
-            if (n >= maxPerPrincipal) {
-                return open;
-            }
-            admitted[0] = true;
-            return n + 1;
-        });
-        if (admitted[0]) {
-            session.admittedAs = principal;
+        if (!byPrincipal.tryTake(principal)) {
+            return false;
         }
-        return admitted[0];
+        session.admittedAs = principal;
+        return true;
     }
 
     int maxPerPrincipal() {
-        return maxPerPrincipal;
+        return byPrincipal.max();
     }
 
     /** Uncounts a closed session and its subscriptions (its channel leaves the group by itself). */
     void remove(Session session) {
         if (session.admittedAs != null) {
-            byPrincipal.computeIfPresent(session.admittedAs, (who, open) -> open == 1 ? null : open - 1);
+            byPrincipal.give(session.admittedAs);
         }
         counters.sessions.decrementAndGet();
         counters.subscriptions.addAndGet(-session.openSubscriptionIds.size());

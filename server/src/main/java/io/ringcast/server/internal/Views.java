@@ -24,9 +24,8 @@ final class Views {
     private final ConcurrentHashMap<View.Key, View> byKey = new ConcurrentHashMap<>();
     private final AtomicInteger nextId = new AtomicInteger(1);
     /** Views in use that each principal made. */
-    private final ConcurrentHashMap<String, Integer> madeBy = new ConcurrentHashMap<>();
+    private final PrincipalShares madeBy;
     private final int maxViews;
-    private final int maxViewsPerPrincipal;
 
     /** No bound per principal: {@link #Views(int, int)}. */
     Views(int maxViews) {
@@ -39,7 +38,7 @@ final class Views {
      */
     Views(int maxViews, int maxViewsPerPrincipal) {
         this.maxViews = maxViews;
-        this.maxViewsPerPrincipal = maxViewsPerPrincipal;
+        this.madeBy = new PrincipalShares(maxViewsPerPrincipal);
     }
 
     /**
@@ -51,7 +50,7 @@ final class Views {
         assert options.makesView() : options + " make no view";
         return byKey.compute(View.Key.of(options), (key, view) -> {
             if (view == null) {
-                if (byKey.size() >= maxViews || !countMade(principal)) {
+                if (byKey.size() >= maxViews || !madeBy.tryTake(principal)) {
                     return null;
                 }
                 view = new View(nextId.getAndIncrement(), key, principal);
@@ -61,23 +60,9 @@ final class Views {
         });
     }
 
-    /** One view more made by {@code principal}, unless it has its share; in the per-key lock of its count. */
-    private boolean countMade(String principal) {
-        boolean[] counted = {false};
-        madeBy.compute(principal, (who, made) -> {
-            int n = made == null ? 0 : made;
-            if (n >= maxViewsPerPrincipal) {
-                return made;
-            }
-            counted[0] = true;
-            return n + 1;
-        });
-        return counted[0];
-    }
-
     /** Whether {@code principal} has made its share of views ({@code limits.maxViewsPerPrincipal}). */
     boolean principalAtLimit(String principal) {
-        return madeBy.getOrDefault(principal, 0) >= maxViewsPerPrincipal;
+        return madeBy.full(principal);
     }
 
     /** One use fewer; a view no subscription uses is forgotten (a later one with its options gets a new id). */
@@ -89,7 +74,7 @@ final class Views {
             if (--current.uses > 0) {
                 return current;
             }
-            madeBy.computeIfPresent(current.madeBy, (who, made) -> made == 1 ? null : made - 1);
+            madeBy.give(current.madeBy);
             return null;
         });
     }
@@ -104,6 +89,6 @@ final class Views {
     }
 
     int maxViewsPerPrincipal() {
-        return maxViewsPerPrincipal;
+        return madeBy.max();
     }
 }
