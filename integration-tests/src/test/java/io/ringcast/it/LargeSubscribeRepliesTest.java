@@ -91,8 +91,8 @@ class LargeSubscribeRepliesTest {
                 MetricSampler.await(server, "ringcast_subscriptions", v -> v == sessions + 1, "every SUBSCRIBE read");
                 MetricSampler.await(server, "ringcast_subscribe_replies_pending", v -> v == sessions,
                         "every reply streaming, none finished");
-                queued.awaitSamples(500);
-                inFlight.awaitSamples(500);
+                queued.awaitSamples(150); // about 2 s, a sample every 10 ms
+                inFlight.awaitSamples(150);
                 // a window each, with the frame header and per-write overhead Netty counts
                 assertThat(queued.largest()).as("bytes queued to the sockets while nobody read")
                         .isLessThanOrEqualTo(sessions * (WINDOW_BYTES + 65536) + (1 << 20));

@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.DoublePredicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,6 +27,8 @@ final class MetricSampler implements AutoCloseable {
     private final AtomicLong samples = new AtomicLong();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread thread;
+    /** The first scrape that failed, if one did. */
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
     MetricSampler(RingcastServer server, String gauge) {
         this(server.port(), gauge);
@@ -40,10 +43,14 @@ final class MetricSampler implements AutoCloseable {
                 try {
                     largest.accumulateAndGet((long) metric(http, metrics, gauge), Math::max);
                     samples.incrementAndGet();
+                } catch (Exception | AssertionError e) {
+                    failure.compareAndSet(null, e); // told by largest() and awaitSamples(), not lost with the thread
+                }
+                try {
                     // the sampling period: back to back, the scrapes took a core of a 2-core machine
                     // from the server they measure, and delayed witnesses by 100-400 ms
                     Thread.sleep(PERIOD_MS);
-                } catch (Exception e) {
+                } catch (InterruptedException e) {
                     return;
                 }
             }
@@ -57,9 +64,15 @@ final class MetricSampler implements AutoCloseable {
         long target = samples.get() + n;
         Await.until(() -> samples.get() >= target || !thread.isAlive(), n + " more samples of " + gauge);
         assertThat(thread.isAlive()).as("the sampler of " + gauge + " is still running").isTrue();
+        assertNoFailure();
+    }
+
+    private void assertNoFailure() {
+        assertThat(failure.get()).as("a failed scrape of " + gauge).isNull();
     }
 
     long largest() {
+        assertNoFailure();
         return largest.get();
     }
 
