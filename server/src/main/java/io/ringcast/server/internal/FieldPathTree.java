@@ -1,5 +1,9 @@
 package io.ringcast.server.internal;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
@@ -42,6 +46,28 @@ final class FieldPathTree {
     }
 
     final Node root = new Node(null);
+
+    /**
+     * Moves the parser (inside the object whose key is {@code node}) to the value of its next field
+     * that is on the tree and met for the first time in evaluation {@code visit}, skipping the others
+     * whole: the one place of the rule that a key repeated in an object counts once, at its first
+     * occurrence. The field's first token is then the parser's current token.
+     *
+     * @return that field's node, or null at the object's end
+     */
+    static Node nextNamed(JsonParser parser, Node node, long visit) throws IOException {
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            Node child = node.child(parser.currentName());
+            parser.nextToken();
+            if (child == null || child.visit == visit) {
+                parser.skipChildren();
+                continue;
+            }
+            child.visit = visit;
+            return child;
+        }
+        return null;
+    }
 
     /** @param paths distinct paths; each one's node gets its index as {@link Node#leaf} */
     FieldPathTree(List<FieldPath> paths) {

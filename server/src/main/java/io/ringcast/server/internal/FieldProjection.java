@@ -43,8 +43,9 @@ import java.util.Set;
  * enters; Jackson's byte and char buffers are recycled), and asks for two
  * {@link com.fasterxml.jackson.core.JsonLocation}s per copied field (small, and often not
  * allocated at all once the JIT has inlined them): acceptable at one call per update per distinct
- * projection, never per subscriber. A value both filtered and projected, or projected by
- * several shapes, is read once per shape: a shared single pass is a possible later optimisation.
+ * projection, never per subscriber. A large value of a topic with several views is read once
+ * for all of them ({@link ValueIndex}), and each projection then copies its fields' bytes
+ * ({@link #project(ValueIndex, ByteBuf)}).
  *
  * <p>Threads: {@link #parse} anywhere; {@link #project} from one thread only (the sequencer),
  * asserted: it reuses its parser input and scratch.
@@ -67,6 +68,9 @@ final class FieldProjection {
     private final int[] levelFields = new int[FieldPath.MAX_DEPTH + 1];
     private long visits;
     private int pathsLeft;
+    // scratch of one project(ValueIndex) call: the fields present, sorted by where they start
+    private final int[] foundIds = new int[MAX_PATHS];
+    private final FieldPath[] foundPaths = new FieldPath[MAX_PATHS];
 
     private FieldProjection(List<FieldPath> paths) {
         this.paths = paths;
@@ -151,6 +155,88 @@ final class FieldProjection {
         }
     }
 
+    /**
+     * {@link #project(ByteBuf, int, int, ByteBuf)} of the value {@code index} read last, which
+     * indexed this projection's paths: the same bytes, reading only those of its fields. The named
+     * fields present, in the value's order, each under the objects on its way, opened once for the
+     * run of fields under them, as the value nests them.
+     */
+    int project(ValueIndex index, ByteBuf out) {
+        int start = out.writerIndex();
+        if (!index.object()) {
+            return writeEmpty(out, start);
+        }
+        int found = 0;
+        for (int p = 0; p < paths.size(); p++) {
+            int id = index.id(paths.get(p));
+            if (index.has(id)) {
+                if (index.end(id) < 0) {
+                    return writeEmpty(out, start); // the fault is in this field's value
+                }
+                foundIds[found] = id;
+                foundPaths[found++] = paths.get(p);
+            } else if (!index.complete()) {
+                return writeEmpty(out, start); // a fault came first: malformed before the projection was complete
+            }
+        }
+        sortByStart(index, found);
+        out.writeByte('{');
+        levelFields[0] = 0;
+        int open = 0; // objects on the way opened below the root
+        FieldPathTree.Node[] way = levelNode;
+        for (int f = 0; f < found; f++) {
+            FieldPath path = foundPaths[f];
+            int depth = path.depth();
+            int shared = 0;
+            while (shared < open && shared < depth - 1 && way[shared + 1].key.equals(path.segment(shared))) {
+                shared++;
+            }
+            for (; open > shared; open--) {
+                out.writeByte('}');
+            }
+            FieldPathTree.Node node = shared == 0 ? tree.root : way[shared];
+            for (int d = shared; d < depth - 1; d++) {
+                node = node.child(path.segment(d));
+                if (levelFields[d]++ > 0) {
+                    out.writeByte(',');
+                }
+                out.writeBytes(node.keyJson);
+                out.writeByte('{');
+                way[d + 1] = node;
+                levelFields[d + 1] = 0;
+                open = d + 1;
+            }
+            FieldPathTree.Node leaf = node.child(path.segment(depth - 1));
+            if (levelFields[depth - 1]++ > 0) {
+                out.writeByte(',');
+            }
+            out.writeBytes(leaf.keyJson);
+            int id = foundIds[f];
+            out.writeBytes(index.value(), index.valueIndex() + index.start(id), index.end(id) - index.start(id));
+        }
+        for (; open > 0; open--) {
+            out.writeByte('}');
+        }
+        out.writeByte('}');
+        return out.writerIndex() - start;
+    }
+
+    /** Sorts {@code foundIds[0..n)} and {@code foundPaths} alike by where each field starts: at most {@link #MAX_PATHS}. */
+    private void sortByStart(ValueIndex index, int n) {
+        for (int i = 1; i < n; i++) {
+            int id = foundIds[i];
+            FieldPath path = foundPaths[i];
+            int j = i - 1;
+            while (j >= 0 && index.start(foundIds[j]) > index.start(id)) {
+                foundIds[j + 1] = foundIds[j];
+                foundPaths[j + 1] = foundPaths[j];
+                j--;
+            }
+            foundIds[j + 1] = id;
+            foundPaths[j + 1] = path;
+        }
+    }
+
     private static int writeEmpty(ByteBuf out, int start) {
         out.writerIndex(start);
         out.writeBytes(EMPTY_OBJECT);
@@ -167,14 +253,8 @@ final class FieldProjection {
     private boolean copyFields(JsonParser parser, int depth, long visit, ByteBuf value, int index, int length,
                                ByteBuf out) throws IOException {
         FieldPathTree.Node node = levelNode[depth];
-        while (parser.nextToken() == JsonToken.FIELD_NAME) {
-            FieldPathTree.Node child = node.child(parser.currentName());
-            JsonToken token = parser.nextToken();
-            if (child == null || child.visit == visit) {
-                parser.skipChildren();
-                continue;
-            }
-            child.visit = visit;
+        for (FieldPathTree.Node child; (child = FieldPathTree.nextNamed(parser, node, visit)) != null; ) {
+            JsonToken token = parser.currentToken();
             if (child.leaf >= 0) {
                 openLevels(depth, out);
                 if (levelFields[depth]++ > 0) {

@@ -28,6 +28,9 @@ final class Topic extends Audience {
     /** The views its subscribers see it through ({@link TopicView}), in {@code views[0..viewCount)}; null before the first. */
     private TopicView[] views;
     private int viewCount;
+    /** Where the fields its views read lie in a value ({@link #valueIndex}); made again when its views change. */
+    private ValueIndex valueIndex;
+    private boolean valueIndexStale = true;
 
     private final int historyLength;
     private ByteBuf[] historyFrames;
@@ -87,7 +90,17 @@ final class Topic extends Audience {
         return null;
     }
 
+    /** The index of the paths its views read, for its large values; null when none reads the value. */
+    ValueIndex valueIndex() {
+        if (valueIndexStale) {
+            valueIndex = ValueIndex.of(this);
+            valueIndexStale = false;
+        }
+        return valueIndex;
+    }
+
     void addView(TopicView view) {
+        valueIndexStale = true;
         if (views == null) {
             views = new TopicView[2];
         } else if (viewCount == views.length) {
@@ -98,6 +111,7 @@ final class Topic extends Audience {
 
     /** Drops a view no member is left in; the order of the others may change. */
     void removeView(TopicView view) {
+        valueIndexStale = true;
         for (int i = 0; i < viewCount; i++) {
             if (views[i] == view) {
                 views[i] = views[--viewCount];

@@ -39,9 +39,9 @@ import java.util.Map;
  * {@code ThreadMXBean.getThreadAllocatedBytes}; 50 more per object level it enters; Jackson's byte
  * and char buffers are recycled), and nothing per comparison: numbers and strings are compared on
  * the characters Jackson holds.
- * Acceptable at one call per update per distinct filter, never per subscriber. A value both
- * filtered and projected is read once for each: a shared single pass is a possible later
- * optimisation.
+ * Acceptable at one call per update per distinct filter, never per subscriber. A large
+ * value of a topic with several views is read once for all of them ({@link ValueIndex}), and
+ * each filter then reads only its fields' bytes ({@link #matches(ValueIndex)}).
  *
  * <p>Threads: {@link #parse} anywhere; {@link #matches} from one thread only (the sequencer),
  * asserted: it reuses its parser input and scratch.
@@ -55,6 +55,8 @@ final class ValueFilter {
     private final String text;
     private final Expr expr;
     private final FieldPathTree tree;
+    /** The distinct paths, by their index in the tree. */
+    private final List<FieldPath> paths;
     /** For each distinct path (its index in the tree), the comparisons on it. */
     private final Comparison[][] comparisonsByPath;
     private final int pathCount;
@@ -69,6 +71,7 @@ final class ValueFilter {
         this.text = text;
         this.expr = expr;
         this.tree = new FieldPathTree(paths);
+        this.paths = List.copyOf(paths);
         this.pathCount = paths.size();
         this.comparisonsByPath = new Comparison[paths.size()][];
         for (int p = 0; p < paths.size(); p++) {
@@ -124,6 +127,53 @@ final class ValueFilter {
         }
     }
 
+    /** The distinct paths it reads ({@link ValueIndex#of}). */
+    List<FieldPath> paths() {
+        return paths;
+    }
+
+    /**
+     * {@link #matches(ByteBuf, int, int)} of the value {@code index} read last, which indexed this
+     * filter's paths: the same answer, reading only the bytes of its fields.
+     */
+    boolean matches(ValueIndex index) {
+        if (!index.object()) {
+            return false;
+        }
+        results = 0;
+        for (int p = 0; p < pathCount; p++) {
+            int id = index.id(paths.get(p));
+            if (!index.has(id)) {
+                if (!index.complete()) {
+                    return false; // a fault came first: malformed before every path was read
+                }
+                continue; // missing: its comparisons are false
+            }
+            JsonToken token = index.token(id);
+            if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+                continue; // compares with no literal: false, whatever it holds
+            }
+            // the field's bytes alone (a number at the root must end with them), or up to the value's
+            // end for a string with a fault inside, which only a comparison that reads it finds
+            int start = index.start(id);
+            int end = index.end(id) >= 0 ? index.end(id) : index.valueLength();
+            try (JsonParser parser = input.open(index.value(), index.valueIndex() + start, end - start)) {
+                if (parser == null) {
+                    return false;
+                }
+                JsonToken read = parser.nextToken();
+                for (Comparison c : comparisonsByPath[p]) {
+                    if (c.test(parser, read, scan)) {
+                        results |= 1 << c.bit;
+                    }
+                }
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return expr.eval(results);
+    }
+
     /**
      * Reads the fields of the object whose key is {@code node} (the parser just past its
      * START_OBJECT), deciding the comparisons of the paths that end there and descending into those
@@ -132,14 +182,8 @@ final class ValueFilter {
      * @return true once every path has been met: read no further
      */
     private boolean readFields(JsonParser parser, FieldPathTree.Node node, long visit) throws IOException {
-        while (parser.nextToken() == JsonToken.FIELD_NAME) {
-            FieldPathTree.Node child = node.child(parser.currentName());
-            JsonToken token = parser.nextToken();
-            if (child == null || child.visit == visit) {
-                parser.skipChildren();
-                continue;
-            }
-            child.visit = visit;
+        for (FieldPathTree.Node child; (child = FieldPathTree.nextNamed(parser, node, visit)) != null; ) {
+            JsonToken token = parser.currentToken();
             if (child.leaf >= 0) {
                 for (Comparison c : comparisonsByPath[child.leaf]) {
                     if (c.test(parser, token, scan)) {

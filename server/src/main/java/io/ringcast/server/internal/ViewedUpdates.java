@@ -125,7 +125,7 @@ final class ViewedUpdates implements AutoCloseable {
         v = new TopicView(topic, view, empty);
         topic.addView(v);
         if (topic.hasValue()) {
-            take(v, topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength(), topic.sequence);
+            take(v, topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength(), topic.sequence, null);
         }
         return v;
     }
@@ -138,7 +138,7 @@ final class ViewedUpdates implements AutoCloseable {
     void refresh(TopicView v) {
         Topic topic = v.topic;
         if (topic.hasValue()) {
-            take(v, topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength(), topic.sequence);
+            take(v, topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength(), topic.sequence, null);
         } else {
             v.unmatch();
         }
@@ -205,10 +205,15 @@ final class ViewedUpdates implements AutoCloseable {
     void update(Topic topic, boolean created, long sequence, ByteBuf value, int index, int length,
                 long receivedNanos) {
         long now = 0;
+        // one read of a large value for all its views, each then reading only its fields
+        ValueIndex fields = topic.viewCount() > 1 && length >= ValueIndex.MIN_VALUE_BYTES ? topic.valueIndex() : null;
+        if (fields != null) {
+            fields.read(value, index, length);
+        }
         for (int i = 0, n = topic.viewCount(); i < n; i++) {
             TopicView v = topic.view(i);
             boolean wasMatched = v.matched;
-            int change = take(v, value, index, length, sequence);
+            int change = take(v, value, index, length, sequence, fields);
             if (change == UNMATCHED && wasMatched) {
                 unmatched(v, created, sequence);
                 continue;
@@ -242,10 +247,14 @@ final class ViewedUpdates implements AutoCloseable {
     private static final int UNCHANGED = 1;
     private static final int TAKEN = 2;
 
-    /** Takes the value into the view's state: whether it no longer matches, shows nothing new, or was taken. */
-    private int take(TopicView v, ByteBuf value, int index, int length, long sequence) {
+    /**
+     * Takes the value into the view's state: whether it no longer matches, shows nothing new, or was
+     * taken. {@code fields}: the value's {@link ValueIndex} when one was read, else null.
+     */
+    private int take(TopicView v, ByteBuf value, int index, int length, long sequence, ValueIndex fields) {
         View view = v.view;
-        if (view.filter != null && !view.filter.matches(value, index, length)) {
+        if (view.filter != null
+                && !(fields != null ? view.filter.matches(fields) : view.filter.matches(value, index, length))) {
             v.unmatch();
             return UNMATCHED;
         }
@@ -256,7 +265,8 @@ final class ViewedUpdates implements AutoCloseable {
             projected.clear().ensureWritable(FieldProjection.maxBytes(length));
             shown = projected;
             shownIndex = 0;
-            shownLength = view.projection.project(value, index, length, projected);
+            shownLength = fields != null ? view.projection.project(fields, projected)
+                    : view.projection.project(value, index, length, projected);
             if (v.matched && v.shows(shown, shownIndex, shownLength)) {
                 return UNCHANGED; // none of its fields changed
             }
