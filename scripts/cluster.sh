@@ -10,12 +10,14 @@
 #                                    nodes still running are left alone): a one-node restart
 #        scripts/cluster.sh status   one line per node from its /health
 # Logs and pid files: target/cluster/node-N.log, target/cluster/node-N.pid. Raft logs and snapshots:
-# data/node-N (cluster.dataDir); delete them for a cluster that starts empty.
+# data/node-N (cluster.dataDir); delete them for a cluster that starts empty. The nodes encrypt what
+# they send each other with the secret in data/cluster.secret (cluster.secretFile), made at the first start.
 # Environment: HEAP (each node's -Xmx, default 256m), NODES (how many to start, default 5),
 #              CONFIG_DIR (where node-N.yaml are, default config/cluster; the ports are read from the
 #              defaults 8081..8085, so keep them), LOG_DIR (default target/cluster), JAVA_OPTS (more
 #              JVM options for every node; {node} in them becomes node-N, e.g. for a flight
-#              recording each: JAVA_OPTS='-XX:StartFlightRecording=filename=/tmp/{node}.jfr').
+#              recording each: JAVA_OPTS='-XX:StartFlightRecording=filename=/tmp/{node}.jfr'),
+#              SECRET_FILE (the cluster's secret, default data/cluster.secret; empty: in the clear).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,13 +47,25 @@ start() {
     mvn -B -q -ntp -pl server -am package -DskipTests
   fi
   mkdir -p "$dir"
+  # encrypted between nodes with a secret of this cluster's own (cluster.secretFile), made once and
+  # kept beside the Raft logs; SECRET_FILE= (empty) runs them in the clear, as the ratis engine must
+  secret_file=${SECRET_FILE-data/cluster.secret}
+  if [ "${RINGCAST_CLUSTER_ENGINE:-jgroups}" = ratis ]; then
+    secret_file=""
+  fi
+  if [ -n "$secret_file" ] && [ ! -f "$secret_file" ]; then
+    mkdir -p "$(dirname "$secret_file")"
+    (umask 077 && head -c 48 /dev/urandom | base64 > "$secret_file")
+    echo "made the cluster's secret: $secret_file (cluster.secretFile)"
+  fi
   for n in $(seq 1 "$nodes"); do
     if [ -f "$dir/node-$n.pid" ] && kill -0 "$(cat "$dir/node-$n.pid")" 2>/dev/null; then
       echo "node-$n is running already (pid $(cat "$dir/node-$n.pid"))"
       continue
     fi
     read -r -a extra <<< "${JAVA_OPTS:+${JAVA_OPTS//\{node\}/node-$n}}"
-    java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError "${extra[@]}" -jar "$jar" --config "$config_dir/node-$n.yaml" \
+    RINGCAST_CLUSTER_SECRETFILE="$secret_file" \
+      java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError "${extra[@]}" -jar "$jar" --config "$config_dir/node-$n.yaml" \
       > "$dir/node-$n.log" 2>&1 &
     echo $! > "$dir/node-$n.pid"
     if [ "$n" = 1 ]; then

@@ -1,9 +1,11 @@
 package io.ringcast.cluster;
 
+import io.ringcast.cluster.internal.ClusterKey;
 import io.ringcast.cluster.internal.LoggedPublish;
 import io.ringcast.cluster.internal.PublishResult;
 import io.ringcast.cluster.internal.RaftSettings;
 
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -83,14 +85,21 @@ public final class ClusterNode implements AutoCloseable {
      * @param sink        where every committed publish goes, in log order, on the engine's apply thread
      *                    (one per group under Ratis)
      * @param content     the node's own part of a snapshot ({@link SnapshotContent#NONE} for none)
+     * @throws IOException              when {@link ReplicationSettings#secretFile} cannot be read
+     * @throws IllegalArgumentException when it holds too little secret, or the engine cannot use one
      */
     public ClusterNode(ClusterSettings settings, ReplicationSettings replication, UpdateSink sink,
-                       SnapshotContent content) {
+                       SnapshotContent content) throws IOException {
         this.settings = settings;
+        if (replication.secretFile() != null && replication.engine() != ReplicationSettings.Engine.JGROUPS) {
+            throw new IllegalArgumentException("cluster.secretFile: encryption between nodes is built for the "
+                    + "jgroups engine only so far, not " + replication.engine());
+        }
         this.engine = switch (replication.engine()) {
             case JGROUPS -> new JGroupsEngine(settings, RaftSettings.of(replication.dataDir(), replication.commitFsync(),
                     replication.failureDetectionMs(), replication.voteTimeoutMs(), replication.replicationTimeoutMs(),
-                    replication.snapshotLogBytes()), sink, content);
+                    replication.snapshotLogBytes()).withClusterKey(replication.secretFile() == null ? null
+                    : ClusterKey.fromFile(replication.secretFile())), sink, content);
             case RATIS -> new RatisEngine(settings, replication, sink, content);
         };
     }

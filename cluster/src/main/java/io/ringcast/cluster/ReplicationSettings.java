@@ -23,9 +23,13 @@ import java.util.Objects;
  *                             ({@code cluster.snapshotLogBytes})
  * @param engine               the consensus engine ({@code cluster.engine})
  * @param groups               Raft groups the topics are spread over ({@code cluster.groups}); 1 on jgroups
+ * @param secretFile           the shared secret the members' messages to each other are encrypted
+ *                             with ({@code cluster.secretFile}, {@link io.ringcast.cluster.internal.ClusterKey});
+ *                             null: in the clear. jgroups only
  */
 public record ReplicationSettings(Path dataDir, boolean commitFsync, long failureDetectionMs, long voteTimeoutMs,
-                                  long replicationTimeoutMs, long snapshotLogBytes, Engine engine, int groups) {
+                                  long replicationTimeoutMs, long snapshotLogBytes, Engine engine, int groups,
+                                  Path secretFile) {
 
     /** The consensus engines a cluster can run on. */
     public enum Engine {
@@ -33,6 +37,13 @@ public record ReplicationSettings(Path dataDir, boolean commitFsync, long failur
         JGROUPS,
         /** Apache Ratis: {@code groups} groups, leaders spread by priority. */
         RATIS
+    }
+
+    /** Messages between members in the clear. */
+    public ReplicationSettings(Path dataDir, boolean commitFsync, long failureDetectionMs, long voteTimeoutMs,
+                               long replicationTimeoutMs, long snapshotLogBytes, Engine engine, int groups) {
+        this(dataDir, commitFsync, failureDetectionMs, voteTimeoutMs, replicationTimeoutMs, snapshotLogBytes, engine,
+                groups, null);
     }
 
     /** On jgroups-raft, one group. */

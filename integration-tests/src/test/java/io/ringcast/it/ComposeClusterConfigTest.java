@@ -51,10 +51,18 @@ class ComposeClusterConfigTest {
     void everyNodeLoadsItsFileWithItsEnvironmentAndKnowsTheOthersByTheirServiceNames() throws IOException {
         Map<String, Object> compose = new Yaml().load(Files.readString(ROOT.resolve("compose.yaml")));
         Map<String, Object> services = map(compose.get("services"));
-        assertThat(services).containsOnlyKeys("ringcast-1", "ringcast-2", "ringcast-3", "ringcast-4", "ringcast-5");
+        assertThat(services).containsOnlyKeys("cluster-secret", "ringcast-1", "ringcast-2", "ringcast-3", "ringcast-4",
+                "ringcast-5");
         Map<String, String> addresses = new LinkedHashMap<>();
-        services.forEach((name, service) -> addresses.put(name,
-                (String) map(map(map(service).get("networks")).get("ringcast")).get("ipv4_address")));
+        services.forEach((name, service) -> {
+            if (name.startsWith("ringcast-")) {
+                addresses.put(name, (String) map(map(map(service).get("networks")).get("ringcast")).get("ipv4_address"));
+            }
+        });
+        // the secret: made once by the one-shot service in its volume, read from it by every node
+        Map<String, Object> maker = map(services.get("cluster-secret"));
+        assertThat(strings(maker.get("volumes"))).containsExactly("cluster-secret:/var/lib/ringcast/config");
+        assertThat(String.join(" ", strings(maker.get("entrypoint")))).contains("cluster.secret", "umask 077");
         String exposed = DockerfileStage.runtime(ROOT.resolve("Dockerfile")).last("EXPOSE");
 
         for (int n = 1; n <= 5; n++) {
@@ -81,6 +89,10 @@ class ComposeClusterConfigTest {
                             .as("in /etc/hosts of " + name).contains(m.host() + ":" + addresses.get(m.host())))
                     .filteredOn(m -> m.name().equals(cluster.nodeName()))
                     .extracting(Member::host).containsExactly(name);
+            assertThat(cluster.secretFile()).as("encrypted between nodes").isEqualTo("/run/ringcast-secret/cluster.secret");
+            assertThat(volumes).as("the secret's volume, read-only").contains("cluster-secret:/run/ringcast-secret:ro");
+            assertThat(map(map(service.get("depends_on")).get("cluster-secret")).get("condition"))
+                    .isEqualTo("service_completed_successfully");
             assertThat(volumes).as("the Raft log in a volume of its own")
                     .contains(name + "-data:" + cluster.dataDir());
             assertThat(map(compose.get("volumes"))).containsKey(name + "-data");

@@ -1,5 +1,6 @@
 package io.ringcast.cluster.internal;
 
+import javax.crypto.SecretKey;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -28,10 +29,12 @@ import java.util.Objects;
  *                                  (and, when idle, the commit index)
  * @param submitTimeoutMs           how long {@link RaftGroup#submit(byte[])} waits for a commit before
  *                                  its future fails with a {@link java.util.concurrent.TimeoutException}
+ * @param clusterKey                the key every message between members is encrypted with, which only
+ *                                  members holding it can read or send ({@link ClusterKey}); null: none
  */
 public record RaftSettings(Path dataDir, boolean logUseFsync, long maxLogSizeBytes, long heartbeatIntervalMs,
                            long failureDetectionTimeoutMs, long verifySuspectMs, long voteTimeoutMs,
-                           long resendIntervalMs, long submitTimeoutMs) {
+                           long resendIntervalMs, long submitTimeoutMs, SecretKey clusterKey) {
 
     /**
      * Snapshot every 16 MB of log rather than the engine's 1 MB, unless {@code cluster.snapshotLogBytes}
@@ -75,27 +78,33 @@ public record RaftSettings(Path dataDir, boolean logUseFsync, long maxLogSizeByt
     public static RaftSettings of(Path dataDir, boolean fsync, long failureDetectionMs, long voteTimeoutMs,
                                   long submitTimeoutMs, long maxLogSizeBytes) {
         return new RaftSettings(dataDir, fsync, maxLogSizeBytes, Math.max(1, failureDetectionMs / 4),
-                failureDetectionMs, Math.max(1, failureDetectionMs / 2), voteTimeoutMs, 100, submitTimeoutMs);
+                failureDetectionMs, Math.max(1, failureDetectionMs / 2), voteTimeoutMs, 100, submitTimeoutMs, null);
     }
 
     public RaftSettings withDataDir(Path dir) {
         return new RaftSettings(dir, logUseFsync, maxLogSizeBytes, heartbeatIntervalMs, failureDetectionTimeoutMs,
-                verifySuspectMs, voteTimeoutMs, resendIntervalMs, submitTimeoutMs);
+                verifySuspectMs, voteTimeoutMs, resendIntervalMs, submitTimeoutMs, clusterKey);
     }
 
     public RaftSettings withLogUseFsync(boolean fsync) {
         return new RaftSettings(dataDir, fsync, maxLogSizeBytes, heartbeatIntervalMs, failureDetectionTimeoutMs,
-                verifySuspectMs, voteTimeoutMs, resendIntervalMs, submitTimeoutMs);
+                verifySuspectMs, voteTimeoutMs, resendIntervalMs, submitTimeoutMs, clusterKey);
     }
 
     public RaftSettings withMaxLogSizeBytes(long bytes) {
         return new RaftSettings(dataDir, logUseFsync, bytes, heartbeatIntervalMs, failureDetectionTimeoutMs,
-                verifySuspectMs, voteTimeoutMs, resendIntervalMs, submitTimeoutMs);
+                verifySuspectMs, voteTimeoutMs, resendIntervalMs, submitTimeoutMs, clusterKey);
+    }
+
+    /** These settings with messages between members encrypted with {@code key} (null: not). */
+    public RaftSettings withClusterKey(SecretKey key) {
+        return new RaftSettings(dataDir, logUseFsync, maxLogSizeBytes, heartbeatIntervalMs, failureDetectionTimeoutMs,
+                verifySuspectMs, voteTimeoutMs, resendIntervalMs, submitTimeoutMs, key);
     }
 
     public RaftSettings withSubmitTimeoutMs(long ms) {
         return new RaftSettings(dataDir, logUseFsync, maxLogSizeBytes, heartbeatIntervalMs, failureDetectionTimeoutMs,
-                verifySuspectMs, voteTimeoutMs, resendIntervalMs, ms);
+                verifySuspectMs, voteTimeoutMs, resendIntervalMs, ms, clusterKey);
     }
 
     private static void positive(String key, long value) {

@@ -10,6 +10,8 @@ import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.FRAG4;
 import org.jgroups.protocols.MERGE3;
 import org.jgroups.protocols.MFC;
+import org.jgroups.protocols.SERIALIZE;
+import org.jgroups.protocols.SYM_ENCRYPT;
 import org.jgroups.protocols.TCP_NIO2;
 import org.jgroups.protocols.TCPPING;
 import org.jgroups.protocols.UFC;
@@ -22,6 +24,9 @@ import org.jgroups.protocols.raft.ELECTION2;
 import org.jgroups.protocols.raft.NO_DUPES;
 import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.REDIRECT;
+import org.jgroups.stack.Protocol;
+
+import javax.crypto.SecretKey;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -45,6 +50,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       healed cut become one view again;</li>
  *   <li>failure detection: {@code FD_SOCK2} (a killed process is suspected at once; its client
  *       sockets bound to the host as well), {@code FD_ALL3} heartbeats, {@code VERIFY_SUSPECT2};</li>
+ *   <li>with a cluster key ({@code cluster.secretFile}): {@link OtherKeyLog}, {@code SYM_ENCRYPT} and
+ *       {@code SERIALIZE}, so that everything above travels encrypted, headers included
+ *       ({@link #encryption});</li>
  *   <li>{@code NAKACK2}, {@code UNICAST3}, {@code STABLE}, {@code NO_DUPES} (refuses a second node
  *       with a name already in the view), {@code GMS}, flow control ({@code UFC}, {@code MFC}),
  *       {@code FRAG4};</li>
@@ -114,13 +122,20 @@ public final class RaftStack {
                 // off: in 1.1.4 it livelocks the leader under load (see the class javadoc)
                 .sendCommitsImmediately(false);
         consensus.logClass(RaftFileLog.class.getName());
-        JChannel channel = new JChannel(
+        List<Protocol> stack = new ArrayList<>(List.of(
                 tcp,
                 new TCPPING().setInitialHosts(initialHosts).setPortRange(0),
                 new MERGE3().setMinInterval(1000).setMaxInterval(3000),
                 new BoundFdSock().setBindAddress(bind).setOffset(FD_SOCK_PORT_OFFSET).setPortRange(10),
                 new HeardFrom().setTimeout(raft.failureDetectionTimeoutMs()).setInterval(raft.heartbeatIntervalMs()),
-                new VERIFY_SUSPECT2().setTimeout(raft.verifySuspectMs()),
+                new VERIFY_SUSPECT2().setTimeout(raft.verifySuspectMs())));
+        if (raft.clusterKey() != null) {
+            SYM_ENCRYPT encrypt = encryption(raft.clusterKey());
+            stack.add(new OtherKeyLog(encrypt, self.name()));
+            stack.add(encrypt);
+            stack.add(new SERIALIZE()); // the headers above into the encrypted payload
+        }
+        stack.addAll(List.of(
                 new NAKACK2(),
                 new UNICAST3(),
                 new STABLE(),
@@ -131,9 +146,26 @@ public final class RaftStack {
                 new FRAG4(),
                 new ELECTION2().voteTimeout(raft.voteTimeoutMs()),
                 consensus,
-                new REDIRECT());
+                new REDIRECT()));
+        JChannel channel = new JChannel(stack);
         channel.name(self.name());
         return channel;
+    }
+
+    /**
+     * {@code SYM_ENCRYPT} with the cluster's key, below {@code NAKACK2} as JGroups wants it, with
+     * {@code SERIALIZE} above it: every message of the protocols above the failure detectors
+     * (membership, Raft, publishes) is encrypted whole, its headers inside, with AES in CBC mode and
+     * a fresh IV each; one that does not decrypt with the key (a
+     * node with another key, or none) is dropped, and logged ({@link OtherKeyLog}). The failure detectors' heartbeats
+     * below it carry no data.
+     */
+    private static SYM_ENCRYPT encryption(SecretKey key) {
+        SYM_ENCRYPT encrypt = new SYM_ENCRYPT();
+        encrypt.symAlgorithm("AES/CBC/PKCS5Padding");
+        encrypt.symIvLength(16);
+        encrypt.setSecretKey(key);
+        return encrypt;
     }
 
     private static InetAddress address(String host) {

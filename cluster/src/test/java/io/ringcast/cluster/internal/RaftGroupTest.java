@@ -103,7 +103,7 @@ class RaftGroupTest {
     @Timeout(60)
     void aMemberRestartedRightAfterACrashJoinsOnceItsPreviousRunLeftTheView() throws Exception {
         RaftSettings slowToForget = new RaftSettings(dataDir, false, RaftSettings.DEFAULT_MAX_LOG_SIZE_BYTES, 250, 1000,
-                3000, 600, 100, 5000);
+                3000, 600, 100, 5000, null);
         try (RaftTestMembers members = new RaftTestMembers(3, slowToForget).startAll()) {
             int leader = members.awaitLeader(Duration.ofSeconds(10));
             int restarted = (leader + 1) % 3;

@@ -59,9 +59,14 @@ final class RaftTestMembers implements AutoCloseable {
     }
 
     void start(int i) throws Exception {
+        start(i, settingsOf(i));
+    }
+
+    /** Starts member i with settings of its own (another cluster key, say), in its own data directory. */
+    void start(int i, RaftSettings own) throws Exception {
         ClusterSettings cluster = new ClusterSettings(members.get(i).name(), members, 1, 1);
         machines[i] = new CountingStateMachine();
-        groups[i] = new RaftGroup(cluster, settingsOf(i), GROUP, machines[i]);
+        groups[i] = new RaftGroup(cluster, own.withDataDir(settingsOf(i).dataDir()), GROUP, machines[i]);
         groups[i].start();
     }
 

@@ -16,8 +16,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -71,11 +73,17 @@ public final class ClusterProcesses implements AutoCloseable {
             members.append("    - {name: node-").append(i + 1).append(", host: ").append(hosts[i])
                     .append(", membershipPort: ").append(membershipPorts[i]).append("}\n");
         }
+        // encrypted between nodes, as scripts/cluster.sh and the compose file run them
+        Path secret = logDir.resolve("cluster.secret");
+        byte[] random = new byte[48];
+        new SecureRandom().nextBytes(random);
+        Files.writeString(secret, Base64.getEncoder().encodeToString(random) + "\n");
+        String secretKey = "  secretFile: \"" + secret.toAbsolutePath() + "\"\n";
         for (int i = 0; i < size; i++) {
             Path data = freshDataDir(i + 1);
             String yaml = "server:\n  host: " + hosts[i] + "\n  port: " + clientPorts[i] + "\n  ioThreads: 1\n"
                     + "cluster:\n  enabled: true\n  nodeName: node-" + (i + 1) + "\n  dataDir: \""
-                    + data.toAbsolutePath() + "\"\n" + clusterKeys + members
+                    + data.toAbsolutePath() + "\"\n" + secretKey + clusterKeys + members
                     + extraYaml + (extraYaml.isEmpty() || extraYaml.endsWith("\n") ? "" : "\n")
                     + (extraYaml.contains("security:") ? "" : SECURITY);
             configs[i] = logDir.resolve("node-" + (i + 1) + ".yaml");

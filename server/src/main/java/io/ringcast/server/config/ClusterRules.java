@@ -34,6 +34,10 @@ final class ClusterRules {
                     + ConfigText.quote(cluster.engine()));
         }
         between("cluster.groups", cluster.groups(), 0, 256); // jgroups runs one group whatever it says (logged)
+        if (!cluster.secretFile().isEmpty() && !cluster.engine().equals("jgroups")) {
+            throw new ConfigException("cluster.secretFile", "key 'cluster.secretFile': encryption between nodes is "
+                    + "built for cluster.engine 'jgroups' only so far, not " + ConfigText.quote(cluster.engine()));
+        }
         if (!cluster.dataDir().isEmpty() && cluster.dataDir().isBlank()) {
             throw new ConfigException("cluster.dataDir", "key 'cluster.dataDir' must be a directory path, or empty "
                     + "for data/<nodeName>, got " + ConfigText.quote(cluster.dataDir()));

@@ -341,10 +341,12 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      */
     public record Cluster(boolean enabled, String nodeName, String dataDir, boolean commitFsync,
                           long replicationTimeoutMs, long failureDetectionMs, long voteTimeoutMs,
-                          long snapshotLogBytes, List<Member> members, String engine, int groups) {
+                          long snapshotLogBytes, List<Member> members, String engine, int groups,
+                          String secretFile) {
 
         public Cluster {
             Objects.requireNonNull(nodeName, "nodeName");
+            Objects.requireNonNull(secretFile, "secretFile");
             Objects.requireNonNull(dataDir, "dataDir");
             Objects.requireNonNull(engine, "engine");
             members = List.copyOf(members);

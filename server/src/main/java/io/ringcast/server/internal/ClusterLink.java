@@ -11,6 +11,7 @@ import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,9 +62,22 @@ final class ClusterLink implements UpdateSink {
         ReplicationSettings replication = new ReplicationSettings(Path.of(c.dataDirOrDefault()), c.commitFsync(),
                 c.failureDetectionMs(), c.voteTimeoutMs(), c.replicationTimeoutMs(), c.snapshotLogBytes(),
                 c.engine().equals("ratis") ? ReplicationSettings.Engine.RATIS : ReplicationSettings.Engine.JGROUPS,
-                c.groupsOrDefault());
-        ClusterNode cluster = new ClusterNode(settings, replication, new ClusterLink(limits.pathLimits(), inbound),
-                new TopicSnapshotContent(inbound, limits.pathLimits()));
+                c.groupsOrDefault(), c.secretFile().isEmpty() ? null : Path.of(c.secretFile()));
+        ClusterNode cluster;
+        try {
+            cluster = new ClusterNode(settings, replication, new ClusterLink(limits.pathLimits(), inbound),
+                    new TopicSnapshotContent(inbound, limits.pathLimits()));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read cluster.secretFile " + c.secretFile() + ": " + e, e);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+        if (!c.secretFile().isEmpty()) {
+            log.info("cluster: messages between nodes encrypted with the key of cluster.secretFile {}", c.secretFile());
+        } else {
+            log.warn("cluster: messages between nodes travel in the clear, and any process that reaches the membership "
+                    + "ports can join: set cluster.secretFile (docs/clustering.md)");
+        }
         try {
             cluster.start();
         } catch (InterruptedException e) {

@@ -30,7 +30,7 @@ class ConfigLoaderTest {
             new ServerConfig.Security("", "", List.of(), List.of("demo"),
                     List.of(new ServerConfig.Security.Role("demo", List.of("demo/#"), List.of("demo/#"))), List.of(), "", ""),
             new ServerConfig.Demo(false, 500, 2000),
-            new ServerConfig.Cluster(false, "", "", true, 5000L, 1000L, 600L, 16L * 1024 * 1024, List.of(), "jgroups", 0));
+            new ServerConfig.Cluster(false, "", "", true, 5000L, 1000L, 600L, 16L * 1024 * 1024, List.of(), "jgroups", 0, ""));
 
     @TempDir
     Path dir;
