@@ -58,14 +58,16 @@ start() {
     (umask 077 && head -c 48 /dev/urandom | base64 > "$secret_file")
     echo "made the cluster's secret: $secret_file (cluster.secretFile)"
   fi
+  if [ -n "$secret_file" ]; then
+    export RINGCAST_CLUSTER_SECRETFILE="$secret_file" # for every node below
+  fi
   for n in $(seq 1 "$nodes"); do
     if [ -f "$dir/node-$n.pid" ] && kill -0 "$(cat "$dir/node-$n.pid")" 2>/dev/null; then
       echo "node-$n is running already (pid $(cat "$dir/node-$n.pid"))"
       continue
     fi
     read -r -a extra <<< "${JAVA_OPTS:+${JAVA_OPTS//\{node\}/node-$n}}"
-    RINGCAST_CLUSTER_SECRETFILE="$secret_file" \
-      java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError "${extra[@]}" -jar "$jar" --config "$config_dir/node-$n.yaml" \
+    java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError "${extra[@]}" -jar "$jar" --config "$config_dir/node-$n.yaml" \
       > "$dir/node-$n.log" 2>&1 &
     echo $! > "$dir/node-$n.pid"
     if [ "$n" = 1 ]; then
