@@ -162,12 +162,15 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
     /**
      * Section {@code history}.
      *
-     * @param length updates kept per topic, so a reconnecting client can resume without a gap
+     * @param length   updates kept per topic, so a reconnecting client can resume without a gap
+     * @param maxBytes the most bytes one topic's history may take: the oldest updates go first (the
+     *                 newest is always kept)
      */
-    public record History(int length) {
+    public record History(int length, long maxBytes) {
 
         void validate() {
             between("history.length", length, 1, 65536);
+            atLeast("history.maxBytes", maxBytes, 65536);
         }
     }
 

@@ -170,7 +170,8 @@ public final class NodeRuntime implements AutoCloseable {
         counters.viewsOf(views);
         heldViewsTimer = new HeldViewsTimer(inbound::tryFlushHeld);
         sequencer = new TopicSequencer(new FanOutProxy(fanOut, pollers), PooledByteBufAllocator.DEFAULT,
-                new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
+                new TopicSequencer.SequencerLimits(config.history().length(), config.history().maxBytes(),
+                        config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters,
                 config.cluster().enabled(), views, subscribeMemory, System::nanoTime, heldViewsTimer::arm);

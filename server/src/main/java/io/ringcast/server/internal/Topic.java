@@ -33,6 +33,9 @@ final class Topic extends Audience {
     private boolean valueIndexStale = true;
 
     private final int historyLength;
+    private final long historyMaxBytes;
+    /** The bytes the history's frames and full values take now. */
+    private long historyBytes;
     private ByteBuf[] historyFrames;
     /** Offset, in each history frame, of its {@code UPDATE} message (after an optional {@code TOPIC}). */
     private int[] historyUpdateOffsets;
@@ -52,11 +55,21 @@ final class Topic extends Audience {
 
     Topic(int alias, String path, String[] segments, SubscriberSet subscribers, int historyLength,
           TopicFeatures features) {
+        this(alias, path, segments, subscribers, historyLength, Long.MAX_VALUE, features);
+    }
+
+    /**
+     * @param historyLength   {@code history.length}: the most updates its history keeps
+     * @param historyMaxBytes {@code history.maxBytes}: the most bytes they may take, the newest always kept
+     */
+    Topic(int alias, String path, String[] segments, SubscriberSet subscribers, int historyLength,
+          long historyMaxBytes, TopicFeatures features) {
         super(subscribers);
         this.alias = alias;
         this.path = path;
         this.segments = segments;
         this.historyLength = historyLength;
+        this.historyMaxBytes = historyMaxBytes;
         this.features = features;
     }
 
@@ -148,16 +161,33 @@ final class Topic extends Audience {
             historyMillis = new long[historyLength];
         }
         int slot = (int) (sequence % historyLength);
-        release(historyFrames, slot);
-        release(historyFullValues, slot);
+        forget(slot);
         historyFrames[slot] = frame;
         historyUpdateOffsets[slot] = updateOffset;
         historyFullValues[slot] = fullValueOfDelta;
         historyMillis[slot] = millis;
+        historyBytes += bytesOf(slot);
         if (historySize < historyLength) {
             historySize++;
         }
         recordedSequence = sequence;
+        // large values: the oldest go first, so that one topic holds at most history.maxBytes
+        while (historyBytes > historyMaxBytes && historySize > 1) {
+            forget((int) ((sequence - historySize + 1) % historyLength));
+            historySize--;
+        }
+    }
+
+    /** Releases what the history keeps in {@code slot}. */
+    private void forget(int slot) {
+        historyBytes -= bytesOf(slot);
+        release(historyFrames, slot);
+        release(historyFullValues, slot);
+    }
+
+    private long bytesOf(int slot) {
+        return (historyFrames[slot] == null ? 0 : historyFrames[slot].writerIndex())
+                + (historyFullValues[slot] == null ? 0 : historyFullValues[slot].readableBytes());
     }
 
     private static void release(ByteBuf[] buffers, int slot) {
@@ -272,5 +302,11 @@ final class Topic extends Audience {
             }
         }
         historySize = 0;
+        historyBytes = 0;
+    }
+
+    /** The bytes the history takes now ({@code history.maxBytes} bounds them, beside the newest). */
+    long historyBytes() {
+        return historyBytes;
     }
 }

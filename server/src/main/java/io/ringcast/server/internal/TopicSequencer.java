@@ -46,6 +46,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private final ServerCounters counters;
     private final SubscribeMemory subscribeMemory;
     private final int historyLength;
+    private final long historyMaxBytes;
     /** {@code limits.maxTopics}: a publish that would create one more is refused. */
     private final int maxTopics;
     private FeatureResolver features;
@@ -74,6 +75,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.features = features;
         this.counters = counters;
         this.historyLength = limits.historyLength();
+        this.historyMaxBytes = limits.historyMaxBytes();
         this.maxTopics = limits.maxTopics();
         this.encoder = new UpdateEncoder(alloc, features.features(), counters);
         this.replies = new DirectedReplies(alloc, fanOut, encoder, counters);
@@ -86,7 +88,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     }
 
     /** The sequencer's bounds: history kept per topic, topics, and the publishers' ledgers. */
-    record SequencerLimits(int historyLength, int maxTopics, int publisherLedgers, int publisherLedgersPerPrincipal) {
+    record SequencerLimits(int historyLength, long historyMaxBytes, int maxTopics, int publisherLedgers,
+                           int publisherLedgersPerPrincipal) {
     }
 
     /** What subscribe requests keep: charge it for each {@code SUBSCRIBE} handed over as a session's event loop does. */
@@ -218,6 +221,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     private Topic createTopic(String path, String[] segments) {
         Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(fanOut.loops()), historyLength,
+                historyMaxBytes,
                 features.resolve(segments));
         subscriptions.subscribeNew(topic);
         tree.add(topic);

@@ -129,7 +129,8 @@ final class EmbeddedNode implements AutoCloseable {
         subscribeMemory = new SubscribeMemory(config.limits().subscribeBytesPerSession(),
                 config.limits().subscribeBytesPerPrincipal());
         sequencer = new TopicSequencer(new FanOutProxy(ring, pollers), allocator,
-                new TopicSequencer.SequencerLimits(config.history().length(), config.limits().maxTopics(),
+                new TopicSequencer.SequencerLimits(config.history().length(), config.history().maxBytes(),
+                        config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters, clusterMode, views,
                 subscribeMemory, () -> nowNanos, deadline -> heldDeadlines.add(deadline));

@@ -43,6 +43,33 @@ class TopicTest {
     }
 
     @Test
+    void largeValuesKeepFewerUpdatesWithinHistoryMaxBytesAndTheNewestAlways() {
+        Topic large = new Topic(8, "big/t", new String[] {"big", "t"}, SubscriberSet.empty(1), 8, 100_000, CACHED);
+        try {
+            List<ByteBuf> frames = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                frames.add(watch(publish(large, Character.toString('a' + i).repeat(30_000))));
+            }
+            assertThat(large.historySize()).as("30-kB updates within 100 kB").isEqualTo(3);
+            assertThat(large.historyBytes()).isBetween(90_000L, 100_000L);
+            assertThat(large.canReplayAfter(3)).isTrue();
+            assertThat(large.canReplayAfter(2)).as("update 3 was let go").isFalse();
+            assertThat(frames.subList(0, 3)).as("the frames let go are released")
+                    .allSatisfy(f -> assertThat(f.refCnt()).isEqualTo(1));
+            assertThat(frames.subList(3, 6)).allSatisfy(f -> assertThat(f.refCnt()).isEqualTo(2));
+
+            ByteBuf huge = watch(publish(large, "z".repeat(150_000)));
+            assertThat(large.historySize()).as("a value larger than the bound is still the newest").isEqualTo(1);
+            assertThat(lastValue(large)).startsWith("zzz");
+            assertThat(frames.subList(3, 6)).allSatisfy(f -> assertThat(f.refCnt()).isEqualTo(1));
+            assertThat(huge.refCnt()).isEqualTo(2);
+        } finally {
+            large.releaseHistory();
+        }
+        assertThat(large.historyBytes()).isZero();
+    }
+
+    @Test
     void newTopicHasNoValueAndNothingToReplay() {
         assertThat(topic.hasValue()).isFalse();
         assertThat(topic.historySize()).isZero();
