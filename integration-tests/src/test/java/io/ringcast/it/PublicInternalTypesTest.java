@@ -31,6 +31,7 @@ class PublicInternalTypesTest {
             Map.entry("io.ringcast.client.internal.ClientConfig", "client-java: RingcastClient.Builder builds it"),
             Map.entry("io.ringcast.client.internal.NettyRingcastClient", "client-java: RingcastClient.Builder returns it"),
             Map.entry("io.ringcast.cluster.internal.BarrierLog", "cluster: ClusterNode gives it to its Raft group"),
+            Map.entry("io.ringcast.cluster.internal.ClusterKey", "cluster: ClusterNode derives the key of cluster.secretFile"),
             Map.entry("io.ringcast.cluster.internal.LoggedPublish", "cluster: ClusterNode batches them"),
             Map.entry("io.ringcast.cluster.internal.PublishBatcher", "cluster: ClusterNode submits through it"),
             Map.entry("io.ringcast.cluster.internal.PublishResult", "cluster: ClusterNode maps it to PublishOutcome"),

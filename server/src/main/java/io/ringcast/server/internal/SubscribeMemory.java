@@ -54,8 +54,13 @@ final class SubscribeMemory {
 
     /** What a {@code SUBSCRIBE} with this resume list is charged while it waits for its answer. */
     static long requestBytes(Map<String, Long> resume) {
-        long bytes = REQUEST_BYTES;
-        for (String path : resume.keySet()) {
+        return REQUEST_BYTES + resumeBytes(resume.keySet());
+    }
+
+    /** What keeping the resume positions of {@code paths} is charged. */
+    static long resumeBytes(Iterable<String> paths) {
+        long bytes = 0;
+        for (String path : paths) {
             bytes += resumeEntryBytes(path);
         }
         return bytes;

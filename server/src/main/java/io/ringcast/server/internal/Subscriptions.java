@@ -233,10 +233,7 @@ final class Subscriptions {
      * does not have, and the rest of what its session was charged for it goes back.
      */
     private void answered(Session session, SubscriptionRequest r) {
-        long kept = 0;
-        for (String path : session.subscriptions.get(r.subscriptionId).missing().keySet()) {
-            kept += SubscribeMemory.resumeEntryBytes(path);
-        }
+        long kept = SubscribeMemory.resumeBytes(session.subscriptions.get(r.subscriptionId).missing().keySet());
         memory.credit(session, SubscribeMemory.requestBytes(r.resume) - kept);
     }
 
@@ -554,11 +551,7 @@ final class Subscriptions {
             return;
         }
         index.remove(closed.selector(), session, subscriptionId);
-        long kept = 0;
-        for (String path : closed.missing().keySet()) {
-            kept += SubscribeMemory.resumeEntryBytes(path);
-        }
-        memory.credit(session, kept);
+        memory.credit(session, SubscribeMemory.resumeBytes(closed.missing().keySet()));
         tree.forEachMatch(closed.selector(), topic -> {
             for (OpenSubscription other : session.subscriptions.values()) {
                 if (other.view() == closed.view() && other.selector().matches(topic.segments)) {
