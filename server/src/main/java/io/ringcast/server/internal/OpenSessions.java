@@ -72,16 +72,13 @@ final class OpenSessions {
     /**
      * Counts a session being welcomed against its principal's {@code limits.maxConnectionsPerPrincipal},
      * unless the principal has that many open already: so anonymous sessions, one principal, cannot
-     * take every place of {@code limits.maxConnections} from users who log in.
+     * take every place of {@code limits.maxConnections} from users who log in. A session counted is
+     * welcomed at once, and given back at {@link #remove}: a welcomed session is a counted one.
      *
      * @return whether it was counted
      */
-    boolean admit(Session session, String principal) {
-        if (!byPrincipal.tryTake(principal)) {
-            return false;
-        }
-        session.admittedAs = principal;
-        return true;
+    boolean admit(String principal) {
+        return byPrincipal.tryTake(principal);
     }
 
     int maxPerPrincipal() {
@@ -90,8 +87,8 @@ final class OpenSessions {
 
     /** Uncounts a closed session and its subscriptions (its channel leaves the group by itself). */
     void remove(Session session) {
-        if (session.admittedAs != null) {
-            byPrincipal.give(session.admittedAs);
+        if (session.welcomed) {
+            byPrincipal.give(session.permissions.who());
         }
         counters.sessions.decrementAndGet();
         counters.subscriptions.addAndGet(-session.openSubscriptionIds.size());

@@ -73,8 +73,6 @@ final class Session {
     /** Written to during the current fan-out batch and not flushed yet. */
     boolean dirty;
     String clientName = "";
-    /** The principal this session is counted against once welcomed ({@link OpenSessions#admit}), or null. */
-    String admittedAs;
     /**
      * What the session may receive and publish; set on its event loop when it is welcomed, before
      * any of its commands, so the sequencer reads it after the inbound ring's hand-over.

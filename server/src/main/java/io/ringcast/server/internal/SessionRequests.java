@@ -110,7 +110,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         if (session.closing) {
             return;
         }
-        if (!node.sessions().admit(session, permissions.who())) {
+        if (!node.sessions().admit(permissions.who())) {
             log.info("session {} (client '{}'): {} refused, at limits.maxConnectionsPerPrincipal", session,
                     session.clientName, permissions.who());
             replies.fatal(ErrorCode.TOO_MANY_CONNECTIONS, permissions.who() + " has "
