@@ -77,7 +77,10 @@ class RepublishLedgersTest {
         try (RawWebSocket marker = RawWebSocket.connectAndHello(server.webSocketUrl())) {
             marker.publish(7, topic, "marker");
             long seq = marker.await("PUBLISH_ACK").b();
-            Await.until(() -> sub.all("UPDATE").stream().anyMatch(m -> m.b() == seq), "the marker #" + seq);
+            // the marker's own topic and sequence: other topics' updates have small sequences too
+            Await.until(() -> sub.all("TOPIC").stream().filter(t -> t.text().equals(topic))
+                    .anyMatch(t -> sub.all("UPDATE").stream().anyMatch(m -> m.a() == t.a() && m.b() == seq)),
+                    "the marker #" + seq + " of " + topic);
         }
         return sub.all("UPDATE");
     }
