@@ -3,6 +3,7 @@ package io.ringcast.it;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -61,6 +62,44 @@ final class NodeProcess implements AutoCloseable {
             }
         }
         throw new IllegalStateException("no VmRSS for process " + process.pid());
+    }
+
+    /** The node's heap in use after a full collection ({@code jcmd GC.run}), from its own metrics. */
+    double heapAfterGc() throws Exception {
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(process.pid()), "GC.run").redirectErrorStream(true).start();
+        jcmd.getInputStream().readAllBytes();
+        assertThat(jcmd.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return MetricSampler.metric(port, "jvm_memory_used_bytes{area=\"heap\"}");
+    }
+
+    /**
+     * Waits until the node's JIT compiler has settled: less than 5% of a core spent compiling over
+     * the last second. Until then a node on 2 cores shared with its clients spends up to half a core
+     * compiling, and a latency measured meanwhile is the compiler's.
+     */
+    void awaitJitSettled() {
+        long[] sampledAt = new long[1];
+        double[] compiledSeconds = {Double.NaN};
+        Await.until(() -> {
+            long now = System.nanoTime();
+            if (now - sampledAt[0] < 1_000_000_000L) {
+                return false;
+            }
+            double compiled = metricQuietly("jvm_compilation_time_seconds_total");
+            boolean settled = compiled - compiledSeconds[0] < 0.05 * (now - sampledAt[0]) / 1e9;
+            sampledAt[0] = now;
+            compiledSeconds[0] = compiled;
+            return settled;
+        }, Duration.ofSeconds(60), () -> "the node's JIT compiler to settle; compiled for " + compiledSeconds[0] + " s");
+    }
+
+    private double metricQuietly(String name) {
+        try {
+            return MetricSampler.metric(port, name);
+        } catch (Exception e) {
+            throw new AssertionError("cannot read " + name + " of the node", e);
+        }
     }
 
     /** Fails unless the node is still running; its output says why when it is not. */

@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -87,15 +86,6 @@ class SubscribeMemoryBoundsTest {
         socket.send(out -> out.writeBytes(request, request.readerIndex(), request.readableBytes()));
     }
 
-    /** The node's heap in use after a full collection ({@code jcmd GC.run}), from its own metrics. */
-    private static double heapAfterGc(NodeProcess node) throws Exception {
-        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                Long.toString(node.pid()), "GC.run").redirectErrorStream(true).start();
-        jcmd.getInputStream().readAllBytes();
-        assertThat(jcmd.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        return MetricSampler.metric(node.port(), "jvm_memory_used_bytes{area=\"heap\"}");
-    }
-
     /**
      * Runs {@code abuse} {@value #WARM_UPS} times, to warm the node (see the class comment), then
      * again while a witness watches:
@@ -105,7 +95,7 @@ class SubscribeMemoryBoundsTest {
      */
     private static void whileAWitnessWatches(NodeProcess node, long keptBound,
                                              FailOnLeakExtension.ThrowingRunnable abuse) throws Exception {
-        double idleHeap = heapAfterGc(node);
+        double idleHeap = node.heapAfterGc();
         for (int warm = 0; warm < WARM_UPS; warm++) {
             abuse.run();
         }
@@ -118,7 +108,7 @@ class SubscribeMemoryBoundsTest {
         }
         node.assertAlive();
         assertThat(node.rssBytes()).as("the node's resident memory").isLessThan(RSS_BOUND);
-        assertThat(heapAfterGc(node) - idleHeap).as("heap kept after the clients left").isLessThan(16.0 * MIB);
+        assertThat(node.heapAfterGc() - idleHeap).as("heap kept after the clients left").isLessThan(16.0 * MIB);
     }
 
     @Test

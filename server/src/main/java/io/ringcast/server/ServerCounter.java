@@ -26,6 +26,9 @@ public enum ServerCounter {
             + "now, estimated: requests not yet answered (waiting behind a streamed reply) with their resume lists, "
             + "and resume positions of topics the node does not have; at most limits.subscribeBytesPerSession per "
             + "session and limits.subscribeBytesPerPrincipal per principal.", ServerCounters::subscribeKeptBytes),
+    FAN_OUT_RING_BYTES(Kind.GAUGE, "ringcast_fanout_ring_bytes", "Bytes of updates' frames on the fan-out ring "
+            + "not yet written by every event loop, at most pipeline.fanOutRingBytes (past it the sequencer waits).",
+            ServerCounters::fanOutRingBytes),
     SUBSCRIPTIONS(Kind.GAUGE, "ringcast_subscriptions", "Open subscriptions over all sessions.",
             ServerCounters::subscriptions),
     OUTBOUND_QUEUED_BYTES(Kind.GAUGE, "ringcast_outbound_queued_bytes", "Bytes queued to all sessions and not sent "

@@ -179,12 +179,13 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      *
      * @param inboundRingSize slots in the inbound (sequencer) ring, a power of two
      * @param fanOutRingSize  slots in the fan-out ring, a power of two
+     * @param fanOutRingBytes the most bytes of updates' frames on the fan-out ring, not yet written by every reader
      * @param waitStrategy    how ring consumers wait for work
      * @param flushPolicy     when fan-out readers flush what they wrote
      * @param flushMaxDelayUs with {@link FlushPolicy#MAX_DELAY}: the shortest time between two drains of a loop,
      *                        so the longest an update waits for its drain
      */
-    public record Pipeline(int inboundRingSize, int fanOutRingSize, WaitStrategyKind waitStrategy,
+    public record Pipeline(int inboundRingSize, int fanOutRingSize, long fanOutRingBytes, WaitStrategyKind waitStrategy,
                            FlushPolicy flushPolicy, int flushMaxDelayUs) {
 
         public Pipeline {
@@ -195,6 +196,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         void validate() {
             powerOfTwoBetween("pipeline.inboundRingSize", inboundRingSize, 64, 16777216);
             powerOfTwoBetween("pipeline.fanOutRingSize", fanOutRingSize, 64, 16777216);
+            atLeast("pipeline.fanOutRingBytes", fanOutRingBytes, 1048576);
             between("pipeline.flushMaxDelayUs", flushMaxDelayUs, 1, 100000);
         }
     }

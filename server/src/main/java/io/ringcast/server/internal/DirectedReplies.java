@@ -78,13 +78,6 @@ final class DirectedReplies implements AutoCloseable {
         WireCodec.writeView(room(session, WireCodec.VIEW_BYTES), subscriptionId, viewId);
     }
 
-    /** A {@code SNAPSHOT} through a view of what it shows of its topic, which must be {@link TopicView#matched}. */
-    void snapshot(Session session, int subscriptionId, TopicView view, int flags) {
-        ByteBuf value = view.current;
-        snapshot(session, subscriptionId, view.topic, view.currentSequence, flags, view.view.id, value,
-                value.readerIndex(), value.readableBytes());
-    }
-
     /** A {@code SNAPSHOT} through view {@code viewId} of update {@code sequence} of the topic, which shows as {@code value}. */
     void snapshot(Session session, int subscriptionId, Topic topic, long sequence, int flags, int viewId, ByteBuf value,
                   int valueIndex, int valueLength) {

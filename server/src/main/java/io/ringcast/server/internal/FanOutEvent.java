@@ -60,6 +60,9 @@ final class FanOutEvent {
     long receivedNanos;
     long sequence;
 
+    /** {@link #UPDATE}: the bytes its frames and value take, as {@code FanOutProxy} counts them; 0 once released. */
+    int heldBytes;
+
     /** {@link #UPDATE}: the frame for a session, the compressed one when it negotiated compression and there is one. */
     ByteBuf frameFor(boolean compressedSession) {
         return compressedSession && compressedFrame != null ? compressedFrame : frame;
@@ -80,9 +83,9 @@ final class FanOutEvent {
         return taken;
     }
 
-    /** Releases what this slot holds and forgets whom it was for. Sequencer thread. */
-    void recycle() {
-        releaseBuffers();
+    /** Releases what this slot holds and forgets whom it was for: the {@link #heldBytes} released. Sequencer thread. */
+    int recycle() {
+        int released = releaseBuffers();
         receivedNanos = 0;
         audience = null;
         conflation = null;
@@ -93,13 +96,16 @@ final class FanOutEvent {
         heldForTarget = false;
         replyEndsHolding = false;
         publisher = null;
+        return released;
     }
 
     /**
      * Releases the frames and the value, keeping whom the slot is for (a poller with nothing in
-     * it still reads that, to skip it). Again: nothing. Sequencer thread.
+     * it still reads that, to skip it): the {@link #heldBytes} released. Again: nothing. Sequencer thread.
      */
-    void releaseBuffers() {
+    int releaseBuffers() {
+        int released = heldBytes;
+        heldBytes = 0;
         if (frame != null) {
             frame.release();
             frame = null;
@@ -112,5 +118,6 @@ final class FanOutEvent {
             value.release();
             value = null;
         }
+        return released;
     }
 }

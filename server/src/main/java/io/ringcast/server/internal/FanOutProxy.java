@@ -14,7 +14,10 @@ import java.util.concurrent.locks.LockSupport;
  * only, except {@link #halt}.
  *
  * <p>A full ring is waited out, never dropped: the slowest poller is then a whole ring behind,
- * the inbound ring fills behind the sequencer, and publishers' sockets stop being read.
+ * the inbound ring fills behind the sequencer, and publishers' sockets stop being read. So are
+ * more than {@link #maxBytes} of updates' frames and values on the ring, not yet written by every
+ * poller ({@link #bytes}): bounded by slots alone, the frames in flight were the ring's size times
+ * a frame's, 200 MB of views' frames of 3 kB values when the pollers fell behind (issue 29).
  *
  * <p>A wake reaches only the pollers with something to write since the last one: the loops of an
  * update's subscribers and of its publisher, a directed frame's target, an ack's publisher. Waking
@@ -40,8 +43,26 @@ final class FanOutProxy {
     private volatile boolean halted;
     /** The last slot whose frames were released: each poller with something in it had passed it. */
     private long releasedThrough = -1;
+    /**
+     * The last slot the sequencer is done with ({@link #seal}): it may still read a frame of a later
+     * one, made by the command it handles now, which a poller may have written already.
+     */
+    private long sealedThrough = -1;
+    /** {@code pipeline.fanOutRingBytes}: the most bytes of updates on the ring before a claim waits. */
+    private final long maxBytes;
+    /** Bytes of updates' frames and values the ring's slots hold now. */
+    private long bytes;
+    /** {@link #bytes}, for the gauge; written by the sequencer, read by any thread. */
+    private volatile long reportedBytes;
 
+    /** A ring whose updates are bounded by its slots alone (tests, benchmarks). */
     FanOutProxy(RingBuffer<FanOutEvent> ring, FanOutPoller[] pollers) {
+        this(ring, pollers, Long.MAX_VALUE);
+    }
+
+    /** @param maxBytes {@code pipeline.fanOutRingBytes} */
+    FanOutProxy(RingBuffer<FanOutEvent> ring, FanOutPoller[] pollers, long maxBytes) {
+        this.maxBytes = maxBytes;
         this.ring = ring;
         this.pollers = pollers;
         this.due = new boolean[pollers.length];
@@ -74,9 +95,13 @@ final class FanOutProxy {
      */
     void update(ByteBuf frame, ByteBuf compressedFrame, ByteBuf value, Audience audience, SubscriberSet subscribers,
                 Session publisher, int correlationId, long receivedNanos, long sequence) {
-        long slot = claim(frame, compressedFrame, value);
+        // a value sliced from the frame takes no memory of its own
+        int held = bytesOf(frame) + bytesOf(compressedFrame) + (value != null && value.unwrap() == frame ? 0 : bytesOf(value));
+        long slot = claim(frame, compressedFrame, value, held);
         FanOutEvent ev = ring.get(slot);
         ev.kind = FanOutEvent.UPDATE;
+        ev.heldBytes = held;
+        bytes += held;
         ev.frame = frame;
         ev.compressedFrame = compressedFrame;
         // null only when the frame holds the full value: see FanOutPoller.deliverOrHold
@@ -123,7 +148,7 @@ final class FanOutProxy {
 
     private void putDirected(Session target, ByteBuf frame, boolean held, int windowBytes, boolean continues,
                              boolean replied) {
-        long slot = claim(frame, null, null);
+        long slot = claim(frame, null, null, 0);
         FanOutEvent ev = ring.get(slot);
         ev.kind = FanOutEvent.DIRECTED;
         ev.frame = frame;
@@ -141,7 +166,7 @@ final class FanOutProxy {
      * as a single node's ack (with the update), in order with the updates before it.
      */
     void ack(Session publisher, int correlationId, long sequence) {
-        long slot = claim(null, null, null);
+        long slot = claim(null, null, null, 0);
         FanOutEvent ev = ring.get(slot);
         ev.kind = FanOutEvent.ACK;
         ev.publisher = publisher;
@@ -163,26 +188,51 @@ final class FanOutProxy {
     }
 
     /**
-     * A free slot, its previous use released. When the server stops while it waits, releases what
-     * the ring would have taken over and throws.
+     * A free slot, its previous use released, once the ring has room for {@code heldBytes} more of
+     * updates (or holds nothing the sequencer is done with: one command's frames always go on).
+     * When the server stops while it waits, releases what the ring would have taken over and throws.
      */
-    private long claim(ByteBuf frame, ByteBuf compressedFrame, ByteBuf value) {
+    private long claim(ByteBuf frame, ByteBuf compressedFrame, ByteBuf value, int heldBytes) {
         while (true) {
-            try {
-                long slot = ring.tryNext();
-                ring.get(slot).recycle();
-                return slot;
-            } catch (InsufficientCapacityException full) {
-                wakePollers();
-                if (halted) {
-                    release(frame);
-                    release(compressedFrame);
-                    release(value);
-                    throw new IllegalStateException("server stopping");
-                }
-                LockSupport.parkNanos(FULL_RING_PARK_NS);
+            if (heldBytes > 0 && bytes + heldBytes > maxBytes) {
+                releasePassed(sealedThrough);
             }
+            if (heldBytes == 0 || bytes + heldBytes <= maxBytes || releasedThrough >= sealedThrough) {
+                try {
+                    long slot = ring.tryNext();
+                    bytes -= ring.get(slot).recycle();
+                    return slot;
+                } catch (InsufficientCapacityException full) {
+                    // waited out below
+                }
+            }
+            wakePollers();
+            if (halted) {
+                release(frame);
+                release(compressedFrame);
+                release(value);
+                throw new IllegalStateException("server stopping");
+            }
+            LockSupport.parkNanos(FULL_RING_PARK_NS);
         }
+    }
+
+    private static int bytesOf(ByteBuf buf) {
+        return buf == null ? 0 : buf.capacity();
+    }
+
+    /**
+     * The sequencer is done with every frame on the ring so far: it keeps its own reference to any
+     * it goes on using (a topic's history). Called before each command and before the views' frames
+     * go on the ring, so that a long batch releases what the pollers wrote as it goes.
+     */
+    void seal() {
+        sealedThrough = ring.getCursor();
+    }
+
+    /** Bytes of updates on the ring now, for {@code /metrics}; any thread. */
+    long bytes() {
+        return reportedBytes;
     }
 
     private static void release(ByteBuf buf) {
@@ -194,6 +244,7 @@ final class FanOutProxy {
     private void commit(long slot) {
         ring.publish(slot);
         if (++publishedSinceWake >= WAKE_EVERY_EVENTS) {
+            releasePassed(sealedThrough);
             wakePollers();
         }
     }
@@ -205,6 +256,7 @@ final class FanOutProxy {
      */
     void wakePollers() {
         publishedSinceWake = 0;
+        reportedBytes = bytes;
         // Dekker pattern with FanOutPoller.run: we store the ring cursor then read each poller's
         // 'scheduled' flag; a poller clears the flag then reads the cursor. The cursor store is a
         // release store, which a later load may overtake: without this fence we could read a stale
@@ -232,7 +284,8 @@ final class FanOutProxy {
      * topic's history after, for one), and a poller may write that slot at once. Sequencer thread.
      */
     void endOfBatch() {
-        releasePassed();
+        seal();
+        releasePassed(sealedThrough);
         wakePollers();
     }
 
@@ -243,14 +296,15 @@ final class FanOutProxy {
      * (which stays until the slot is reused), so a loop left asleep does not hold them. Left to the
      * slot's reuse, a frame would stay allocated a whole ring later: one publisher of 1 MB values
      * pinned 1 MB a publish, up to the ring's size times the value's (issue 29). A ring nobody
-     * reads (tests of what goes on it) keeps its frames. Sequencer thread, at the end of a batch.
+     * reads (tests of what goes on it) keeps its frames. Only slots up to {@code through}, which
+     * the sequencer is done with ({@link #seal}). Sequencer thread.
      */
-    private void releasePassed() {
+    private void releasePassed(long through) {
         if (pollers.length == 0) {
             return;
         }
         long cursor = ring.getCursor();
-        long passed = cursor;
+        long passed = Math.min(through, cursor);
         for (int i = 0; i < pollers.length; i++) {
             long read = pollers[i].passed();
             if (read < lastDueSlot[i]) {
@@ -260,7 +314,7 @@ final class FanOutProxy {
         // a slot a whole ring before the cursor holds a newer event now (released when claimed)
         long from = Math.max(releasedThrough + 1, cursor - ring.getBufferSize() + 1);
         for (long slot = from; slot <= passed; slot++) {
-            ring.get(slot).releaseBuffers();
+            bytes -= ring.get(slot).releaseBuffers();
         }
         releasedThrough = Math.max(releasedThrough, passed);
     }

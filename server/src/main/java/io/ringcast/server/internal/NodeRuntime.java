@@ -169,7 +169,9 @@ public final class NodeRuntime implements AutoCloseable {
         counters.subscribeMemoryOf(subscribeMemory);
         counters.viewsOf(views);
         heldViewsTimer = new HeldViewsTimer(inbound::tryFlushHeld);
-        sequencer = new TopicSequencer(new FanOutProxy(fanOut, pollers), PooledByteBufAllocator.DEFAULT,
+        FanOutProxy fanOutProxy = new FanOutProxy(fanOut, pollers, pc.fanOutRingBytes());
+        counters.fanOutOf(fanOutProxy);
+        sequencer = new TopicSequencer(fanOutProxy, PooledByteBufAllocator.DEFAULT,
                 new TopicSequencer.SequencerLimits(config.history().length(), config.history().maxBytes(),
                         config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),

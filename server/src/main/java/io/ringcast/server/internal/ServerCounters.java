@@ -24,6 +24,7 @@ public final class ServerCounters {
     /** The node's views, once it started; read for {@link #views()}. */
     private volatile Views views;
     private volatile SubscribeMemory subscribeMemory;
+    private volatile FanOutProxy fanOut;
     final AtomicInteger sessions = new AtomicInteger();
     final LongAdder deliveries = new LongAdder();
     /** The WebSocket frames that carried {@link #deliveries}: fewer where a run of updates shared one. */
@@ -124,6 +125,17 @@ public final class ServerCounters {
     public long subscribeKeptBytes() {
         SubscribeMemory m = subscribeMemory;
         return m == null ? 0 : m.total();
+    }
+
+    /** The node's fan-out ring, once it started; read for {@link #fanOutRingBytes()}. */
+    void fanOutOf(FanOutProxy fanOut) {
+        this.fanOut = fanOut;
+    }
+
+    /** Bytes of updates on the fan-out ring not yet written by every reader ({@link FanOutProxy#bytes}). Any thread. */
+    public long fanOutRingBytes() {
+        FanOutProxy f = fanOut;
+        return f == null ? 0 : f.bytes();
     }
 
     /** Distinct subscription views served now. Any thread. */

@@ -436,8 +436,8 @@ final class Subscriptions {
             return;
         }
         switch (startViewed(v, resumeFrom)) {
-            case SENDS_SNAPSHOT -> replies.snapshot(session, subscriptionId, v, 0);
-            case SENDS_GAP -> replies.snapshot(session, subscriptionId, v, UpdateFlags.GAP);
+            case SENDS_SNAPSHOT -> viewed.snapshot(replies, session, subscriptionId, v, 0);
+            case SENDS_GAP -> viewed.snapshot(replies, session, subscriptionId, v, UpdateFlags.GAP);
             case SENDS_UNMATCHED -> replies.unmatched(session, v, topic.sequence);
             default -> { }
         }
@@ -531,7 +531,7 @@ final class Subscriptions {
                     replies.topic(session, v.topic);
                 }
                 if (changed) {
-                    replies.snapshot(session, 0, v, 0);
+                    viewed.snapshot(replies, session, 0, v, 0);
                 } else if (unmatched) {
                     replies.unmatched(session, v, v.topic.sequence);
                 }

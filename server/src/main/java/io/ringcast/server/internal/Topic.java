@@ -31,6 +31,8 @@ final class Topic extends Audience {
     /** Where the fields its views read lie in a value ({@link #valueIndex}); made again when its views change. */
     private ValueIndex valueIndex;
     private boolean valueIndexStale = true;
+    /** {@link #viewedValue()}: one reference, or null. */
+    private ByteBuf viewedValue;
 
     private final int historyLength;
     private final long historyMaxBytes;
@@ -112,6 +114,10 @@ final class Topic extends Audience {
         return valueIndex;
     }
 
+    /**
+     * Adds a view right after the last one with the same projection, so that views sharing one are
+     * side by side, and {@link ViewedUpdates} makes it once per update for all of them.
+     */
     void addView(TopicView view) {
         valueIndexStale = true;
         if (views == null) {
@@ -119,18 +125,52 @@ final class Topic extends Audience {
         } else if (viewCount == views.length) {
             views = Arrays.copyOf(views, viewCount * 2);
         }
-        views[viewCount++] = view;
+        int at = viewCount;
+        for (int i = viewCount - 1; i >= 0; i--) {
+            if (views[i].view.projection == view.view.projection) {
+                at = i + 1;
+                break;
+            }
+        }
+        System.arraycopy(views, at, views, at + 1, viewCount - at);
+        views[at] = view;
+        viewCount++;
     }
 
-    /** Drops a view no member is left in; the order of the others may change. */
+    /** Drops a view no member is left in; the others keep their order. With the last, {@link #viewedValue()} goes. */
     void removeView(TopicView view) {
         valueIndexStale = true;
         for (int i = 0; i < viewCount; i++) {
             if (views[i] == view) {
-                views[i] = views[--viewCount];
-                views[viewCount] = null;
-                return;
+                System.arraycopy(views, i + 1, views, i, viewCount - i - 1);
+                views[--viewCount] = null;
+                break;
             }
+        }
+        if (viewCount == 0) {
+            releaseViewedValue();
+        }
+    }
+
+    /**
+     * The newest value, as its readable bytes, while the topic has views: what each view that
+     * matches shows or projects. One reference, to the buffer its frame or history holds anyway,
+     * for all its views. Null before the first value through a view.
+     */
+    ByteBuf viewedValue() {
+        return viewedValue;
+    }
+
+    /** The newest value is {@code length} bytes of {@code value} from {@code index}: {@link #viewedValue()} refers to it. */
+    void viewedValue(ByteBuf value, int index, int length) {
+        releaseViewedValue();
+        viewedValue = value.retainedSlice(index, length);
+    }
+
+    void releaseViewedValue() {
+        if (viewedValue != null) {
+            viewedValue.release();
+            viewedValue = null;
         }
     }
 

@@ -105,6 +105,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     @Override
     public void onEvent(InboundEvent e, long sequence, boolean endOfBatch) {
         assert Thread.currentThread() == thread : "only the sequencer thread runs the sequencer";
+        fanOut.seal(); // the commands before this one are done with what they put on the ring
         try {
             if (e.kind != InboundEvent.PUBLISH) {
                 viewed.publishPending(); // replies and acks keep their order with every update before them
@@ -209,13 +210,16 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         } else if (u.fullValueOfDelta != null) {
             u.fullValueOfDelta.release(); // not reached: deltas need the cache
         }
-        if (topic.viewCount() > 0) {
-            ByteBuf value = e.value;
-            viewed.update(topic, created, seq, value, value.readerIndex(), value.readableBytes(), e.receivedNanos);
-        }
         publishesInBatch++;
         if (created) {
             subscriptions.resetResumed(topic, u.frame, u.valueIndex, u.valueLength);
+        }
+        if (topic.viewCount() > 0) {
+            // the full value where it stays: the views keep a reference to it, not to the inbound
+            // frame; last, since the views may put frames on the ring, and the ring release this one
+            ByteBuf full = u.fullValueOfDelta != null ? u.fullValueOfDelta : u.frame;
+            int index = u.fullValueOfDelta != null ? full.readerIndex() : u.valueIndex;
+            viewed.update(topic, created, seq, full, index, u.valueLength, e.receivedNanos);
         }
     }
 
@@ -387,9 +391,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     void releaseAll() {
         for (Topic topic : tree.all()) {
             topic.releaseHistory();
-            for (int i = 0; i < topic.viewCount(); i++) {
-                topic.view(i).release();
-            }
+            topic.releaseViewedValue();
         }
         fanOut.releaseAll();
         replies.close();

@@ -1,17 +1,21 @@
 package io.ringcast.server.internal;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufUtil;
 
 /**
  * One view of one topic: the sessions whose subscriptions see the topic through {@link #view}, and
  * what that view has made of the topic's updates so far, shared by all of them, so the view's work
  * is done once per update ({@link ViewedUpdates}) and its frames are encoded once.
  *
- * <p>Every member has been told the same: the view's {@link #current} value when {@link #matched}
- * (a snapshot when it joined, or the updates since), or nothing or {@code UNMATCHED} when not.
- * With {@code maxRate}, {@link #current} may be {@link #held}: accepted, but not yet sent.
+ * <p>Every member has been told the same: what the view shows of the topic's newest value, when
+ * {@link #matched} (a snapshot when it joined, or the updates since), or nothing or
+ * {@code UNMATCHED} when not. With {@code maxRate}, that may be {@link #held}: accepted, but not
+ * yet sent.
+ *
+ * <p>It keeps no copy of what it shows (a thousand views of a hundred topics of a few kB held
+ * hundreds of MB, issue 29): a view that matches shows the topic's newest value, which the topic
+ * keeps one reference to for all its views ({@link Topic#viewedValue()}), and what it shows is made
+ * from that again when it is needed ({@code ViewedUpdates.shown}). A projection is known by its
+ * length and {@link #id0}..{@link #id3}, enough to tell that an update changes none of its fields.
  *
  * <p>Sequencer thread only; pollers read {@link #subscribers} and the final fields through a
  * fan-out event.
@@ -22,13 +26,21 @@ final class TopicView extends Audience {
 
     /** Whether the topic's newest value passed the filter (and there is one). */
     boolean matched;
-    /** What the view shows of the newest value that passed: its projection, or the value; null when not {@link #matched}. */
-    ByteBuf current;
-    /** The topic's sequence of {@link #current}. */
+    /**
+     * With a projection: what it shows of the newest value, its bytes when they are at most 32
+     * (zeros after), else their SHA-256, as four longs; with {@link #shownLength}, equal for equal
+     * projections. Fields, not an array: read for every view on every update of the topic.
+     */
+    long id0;
+    long id1;
+    long id2;
+    long id3;
+    int shownLength;
+    /** The topic's sequence of the update that made the view show what it shows. */
     long currentSequence;
 
     // ---- maxRate
-    /** Whether {@link #current} waits for its time ({@code maxRate}): not sent yet. */
+    /** Whether what it shows waits for its time ({@code maxRate}): not sent yet. */
     boolean held;
     /** When it may be sent; valid while {@link #queued}. */
     long deadlineNanos;
@@ -56,35 +68,23 @@ final class TopicView extends Audience {
         return view.id;
     }
 
-    /** Whether {@link #current} holds exactly these bytes. */
-    boolean shows(ByteBuf value, int index, int length) {
-        return current != null && current.readableBytes() == length
-                && ByteBufUtil.equals(current, current.readerIndex(), value, index, length);
+    /** Whether it shows a projection known by these. */
+    boolean shows(long a, long b, long c, long d, int length) {
+        return matched && shownLength == length && id0 == a && id1 == b && id2 == c && id3 == d;
     }
 
-    /** Takes a copy of what the view shows of update {@code sequence}, which passed the filter. */
-    void accept(ByteBufAllocator alloc, ByteBuf value, int index, int length, long sequence) {
-        if (current == null || current.capacity() < length) {
-            release();
-            current = alloc.directBuffer(length);
-        }
-        current.clear().writeBytes(value, index, length);
-        currentSequence = sequence;
-        matched = true;
+    /** It shows a new projection, known by these. */
+    void shown(long a, long b, long c, long d, int length) {
+        id0 = a;
+        id1 = b;
+        id2 = c;
+        id3 = d;
+        shownLength = length;
     }
 
     /** The newest value no longer passes: nothing is shown, nothing is held. */
     void unmatch() {
         matched = false;
         held = false;
-        release();
-    }
-
-    /** Releases {@link #current}. */
-    void release() {
-        if (current != null) {
-            current.release();
-            current = null;
-        }
     }
 }

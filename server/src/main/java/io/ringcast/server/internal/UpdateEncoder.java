@@ -117,16 +117,15 @@ final class UpdateEncoder implements AutoCloseable {
     }
 
     /**
-     * Encodes update {@code sequence} of a topic through {@code view}: what the view shows of it (its
-     * {@link TopicView#current}), flagged {@code VIEWED} and {@code flags}, after the topic's
+     * Encodes update {@code sequence} of a topic through {@code view}: what the view shows of it
+     * ({@code shown}'s readable bytes), flagged {@code VIEWED} and {@code flags}, after the topic's
      * definition when {@code created}; compressed when the topic's compression is on and a member
      * negotiated it; the value held for conflation as for a plain update. Never a delta: a view's
      * value is its own (a projection), and the members hold no base for one. Valid until the next call.
      */
-    Encoded encodeViewed(TopicView view, boolean created, long sequence, int flags) {
+    Encoded encodeViewed(TopicView view, ByteBuf value, boolean created, long sequence, int flags) {
         Encoded u = viewed;
         Topic topic = view.topic;
-        ByteBuf value = view.current;
         int length = value.readableBytes();
         ByteBuf frame = frameAfterDefinition(alloc, topic, created, WireCodec.viewedUpdateBytes(length));
         u.updateOffset = frame.writerIndex();

@@ -19,7 +19,7 @@ final class View {
     /** The view's id on the wire ({@code VIEW}, {@code VIEWED}), from 1. */
     final int id;
     final Key key;
-    /** {@code fields}, or null: the whole value. */
+    /** {@code fields}, or null: the whole value; one instance for all views with the same fields ({@link Views}). */
     final FieldProjection projection;
     /** {@code filter}, or null: every value. */
     final ValueFilter filter;
@@ -43,14 +43,15 @@ final class View {
     }
 
     /**
-     * @throws InvalidOptionsException when the paths or the filter do not parse (checked before, by
+     * @param projection what {@code key}'s fields make, shared with the other views with those fields; null for none
+     * @throws InvalidOptionsException when the filter does not parse (checked before, by
      *         {@link SubscribeChecks#options}, so not expected here)
      */
-    View(int id, Key key, String madeBy) {
+    View(int id, Key key, String madeBy, FieldProjection projection) {
         this.id = id;
         this.key = key;
         this.madeBy = madeBy;
-        this.projection = key.sortedFields().isEmpty() ? null : FieldProjection.parse(key.sortedFields());
+        this.projection = projection;
         this.filter = key.filter().isEmpty() ? null : ValueFilter.parse(key.filter());
         this.periodNanos = key.maxRateThousandths() == 0 ? 0
                 : Math.max(1, 1_000_000_000_000L / key.maxRateThousandths());

@@ -6,6 +6,13 @@ import io.netty.buffer.ByteBufUtil;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.security.DigestException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.PriorityQueue;
 import java.util.function.LongConsumer;
@@ -49,6 +56,20 @@ final class ViewedUpdates implements AutoCloseable {
     private final LongConsumer armTimer;
     /** A projection being made; grows to the largest and stays. */
     private final ByteBuf projected;
+    /** The bytes of a projection that identify it as they are ({@link TopicView#id0}); longer ones by their SHA-256. */
+    private static final int ID_BYTES = 32;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    /** What identifies a projection, as {@link #identify} made it last: {@link #idBytes} as longs. */
+    private final long[] id = new long[4];
+    private final byte[] idBytes = new byte[ID_BYTES];
+    /**
+     * The projection whose output of the value being taken {@link #projected} holds now, with
+     * {@link #projectedLength} and {@link #id}: the next views of the topic with the same one (side
+     * by side, {@link Topic#addView}) take it as it is. Null when {@link #projected} holds anything else.
+     */
+    private FieldProjection projectedBy;
+    private int projectedLength;
+    private final MessageDigest sha256;
     /** The projection a rewind sent last; grows to the largest and stays. */
     private final ByteBuf rewound;
     /** Views holding a value for its time, earliest deadline first; a view leaves when its deadline passes. */
@@ -107,6 +128,11 @@ final class ViewedUpdates implements AutoCloseable {
         this.armTimer = armTimer;
         this.projected = alloc.directBuffer(256);
         this.rewound = alloc.directBuffer(256);
+        try {
+            this.sha256 = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java has SHA-256", e);
+        }
         for (int i = 0; i < MAX_PENDING; i++) {
             pending[i] = new PendingFrame();
         }
@@ -125,6 +151,8 @@ final class ViewedUpdates implements AutoCloseable {
         v = new TopicView(topic, view, empty);
         topic.addView(v);
         if (topic.hasValue()) {
+            projectedBy = null;
+            topic.viewedValue(topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength());
             take(v, topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength(), topic.sequence, null);
         }
         return v;
@@ -138,6 +166,8 @@ final class ViewedUpdates implements AutoCloseable {
     void refresh(TopicView v) {
         Topic topic = v.topic;
         if (topic.hasValue()) {
+            projectedBy = null;
+            topic.viewedValue(topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength());
             take(v, topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength(), topic.sequence, null);
         } else {
             v.unmatch();
@@ -193,7 +223,6 @@ final class ViewedUpdates implements AutoCloseable {
         assert v.subscribers.size() == 0;
         v.topic.removeView(v);
         v.dropped = true;
-        v.release();
     }
 
     /**
@@ -204,6 +233,19 @@ final class ViewedUpdates implements AutoCloseable {
      */
     void update(Topic topic, boolean created, long sequence, ByteBuf value, int index, int length,
                 long receivedNanos) {
+        value.retain(); // read to the end, though the ring may release its reference as the views' frames go on it
+        projectedBy = null;
+        topic.viewedValue(value, index, length);
+        try {
+            updateViews(topic, created, sequence, value, index, length, receivedNanos);
+        } finally {
+            projectedBy = null;
+            value.release();
+        }
+    }
+
+    private void updateViews(Topic topic, boolean created, long sequence, ByteBuf value, int index, int length,
+                             long receivedNanos) {
         long now = 0;
         // one read of a large value for all its views, each then reading only its fields
         ValueIndex fields = topic.viewCount() > 1 && length >= ValueIndex.MIN_VALUE_BYTES ? topic.valueIndex() : null;
@@ -239,7 +281,7 @@ final class ViewedUpdates implements AutoCloseable {
                 v.sent = true;
                 v.held = false;
             }
-            send(v, created, sequence, 0, receivedNanos);
+            send(v, v.view.projection != null ? projected : topic.viewedValue(), created, sequence, 0, receivedNanos);
         }
     }
 
@@ -248,8 +290,9 @@ final class ViewedUpdates implements AutoCloseable {
     private static final int TAKEN = 2;
 
     /**
-     * Takes the value into the view's state: whether it no longer matches, shows nothing new, or was
-     * taken. {@code fields}: the value's {@link ValueIndex} when one was read, else null.
+     * Takes the topic's newest value, {@code length} bytes of {@code value} from {@code index}, into
+     * the view's state: whether it no longer matches, shows nothing new, or was taken.
+     * {@code fields}: the value's {@link ValueIndex} when one was read, else null.
      */
     private int take(TopicView v, ByteBuf value, int index, int length, long sequence, ValueIndex fields) {
         View view = v.view;
@@ -258,21 +301,67 @@ final class ViewedUpdates implements AutoCloseable {
             v.unmatch();
             return UNMATCHED;
         }
-        ByteBuf shown = value;
-        int shownIndex = index;
-        int shownLength = length;
         if (view.projection != null) {
-            projected.clear().ensureWritable(FieldProjection.maxBytes(length));
-            shown = projected;
-            shownIndex = 0;
-            shownLength = fields != null ? view.projection.project(fields, projected)
-                    : view.projection.project(value, index, length, projected);
-            if (v.matched && v.shows(shown, shownIndex, shownLength)) {
+            if (view.projection != projectedBy) {
+                projected.clear().ensureWritable(FieldProjection.maxBytes(length));
+                projectedLength = fields != null ? view.projection.project(fields, projected)
+                        : view.projection.project(value, index, length, projected);
+                identify(projected, projectedLength);
+                projectedBy = view.projection;
+            }
+            if (v.shows(id[0], id[1], id[2], id[3], projectedLength)) {
                 return UNCHANGED; // none of its fields changed
             }
+            v.shown(id[0], id[1], id[2], id[3], projectedLength);
         }
-        v.accept(alloc, shown, shownIndex, shownLength, sequence);
+        v.matched = true;
+        v.currentSequence = sequence;
         return TAKEN;
+    }
+
+    /**
+     * Fills {@link #id} with what identifies the projection in {@code length} bytes of
+     * {@code shown} from 0: those bytes when they fit, else their SHA-256, a collision of which
+     * nobody knows how to make, so that a changed field is never taken for the same.
+     */
+    private void identify(ByteBuf shown, int length) {
+        if (length <= ID_BYTES) {
+            Arrays.fill(idBytes, (byte) 0);
+            shown.getBytes(0, idBytes, 0, length);
+        } else {
+            sha256.update(shown.nioBuffer(0, length));
+            try {
+                sha256.digest(idBytes, 0, ID_BYTES);
+            } catch (DigestException e) {
+                throw new IllegalStateException(e); // not reached: the array has room
+            }
+        }
+        for (int i = 0; i < 4; i++) {
+            id[i] = (long) LONGS.get(idBytes, i * Long.BYTES);
+        }
+    }
+
+    /**
+     * What the view shows of its topic now, as the readable bytes of the buffer returned, valid
+     * until the next call: the projection of the newest value that passed (made again), or that
+     * value. Only when {@link TopicView#matched}.
+     */
+    ByteBuf shown(TopicView v) {
+        ByteBuf source = v.topic.viewedValue();
+        if (v.view.projection == null) {
+            return source;
+        }
+        projectedBy = null;
+        projected.clear().ensureWritable(FieldProjection.maxBytes(source.readableBytes()));
+        v.view.projection.project(source, source.readerIndex(), source.readableBytes(), projected);
+        return projected;
+    }
+
+    /** A {@code SNAPSHOT} through the view of what it shows, which must be {@link TopicView#matched}. */
+    void snapshot(DirectedReplies replies, Session session, int subscriptionId, TopicView v, int flags) {
+        ByteBuf value = shown(v);
+        replies.snapshot(session, subscriptionId, v.topic, v.currentSequence, flags, v.view.id, value,
+                value.readerIndex(), value.readableBytes());
     }
 
     private void hold(TopicView v) {
@@ -317,15 +406,16 @@ final class ViewedUpdates implements AutoCloseable {
             }
             v.held = false;
             v.lastSendNanos = now;
-            send(v, false, v.currentSequence, UpdateFlags.CONFLATED, 0);
+            send(v, shown(v), false, v.currentSequence, UpdateFlags.CONFLATED, 0);
         }
         if (v != null) {
             arm(v.deadlineNanos);
         }
     }
 
-    private void send(TopicView v, boolean created, long sequence, int flags, long receivedNanos) {
-        UpdateEncoder.Encoded u = encoder.encodeViewed(v, created, sequence, flags);
+    /** Sends {@code shown}'s readable bytes, what the view shows now, to its members. */
+    private void send(TopicView v, ByteBuf shown, boolean created, long sequence, int flags, long receivedNanos) {
+        UpdateEncoder.Encoded u = encoder.encodeViewed(v, shown, created, sequence, flags);
         defer(u.frame, u.compressedFrame, u.heldValue, v, receivedNanos, sequence);
     }
 
@@ -353,6 +443,7 @@ final class ViewedUpdates implements AutoCloseable {
      * frame, is a single pass.
      */
     void publishPending() {
+        fanOut.seal(); // the caller keeps a reference to what it still reads (see update)
         int n = pendingCount;
         try {
             for (int i = 0; i < n; i++) {

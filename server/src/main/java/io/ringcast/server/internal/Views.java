@@ -2,6 +2,8 @@ package io.ringcast.server.internal;
 
 import io.ringcast.protocol.SubscribeOptions;
 
+import java.util.HashMap;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -22,6 +24,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Views {
     private final ConcurrentHashMap<View.Key, View> byKey = new ConcurrentHashMap<>();
+    /**
+     * One projection per distinct set of fields among the views, with the views using it: views
+     * that differ only in filter or rate share it, and each update is projected once for them all.
+     * Guarded by itself; changed only as views are made and forgotten.
+     */
+    private final HashMap<List<String>, SharedProjection> projections = new HashMap<>();
     private final AtomicInteger nextId = new AtomicInteger(1);
     /** Views in use that each principal made. */
     private final PrincipalShares madeBy;
@@ -53,7 +61,7 @@ final class Views {
                 if (byKey.size() >= maxViews || !madeBy.tryTake(principal)) {
                     return null;
                 }
-                view = new View(nextId.getAndIncrement(), key, principal);
+                view = new View(nextId.getAndIncrement(), key, principal, projectionOf(key.sortedFields()));
             }
             view.uses++;
             return view;
@@ -75,8 +83,44 @@ final class Views {
                 return current;
             }
             madeBy.give(current.madeBy);
+            forgetProjection(key.sortedFields());
             return null;
         });
+    }
+
+    /** A projection and the views using it. */
+    private static final class SharedProjection {
+        final FieldProjection projection;
+        int views;
+
+        SharedProjection(FieldProjection projection) {
+            this.projection = projection;
+        }
+    }
+
+    /** The projection of {@code sortedFields} for one view more; null for none. */
+    private FieldProjection projectionOf(List<String> sortedFields) {
+        if (sortedFields.isEmpty()) {
+            return null;
+        }
+        synchronized (projections) {
+            SharedProjection shared = projections.computeIfAbsent(sortedFields,
+                    f -> new SharedProjection(FieldProjection.parse(f)));
+            shared.views++;
+            return shared.projection;
+        }
+    }
+
+    private void forgetProjection(List<String> sortedFields) {
+        if (sortedFields.isEmpty()) {
+            return;
+        }
+        synchronized (projections) {
+            SharedProjection shared = projections.get(sortedFields);
+            if (--shared.views == 0) {
+                projections.remove(sortedFields);
+            }
+        }
     }
 
     /** The distinct views in use. */
