@@ -32,6 +32,8 @@ final class InboundEvent {
     static final int CONTINUE_REPLIES = 8;
     /** A held value of a view with {@code maxRate} may be due: {@link ViewedUpdates#flushDue}. */
     static final int FLUSH_HELD = 9;
+    /** Sessions wait for their turn to produce a window of a streamed reply: {@link Subscriptions#takeTurn}, at the end of the batch. */
+    static final int REPLY_TURN = 10;
 
     int kind;
     Session session;

@@ -176,7 +176,8 @@ public final class NodeRuntime implements AutoCloseable {
                         config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters,
-                config.cluster().enabled(), views, subscribeMemory, System::nanoTime, heldViewsTimer::arm);
+                config.cluster().enabled(), views, subscribeMemory, System::nanoTime, heldViewsTimer::arm,
+                inbound::tryReplyTurn);
         if (config.state().enabled() && !config.cluster().enabled()) {
             try {
                 restoreTopics(Path.of(config.state().file()));

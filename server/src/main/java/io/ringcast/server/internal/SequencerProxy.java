@@ -137,6 +137,16 @@ final class SequencerProxy {
         return trySessionCommand(InboundEvent.FLUSH_HELD, null);
     }
 
+    /**
+     * Asks the sequencer for another turn of streamed replies ({@link Subscriptions#takeTurn}):
+     * the sequencer asks itself, so that the commands already waiting come first. Never waits.
+     *
+     * @return false when the ring is full: nothing was sent, and the commands in it end a batch, with a turn
+     */
+    boolean tryReplyTurn() {
+        return trySessionCommand(InboundEvent.REPLY_TURN, null);
+    }
+
     private boolean trySessionCommand(int kind, Session session) {
         long slot = tryClaim();
         if (slot == RING_FULL) {

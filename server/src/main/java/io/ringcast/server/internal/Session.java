@@ -124,6 +124,8 @@ final class Session {
      * no reply is pending.
      */
     ArrayDeque<SubscriptionRequest> pendingRequests;
+    /** Whether it waits in {@link Subscriptions}' queue for a turn to produce its next reply window. Sequencer only. */
+    boolean replyDue;
 
     Session(long id, ChannelHandlerContext ctx, int loopIndex, boolean compressed) {
         this.id = id;

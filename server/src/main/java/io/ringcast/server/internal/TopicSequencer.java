@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -49,6 +50,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private final long historyMaxBytes;
     /** {@code limits.maxTopics}: a publish that would create one more is refused. */
     private final int maxTopics;
+    private final BooleanSupplier askReplyTurn;
     private FeatureResolver features;
     private Thread thread;
     private int nextAlias = 1;
@@ -57,7 +59,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     TopicSequencer(FanOutProxy fanOut, ByteBufAllocator alloc, SequencerLimits limits, FeatureResolver features,
                    ServerCounters counters, boolean clusterMode) {
         this(fanOut, alloc, limits, features, counters, clusterMode, new Views(Integer.MAX_VALUE),
-                SubscribeMemory.unbounded(), System::nanoTime, deadline -> { });
+                SubscribeMemory.unbounded(), System::nanoTime, deadline -> { }, () -> false);
     }
 
     /**
@@ -67,10 +69,12 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
      * @param clock          {@link System#nanoTime()}, or a test's: the time of {@code maxRate}
      * @param armHeldTimer   asks for a {@code FLUSH_HELD} command at a {@code clock} time
      *                       ({@link HeldViewsTimer#arm})
+     * @param askReplyTurn   asks for a {@code REPLY_TURN} command ({@link SequencerProxy#tryReplyTurn}): sessions
+     *                       wait for a turn to produce their streamed replies
      */
     TopicSequencer(FanOutProxy fanOut, ByteBufAllocator alloc, SequencerLimits limits, FeatureResolver features,
                    ServerCounters counters, boolean clusterMode, Views views, SubscribeMemory subscribeMemory,
-                   LongSupplier clock, LongConsumer armHeldTimer) {
+                   LongSupplier clock, LongConsumer armHeldTimer, BooleanSupplier askReplyTurn) {
         this.fanOut = fanOut;
         this.features = features;
         this.counters = counters;
@@ -85,6 +89,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.subscribeMemory = subscribeMemory;
         this.republishes = new RepublishAnswers(limits.publisherLedgers(), limits.publisherLedgersPerPrincipal(),
                 replies, counters);
+        this.askReplyTurn = askReplyTurn;
     }
 
     /** The sequencer's bounds: history kept per topic, topics, and the publishers' ledgers. */
@@ -121,6 +126,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                 case InboundEvent.CLUSTER_ACK -> fanOut.ack(e.session, e.id, e.fixedSequence);
                 case InboundEvent.TOPIC_SNAPSHOT -> snapshot(e.snapshot);
                 case InboundEvent.FLUSH_HELD -> viewed.flushDue(true);
+                case InboundEvent.REPLY_TURN -> { } // taken at the end of the batch
                 default -> { }
             }
         } catch (RuntimeException ex) {
@@ -135,8 +141,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             try {
                 viewed.flushDue(false);
                 viewed.publishPending();
+                if (subscriptions.takeTurn()) {
+                    askReplyTurn.getAsBoolean(); // when the ring is full, its commands end a batch anyway
+                }
             } catch (IllegalStateException stopping) {
-                log.debug("views' frames dropped: the server is stopping");
+                log.debug("views' frames and replies dropped: the server is stopping");
             }
             fanOut.endOfBatch();
             counters.addPublishes(publishesInBatch);

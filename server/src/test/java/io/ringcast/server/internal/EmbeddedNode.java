@@ -60,6 +60,8 @@ final class EmbeddedNode implements AutoCloseable {
     private long nowNanos = 1_000_000_000L;
     /** The times the sequencer asked to be told held views may be due ({@link HeldViewsTimer#arm}), in order. */
     final List<Long> heldDeadlines = new ArrayList<>();
+    /** {@code REPLY_TURN} commands the sequencer asked for and {@link #continueReplies} has not run yet. */
+    private int replyTurnsAsked;
 
     EmbeddedNode() {
         this("{}");
@@ -133,7 +135,10 @@ final class EmbeddedNode implements AutoCloseable {
                         config.limits().maxTopics(),
                         config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters, clusterMode, views,
-                subscribeMemory, () -> nowNanos, deadline -> heldDeadlines.add(deadline));
+                subscribeMemory, () -> nowNanos, deadline -> heldDeadlines.add(deadline), () -> {
+                    replyTurnsAsked++;
+                    return true;
+                });
         restoredTopics = saved == null ? 0 : sequencer.restore(saved, config.limits().pathLimits());
         sequencer.onStart();
     }
@@ -361,7 +366,8 @@ final class EmbeddedNode implements AutoCloseable {
 
     /**
      * Hands the sequencer the requests for the next window of the sessions whose last window was
-     * written ({@link InboundEvent#CONTINUE_REPLIES}); returns how many.
+     * written ({@link InboundEvent#CONTINUE_REPLIES}), and the turns it asked for
+     * ({@link InboundEvent#REPLY_TURN}); returns how many.
      */
     int continueReplies() {
         List<Session> asked = new ArrayList<>(continuing);
@@ -369,7 +375,12 @@ final class EmbeddedNode implements AutoCloseable {
         for (Session s : asked) {
             run(command(InboundEvent.CONTINUE_REPLIES, s, 0));
         }
-        return asked.size();
+        int turns = 0;
+        for (; replyTurnsAsked > 0; turns++) {
+            replyTurnsAsked--;
+            run(command(InboundEvent.REPLY_TURN, null, 0));
+        }
+        return asked.size() + turns;
     }
 
     /** Decodes what {@code session} was written since the last call, without running anything. */

@@ -1,0 +1,100 @@
+package io.ringcast.it;
+
+import io.ringcast.protocol.WireCodec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two hundred anonymous sessions subscribe to {@code #} over 20,000 topics and read nothing, while
+ * every topic is updated again and again: each reply streams a window and waits, and what the node
+ * keeps for them is bounded. Against a node process with a 256 MiB heap: a witness keeps receiving
+ * (p99 under 100 ms), the heap after a full collection grows by less than 32 MB for the two hundred
+ * (an external test saw some 200 MB), the node's resident memory stays under a bound, and once they
+ * leave, the heap and Netty's memory in use come back to where they were.
+ */
+@Timeout(240)
+class UnreadWholeTreeTest {
+    private static final long MIB = 1 << 20;
+    private static final int TOPICS = 20_000;
+    private static final int SESSIONS = 200;
+    private static final long RSS_BOUND = 512 * MIB;
+    private static final String PINNED = "ringcast_netty_direct_memory_pinned_bytes";
+    private static final byte[] VALUE = "v".repeat(200).getBytes(StandardCharsets.UTF_8);
+    /** Each topic's history holds this many updates: full after as many rounds, so the node's idle level is reached. */
+    private static final int HISTORY = 4;
+
+    /**
+     * Publishes one update to each of the {@value #TOPICS} topics, {@code rounds} times, 500 to a
+     * frame, each frame's acks awaited before the next: a publisher sending flat out fills the
+     * inbound ring, and every other session's publishes wait behind it, which is another matter
+     * than what unread sessions hold.
+     */
+    private static void publishRounds(NodeProcess node, int rounds) throws IOException {
+        try (WireSocket publisher = new WireSocket(node.webSocketUrl(), null, 0)) {
+            publisher.hello();
+            for (int round = 0; round < rounds; round++) {
+                for (int first = 0; first < TOPICS; first += 500) {
+                    int from = first;
+                    publisher.send(out -> {
+                        for (int i = from; i < from + 500; i++) {
+                            WireCodec.writePublish(out, i, "tree/" + (i % 100) + "/" + i, VALUE);
+                        }
+                    });
+                    assertThat(publisher.countMessages("PUBLISH_ACK", 500)).isEqualTo(500);
+                }
+            }
+        }
+    }
+
+    @Test
+    void twoHundredSessionsSubscribedToEverythingThatReadNothingHoldLittleAndLeaveNothing(@TempDir Path dir)
+            throws Exception {
+        String yaml = "history:\n  length: " + HISTORY + "\nsecurity:\n" + TestServers.OPEN_TO_ANONYMOUS;
+        try (NodeProcess node = NodeProcess.start(dir, List.of("-Xmx256m"), yaml)) {
+            publishRounds(node, HISTORY);
+            double idleHeap = node.heapAfterGc();
+            double idlePinned = MetricSampler.metric(node.port(), PINNED);
+
+            List<WireSocket> unread = new ArrayList<>();
+            try (Witness witness = Witness.start(node.webSocketUrl())) {
+                for (int s = 0; s < SESSIONS; s++) {
+                    WireSocket session = new WireSocket(node.webSocketUrl(), null, 4096);
+                    unread.add(session);
+                    session.hello();
+                    session.send(out -> WireCodec.writeSubscribe(out, 1, "#", Map.of()));
+                }
+                MetricSampler.await(node.port(), "ringcast_subscribe_replies_pending", v -> v == SESSIONS,
+                        "every session's reply streaming, unread");
+                publishRounds(node, 3);
+                witness.stopAndVerifyWithin(100);
+                double heap = node.heapAfterGc();
+                System.out.printf("MEASURED %d sessions on # unread: heap +%.1f MB after a full collection, "
+                                + "witness p99 %.1f ms, RSS %.0f MB%n", SESSIONS, (heap - idleHeap) / MIB,
+                        witness.p99Millis(), node.rssBytes() / (double) MIB);
+                assertThat(heap - idleHeap).as("heap kept for the sessions").isLessThan(32.0 * MIB);
+                assertThat(MetricSampler.metric(node.port(), "ringcast_sessions")).as("sessions open")
+                        .isEqualTo(SESSIONS + 2);
+            } finally {
+                for (WireSocket session : unread) {
+                    session.close();
+                }
+            }
+            node.assertAlive();
+            assertThat(node.rssBytes()).as("the node's resident memory").isLessThan(RSS_BOUND);
+            MetricSampler.await(node.port(), "ringcast_sessions", v -> v == 0, "every session gone");
+            assertThat(node.heapAfterGc() - idleHeap).as("heap kept after the sessions left").isLessThan(16.0 * MIB);
+            MetricSampler.await(node.port(), PINNED, v -> v < idlePinned + 16 * MIB,
+                    "Netty's memory in use back within 16 MiB of " + idlePinned);
+        }
+    }
+}
