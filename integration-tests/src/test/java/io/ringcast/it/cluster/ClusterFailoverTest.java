@@ -15,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,12 +28,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 /**
  * The cluster's promise, proven with real node processes: five nodes, 500 subscribers spread over
  * them, publishers on two nodes; a node killed with SIGKILL, restarted and rejoining, or frozen
  * with SIGSTOP, and at the end every subscriber has every acked update of every topic, in order,
- * without a gap or a duplicate.
+ * without a gap or a duplicate. The nodes encrypt what they send each other with a shared secret;
+ * a sixth process with another secret is refused.
  */
 // a backstop for a step that hangs: a run takes about 25 s, and each step's own await names what it waited for
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -89,8 +92,9 @@ class ClusterFailoverTest {
     }
 
     @Test
-    void frozenNodeIsLeftOutThenCatchesUp(TestInfo info) throws Exception {
+    void aStrangerWithAnotherKeyIsRefusedAndAFrozenNodeIsLeftOutThenCatchesUp(TestInfo info) throws Exception {
         startClusterWithTraffic(info);
+        strangerIsRefused();
         int frozen = 5; // no publisher connects to it first; it may be the leader
         log.info("freezing node-{} with SIGSTOP", frozen);
         cluster.pause(frozen);
@@ -108,6 +112,24 @@ class ClusterFailoverTest {
     }
 
     // ------------------------------------------------------------------ steps
+
+    /**
+     * A sixth process that knows every member's address but not the cluster's secret tries to join
+     * while traffic flows: a member logs that it refused it, the stranger never joins, every view
+     * stays the five, and publishes go on being acked.
+     */
+    private void strangerIsRefused() throws Exception {
+        String name = "node-" + (NODES + 1);
+        log.info("starting {} with another cluster key", name);
+        cluster.startStranger();
+        await(() -> IntStream.rangeClosed(1, NODES).anyMatch(n -> cluster.logOccurrences(n, "refused " + name) > 0),
+                Duration.ofSeconds(60), "a member logging that it refused " + name + " for its key");
+        awaitAckedGrowth("while " + name + " knocks");
+        for (int node = 1; node <= NODES; node++) {
+            cluster.awaitView(node, NODES, Duration.ofSeconds(10));
+        }
+        assertThat(Files.readString(cluster.strangerLog())).as("the stranger's log").doesNotContain("cluster: joined as");
+    }
 
     private void startClusterWithTraffic(TestInfo info) throws Exception {
         cluster = ClusterProcesses.start(info.getTestMethod().orElseThrow().getName(), NODES, NODE_CONFIG);

@@ -51,6 +51,10 @@ public final class ClusterProcesses implements AutoCloseable {
     private final Path[] configs;
     private final Process[] processes;
     private IntFunction<List<String>> commandPrefix = node -> List.of();
+    /** The {@code cluster.members} lines every node's config has. */
+    private final String members;
+    /** A process with another cluster key ({@link #startStranger}), or null. */
+    private Process stranger;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private ClusterProcesses(String testName, int size, String extraYaml, String clusterKeys,
@@ -73,6 +77,7 @@ public final class ClusterProcesses implements AutoCloseable {
             members.append("    - {name: node-").append(i + 1).append(", host: ").append(hosts[i])
                     .append(", membershipPort: ").append(membershipPorts[i]).append("}\n");
         }
+        this.members = members.toString();
         // encrypted between nodes, as scripts/cluster.sh and the compose file run them
         Path secret = logDir.resolve("cluster.secret");
         byte[] random = new byte[48];
@@ -415,9 +420,43 @@ public final class ClusterProcesses implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts a process that is no member, node-(size+1), with a cluster secret of its own: its
+     * config names every member and itself, as a node someone tries to add would. The members must
+     * refuse it. Its output goes to {@code stranger.log} ({@link #strangerLog}); it is killed with
+     * the cluster.
+     */
+    public void startStranger() throws IOException {
+        String name = "node-" + (size + 1);
+        Path secret = logDir.resolve("stranger.secret");
+        byte[] random = new byte[48];
+        new SecureRandom().nextBytes(random);
+        Files.writeString(secret, Base64.getEncoder().encodeToString(random) + "\n");
+        int membershipPort = FreePorts.pickApart(1, RaftStack.FD_SOCK_PORT_OFFSET, 10)[0];
+        String yaml = "server:\n  host: 127.0.0.1\n  port: " + FreePorts.pick() + "\n  ioThreads: 1\n"
+                + "cluster:\n  enabled: true\n  nodeName: " + name + "\n  dataDir: \""
+                + Files.createDirectories(logDir.resolve("stranger-data")).toAbsolutePath() + "\"\n"
+                + "  secretFile: \"" + secret.toAbsolutePath() + "\"\n" + members
+                + "    - {name: " + name + ", host: 127.0.0.1, membershipPort: " + membershipPort + "}\n" + SECURITY;
+        Path config = logDir.resolve("stranger.yaml");
+        Files.writeString(config, yaml);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        stranger = new ProcessBuilder(java, "-ea", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-jar", JAR.toAbsolutePath().toString(), "--config", config.toAbsolutePath().toString())
+                .redirectErrorStream(true).redirectOutput(strangerLog().toFile()).start();
+    }
+
+    /** The output of {@link #startStranger}'s process. */
+    public Path strangerLog() {
+        return logDir.resolve("stranger.log");
+    }
+
     /** Kills every node still running (SIGCONT first for frozen ones). */
     @Override
     public void close() {
+        if (stranger != null) {
+            stranger.destroyForcibly();
+        }
         for (int i = 0; i < size; i++) {
             Process p = processes[i];
             if (p != null && p.isAlive()) {
