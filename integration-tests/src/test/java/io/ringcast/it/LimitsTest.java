@@ -150,6 +150,42 @@ class LimitsTest {
         }
     }
 
+    /**
+     * Anonymous publishers are one principal, creating at most {@code limits.maxTopicsPerPrincipal}
+     * topics: one more is refused naming the key, while alice still creates topics up to
+     * {@code limits.maxTopics}, and anonymous publishes to existing topics are still accepted. The
+     * witness's topics are anonymous ones too.
+     */
+    @Test
+    void anonymousPublishersTakeTheirShareOfTopicsAndAUserStillCreatesTopics() throws Exception {
+        try (RingcastServer server = TestServers.start("limits:\n  maxTopics: 10\n  maxTopicsPerPrincipal: 6\n"
+                + TestServers.OPEN_WITH_ALICE);
+             Witness witness = Witness.start(server); // its topic: the first anonymous one
+             RawWebSocket anonymous = RawWebSocket.connectAndHello(server.webSocketUrl());
+             RawWebSocket alice = RawWebSocket.connectAndHello(server.webSocketUrl(),
+                     Credentials.password("alice", TestServers.ALICE_PASSWORD), 0)) {
+            for (int t = 2; t <= 6; t++) {
+                anonymous.publish(t, "anonymous/t" + t, "v");
+            }
+            Await.until(() -> anonymous.all("PUBLISH_ACK").size() == 5, "five anonymous topics beside the witness's");
+            anonymous.publish(7, "anonymous/t7", "v");
+            RawWebSocket.Msg error = errorFor(anonymous, 7);
+            assertThat(ErrorCode.of(error.a())).isEqualTo(ErrorCode.TOO_MANY_TOPICS);
+            assertThat(error.text()).contains("anonymous/t7", "anonymous", "limits.maxTopicsPerPrincipal = 6");
+
+            for (int t = 1; t <= 4; t++) {
+                alice.publish(t, "alice/t" + t, "v");
+            }
+            Await.until(() -> alice.all("PUBLISH_ACK").size() == 4, "alice's four topics, up to limits.maxTopics");
+            alice.publish(5, "alice/t5", "v");
+            assertThat(errorFor(alice, 5).text()).contains("limits.maxTopics = 10");
+            anonymous.publish(8, "anonymous/t2", "again"); // an existing topic: accepted
+            Await.until(() -> anonymous.all("PUBLISH_ACK").stream().anyMatch(m -> m.a() == 8), "the ack of 8");
+            assertThat(server.stats().get(TOPICS)).isEqualTo(10);
+            witness.stopAndVerifyWithin(100);
+        }
+    }
+
     @Test
     void publishesBeyondTheSessionsRateAreRefusedOneByOneWhileOtherSessionsPublish() throws Exception {
         try (RingcastServer server = TestServers.start("limits:\n  publishRatePerSession: 50\n");

@@ -122,13 +122,15 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      *                                   {@code filter}) the node serves at once; a subscription that would
      *                                   make one more is refused
      * @param maxViewsPerSession         distinct views one session's subscriptions may have
+     * @param maxTopicsPerPrincipal      topics one principal's publishes may create (all anonymous
+     *                                   sessions are one principal), of {@code maxTopics}; a single node's bound
      */
     public record Limits(int maxFrameBytes, int maxPathBytes, int maxPathDepth, int maxSubscriptionsPerSession,
                          long outboundQueueBytes, long slowConsumerCloseGraceMs, long handshakeTimeoutMs,
                          int maxValueBytes, int maxTopics, int maxConnections, int maxConnectionsBeforeUpgrade,
                          int publishRatePerSession, int publisherLedgers, int publisherLedgersPerPrincipal,
                          int maxViews, int maxViewsPerSession, int maxViewsPerPrincipal, int maxConnectionsPerPrincipal,
-                         long subscribeBytesPerSession, long subscribeBytesPerPrincipal) {
+                         long subscribeBytesPerSession, long subscribeBytesPerPrincipal, int maxTopicsPerPrincipal) {
 
         /** The path limits for the protocol's path and selector parsers. */
         public PathLimits pathLimits() {
@@ -156,6 +158,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             between("limits.maxConnectionsPerPrincipal", maxConnectionsPerPrincipal, 1, 10_000_000);
             atLeast("limits.subscribeBytesPerSession", subscribeBytesPerSession, 65536);
             atLeast("limits.subscribeBytesPerPrincipal", subscribeBytesPerPrincipal, 65536);
+            between("limits.maxTopicsPerPrincipal", maxTopicsPerPrincipal, 1, 1_000_000_000);
         }
     }
 

@@ -174,7 +174,8 @@ public final class NodeRuntime implements AutoCloseable {
         sequencer = new TopicSequencer(fanOutProxy, PooledByteBufAllocator.DEFAULT,
                 new TopicSequencer.SequencerLimits(config.history().length(), config.history().maxBytes(),
                         config.limits().maxTopics(),
-                        config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
+                        config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal(),
+                        config.limits().maxTopicsPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters,
                 config.cluster().enabled(), views, subscribeMemory, System::nanoTime, heldViewsTimer::arm,
                 inbound::tryReplyTurn);

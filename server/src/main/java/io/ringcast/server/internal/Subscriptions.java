@@ -140,6 +140,11 @@ final class Subscriptions {
             queueForTurn(session); // this batch made a window's worth already
             return;
         }
+        answerOrStream(session, request);
+    }
+
+    /** Answers the request at once when its reply fits in a window, else streams it: its first window now. */
+    private void answerOrStream(Session session, SubscriptionRequest request) {
         long windowStart = replies.writtenBytes();
         if (openAndAnswerWithin(session, request, REPLY_WINDOW_BYTES)) {
             answered(session, request);
@@ -194,7 +199,18 @@ final class Subscriptions {
         Session session;
         while (madeSinceTurn < REPLY_WINDOW_BYTES && (session = due.pollFirst()) != null) {
             session.replyDue = false;
-            if (session.pendingRequests != null) { // else closed meanwhile
+            ArrayDeque<SubscriptionRequest> pending = session.pendingRequests;
+            if (pending == null) {
+                continue; // closed meanwhile
+            }
+            SubscriptionRequest first = pending.peekFirst();
+            if (pending.size() == 1 && !first.unsubscribe && !first.opened) {
+                // a subscribe that waited for its turn, alone: answered as it would have been at
+                // once, its topics joined as ordinary members when its reply fits in a window
+                session.pendingRequests = null;
+                counters.subscribeRepliesPending(--repliesPending);
+                answerOrStream(session, first);
+            } else {
                 long windowStart = replies.writtenBytes();
                 produce(session, windowStart);
                 madeSinceTurn += replies.writtenBytes() - windowStart;

@@ -51,6 +51,12 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     /** {@code limits.maxTopics}: a publish that would create one more is refused. */
     private final int maxTopics;
     private final BooleanSupplier askReplyTurn;
+    /**
+     * Topics each principal's publishes created ({@code limits.maxTopicsPerPrincipal}), so that
+     * anonymous publishers cannot take every place of {@code limits.maxTopics}. A single node's: in
+     * a cluster the replicated log decides what is created, and knows no principals.
+     */
+    private final PrincipalShares topicsMadeBy;
     private FeatureResolver features;
     private Thread thread;
     private int nextAlias = 1;
@@ -81,6 +87,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.historyLength = limits.historyLength();
         this.historyMaxBytes = limits.historyMaxBytes();
         this.maxTopics = limits.maxTopics();
+        this.topicsMadeBy = new PrincipalShares(limits.maxTopicsPerPrincipal());
         this.encoder = new UpdateEncoder(alloc, features.features(), counters);
         this.replies = new DirectedReplies(alloc, fanOut, encoder, counters);
         this.viewed = new ViewedUpdates(alloc, fanOut, encoder, clock, armHeldTimer);
@@ -94,7 +101,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     /** The sequencer's bounds: history kept per topic, topics, and the publishers' ledgers. */
     record SequencerLimits(int historyLength, long historyMaxBytes, int maxTopics, int publisherLedgers,
-                           int publisherLedgersPerPrincipal) {
+                           int publisherLedgersPerPrincipal, int maxTopicsPerPrincipal) {
     }
 
     /** What subscribe requests keep: charge it for each {@code SUBSCRIBE} handed over as a session's event loop does. */
@@ -170,6 +177,12 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             if (tree.size() >= maxTopics && e.fixedSequence == 0) {
                 replies.refuse(e.session, ErrorCode.TOO_MANY_TOPICS, e.id, "publish to '" + e.path
                         + "' refused: it would create a topic beyond limits.maxTopics = " + maxTopics);
+                return;
+            }
+            if (e.fixedSequence == 0 && e.session != null && !topicsMadeBy.tryTake(e.session.permissions.who())) {
+                replies.refuse(e.session, ErrorCode.TOO_MANY_TOPICS, e.id, "publish to '" + e.path
+                        + "' refused: " + e.session.permissions.who() + " created its limits.maxTopicsPerPrincipal = "
+                        + topicsMadeBy.max() + " topics already");
                 return;
             }
             topic = createTopic(e.path, e.segments);

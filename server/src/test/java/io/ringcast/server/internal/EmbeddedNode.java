@@ -62,6 +62,8 @@ final class EmbeddedNode implements AutoCloseable {
     final List<Long> heldDeadlines = new ArrayList<>();
     /** {@code REPLY_TURN} commands the sequencer asked for and {@link #continueReplies} has not run yet. */
     private int replyTurnsAsked;
+    /** {@link #startBatch}: the commands run are not the end of a batch. */
+    private boolean batching;
 
     EmbeddedNode() {
         this("{}");
@@ -133,7 +135,8 @@ final class EmbeddedNode implements AutoCloseable {
         sequencer = new TopicSequencer(new FanOutProxy(ring, pollers), allocator,
                 new TopicSequencer.SequencerLimits(config.history().length(), config.history().maxBytes(),
                         config.limits().maxTopics(),
-                        config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal()),
+                        config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal(),
+                        config.limits().maxTopicsPerPrincipal()),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters, clusterMode, views,
                 subscribeMemory, () -> nowNanos, deadline -> heldDeadlines.add(deadline), () -> {
                     replyTurnsAsked++;
@@ -298,7 +301,21 @@ final class EmbeddedNode implements AutoCloseable {
     }
 
     private void run(InboundEvent e) {
-        sequencer.onEvent(e, 0, true);
+        sequencer.onEvent(e, 0, !batching);
+    }
+
+    /**
+     * The commands from here until {@link #endBatch} are one batch of the sequencer's, as a burst
+     * of them read off the inbound ring is: what it does at the end of a batch waits until then.
+     */
+    void startBatch() {
+        batching = true;
+    }
+
+    /** Ends the batch {@link #startBatch} began, with a command of nothing: the end of a batch's work runs. */
+    void endBatch() {
+        batching = false;
+        run(command(InboundEvent.REPLY_TURN, null, 0));
     }
 
     // ------------------------------------------------------------------ an inbound ring fed by other threads

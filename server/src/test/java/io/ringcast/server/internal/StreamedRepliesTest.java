@@ -22,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * topics before its {@code SUBSCRIBED}, then every update without gap or duplicate. The test
  * thread plays the client: {@link EmbeddedNode#deliverWindow} writes what is on the ring, and
  * {@link EmbeddedNode#continueReplies} hands the sequencer the requests for the next windows.
+ * Windows are made in turns, at the end of a batch of commands ({@link Subscriptions#takeTurn}).
  */
 @Timeout(60)
 class StreamedRepliesTest {
@@ -47,6 +48,38 @@ class StreamedRepliesTest {
 
     private static int bytes(List<Received> messages) {
         return messages.stream().mapToInt(Received::wireBytes).sum();
+    }
+
+    @Test
+    void subscribesOfOneBatchPastAWindowsWorthWaitForTheirTurnsAndThePublishAmongThemGoesOutFirst() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            createTopics(node, 3000, 200); // about 740 KB of reply for #
+            List<Session> whole = List.of(node.session(0), node.session(1), node.session(0), node.session(1));
+            Session one = node.session(0);
+            node.startBatch();
+            for (Session s : whole) {
+                node.subscribe(s, 1, "#");
+            }
+            node.subscribe(one, 1, path(7));
+            node.publish(null, 0, path(8), "during");
+            assertThat(node.counters.subscribeReplyWindowBytes()).as("the batch's replies: the first window only")
+                    .isBetween((long) Subscriptions.REPLY_WINDOW_BYTES, (long) Subscriptions.REPLY_WINDOW_BYTES + ONE_TOPIC_BYTES);
+            assertThat(node.counters.subscribeRepliesPending()).as("replies waiting for a turn, or streaming").isEqualTo(5);
+            node.endBatch();
+
+            for (Session s : whole) {
+                List<String> got = node.received(s).stream().map(Received::line).toList();
+                assertThat(got).filteredOn(m -> m.startsWith("SNAPSHOT")).hasSize(3000);
+                // the first reply had reached the updated topic: its update comes after the reply
+                List<String> after = got.subList(got.indexOf("SUBSCRIBED 1 3000") + 1, got.size());
+                assertThat(after).allSatisfy(m -> assertThat(m).startsWith("UPDATE").endsWith("during"));
+            }
+            assertThat(node.received(one)).extracting(Received::line).last().isEqualTo("SUBSCRIBED 1 1");
+            assertThat(node.counters.subscribeRepliesPending()).isZero();
+            node.publish(null, 0, path(7), "after");
+            assertThat(node.received(one)).as("its topic an ordinary membership: the update at once")
+                    .extracting(Received::line).hasSize(1).first().asString().startsWith("UPDATE");
+        }
     }
 
     @Test
