@@ -45,6 +45,8 @@ class HeldViewsMemoryTest {
     private static final String PINNED = "ringcast_netty_direct_memory_pinned_bytes";
     private static final String RING_BYTES = "ringcast_fanout_ring_bytes";
     private static final String FILLER = "x".repeat(3_000);
+    /** Each topic's history holds this many updates: full after as many rounds, the node's idle level. */
+    private static final int HISTORY = 4;
 
     /** Publishes a 3 kB value to each of {@value #TOPICS} topics every 100 ms until closed. */
     private static final class Publisher implements AutoCloseable {
@@ -134,10 +136,11 @@ class HeldViewsMemoryTest {
     private static void manyViewsWhileAWitnessWatches(Path dir) throws Exception {
         List<RingcastClient> sessions = new ArrayList<>();
         AtomicLong received = new AtomicLong();
-        try (NodeProcess node = NodeProcess.start(dir, List.of("-Xmx256m", "-XX:StartFlightRecording=filename=/tmp/held.jfr,settings=profile"), "security:\n" + TestServers.OPEN_TO_ANONYMOUS);
+        try (NodeProcess node = NodeProcess.start(dir, List.of("-Xmx256m"),
+                "history:\n  length: " + HISTORY + "\nsecurity:\n" + TestServers.OPEN_TO_ANONYMOUS);
              Publisher publisher = new Publisher(node.webSocketUrl())) {
-            // the topics' histories full (history.length 64): what the node keeps whether or not there are views
-            Await.until(() -> publisher.rounds.get() > 64, "64 rounds of publishes acked");
+            // the topics' histories full: what the node keeps whether or not there are views
+            Await.until(() -> publisher.rounds.get() > HISTORY, HISTORY + " rounds of publishes acked");
             double idleHeap = node.heapAfterGc();
             double idlePinned = MetricSampler.metric(node.port(), PINNED);
 

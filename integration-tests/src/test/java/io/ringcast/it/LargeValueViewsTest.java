@@ -22,7 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the anonymous principal's 500 and alice's 500, each with its own filter): its ack, and a witness
  * publishing on another topic meanwhile, take at most five times what they take with no view. Each
  * view reads the value on its own from its start until it meets its fields, and the fields here lie
- * after 1 MB of text: what a shared read of the value ({@code ValueIndex}) saves.
+ * after 1 MB of text: what a shared read of the value ({@code ValueIndex}) saves. The node's
+ * resident memory stays under 1 GiB (its heap is 512 MiB), and once the views' sessions leave, its
+ * heap comes back to where it was.
  */
 @Timeout(300)
 class LargeValueViewsTest {
@@ -90,6 +92,7 @@ class LargeValueViewsTest {
         try (NodeProcess node = NodeProcess.start(dir, List.of("-Xmx512m"), TestServers.OPEN_WITH_ALICE);
              RawWebSocket publisher = RawWebSocket.connectAndHello(node.webSocketUrl())) {
             Measured plain = measure(node, publisher, 1_000);
+            double idleHeap = node.heapAfterGc();
             openViews(node, RingcastClient.builder(), "a", sessions);
             openViews(node, RingcastClient.builder().password("alice", TestServers.ALICE_PASSWORD), "b", sessions);
             assertThat(MetricSampler.metric(node.port(), "ringcast_views")).isEqualTo(2 * VIEWS_PER_PRINCIPAL);
@@ -103,6 +106,11 @@ class LargeValueViewsTest {
                     .isLessThanOrEqualTo(5 * plainMedian);
             assertThat(viewed.witnessP99Millis).as("the witness's p99 with 1,000 views, ms (without: %.1f)",
                     plain.witnessP99Millis).isLessThanOrEqualTo(Math.max(5 * plain.witnessP99Millis, 100));
+            assertThat(node.rssBytes()).as("the node's resident memory").isLessThan(1024L << 20);
+            sessions.forEach(RingcastClient::close);
+            MetricSampler.await(node.port(), "ringcast_views", v -> v == 0, "the views closed with their sessions");
+            assertThat(node.heapAfterGc() - idleHeap).as("heap kept after the views' sessions left")
+                    .isLessThan(16.0 * (1 << 20));
         } finally {
             sessions.forEach(RingcastClient::close);
         }
