@@ -149,10 +149,16 @@ final class Subscriptions {
         if (openAndAnswerWithin(session, request, REPLY_WINDOW_BYTES)) {
             answered(session, request);
             replies.flush();
+            madeSinceTurn += replies.writtenBytes() - windowStart;
         } else {
             pend(session, request);
-            produce(session, windowStart);
+            produceCounted(session, windowStart);
         }
+    }
+
+    /** {@link #produce}, the window counted in what this turn made. */
+    private void produceCounted(Session session, long windowStart) {
+        produce(session, windowStart);
         madeSinceTurn += replies.writtenBytes() - windowStart;
     }
 
@@ -211,9 +217,7 @@ final class Subscriptions {
                 counters.subscribeRepliesPending(--repliesPending);
                 answerOrStream(session, first);
             } else {
-                long windowStart = replies.writtenBytes();
-                produce(session, windowStart);
-                madeSinceTurn += replies.writtenBytes() - windowStart;
+                produceCounted(session, replies.writtenBytes());
             }
         }
         madeSinceTurn = 0;

@@ -151,9 +151,7 @@ final class ViewedUpdates implements AutoCloseable {
         v = new TopicView(topic, view, empty);
         topic.addView(v);
         if (topic.hasValue()) {
-            projectedBy = null;
-            topic.viewedValue(topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength());
-            take(v, topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength(), topic.sequence, null);
+            takeNewest(v);
         }
         return v;
     }
@@ -164,14 +162,19 @@ final class ViewedUpdates implements AutoCloseable {
      * the caller.
      */
     void refresh(TopicView v) {
-        Topic topic = v.topic;
-        if (topic.hasValue()) {
-            projectedBy = null;
-            topic.viewedValue(topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength());
-            take(v, topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength(), topic.sequence, null);
+        if (v.topic.hasValue()) {
+            takeNewest(v);
         } else {
             v.unmatch();
         }
+    }
+
+    /** The view takes the topic's newest value, which its cache keeps, as all its views' ({@link Topic#viewedValue()}). */
+    private void takeNewest(TopicView v) {
+        Topic topic = v.topic;
+        topic.viewedValue(topic.lastValueBuffer(), topic.lastValueIndex(), topic.lastValueLength());
+        projectedBy = null;
+        take(v, topic.sequence, null);
     }
 
     /**
@@ -233,19 +236,9 @@ final class ViewedUpdates implements AutoCloseable {
      */
     void update(Topic topic, boolean created, long sequence, ByteBuf value, int index, int length,
                 long receivedNanos) {
-        value.retain(); // read to the end, though the ring may release its reference as the views' frames go on it
-        projectedBy = null;
+        // the topic's reference for its views keeps the value while the ring may release its own
         topic.viewedValue(value, index, length);
-        try {
-            updateViews(topic, created, sequence, value, index, length, receivedNanos);
-        } finally {
-            projectedBy = null;
-            value.release();
-        }
-    }
-
-    private void updateViews(Topic topic, boolean created, long sequence, ByteBuf value, int index, int length,
-                             long receivedNanos) {
+        projectedBy = null;
         long now = 0;
         // one read of a large value for all its views, each then reading only its fields
         ValueIndex fields = topic.viewCount() > 1 && length >= ValueIndex.MIN_VALUE_BYTES ? topic.valueIndex() : null;
@@ -255,7 +248,7 @@ final class ViewedUpdates implements AutoCloseable {
         for (int i = 0, n = topic.viewCount(); i < n; i++) {
             TopicView v = topic.view(i);
             boolean wasMatched = v.matched;
-            int change = take(v, value, index, length, sequence, fields);
+            int change = take(v, sequence, fields);
             if (change == UNMATCHED && wasMatched) {
                 unmatched(v, created, sequence);
                 continue;
@@ -283,6 +276,7 @@ final class ViewedUpdates implements AutoCloseable {
             }
             send(v, v.view.projection != null ? projected : topic.viewedValue(), created, sequence, 0, receivedNanos);
         }
+        projectedBy = null;
     }
 
     private static final int UNMATCHED = 0;
@@ -290,14 +284,16 @@ final class ViewedUpdates implements AutoCloseable {
     private static final int TAKEN = 2;
 
     /**
-     * Takes the topic's newest value, {@code length} bytes of {@code value} from {@code index}, into
-     * the view's state: whether it no longer matches, shows nothing new, or was taken.
+     * Takes the topic's newest value ({@link Topic#viewedValue()}) into the view's state: whether it no longer matches, shows nothing new, or was taken.
      * {@code fields}: the value's {@link ValueIndex} when one was read, else null.
      */
-    private int take(TopicView v, ByteBuf value, int index, int length, long sequence, ValueIndex fields) {
+    private int take(TopicView v, long sequence, ValueIndex fields) {
         View view = v.view;
+        ByteBuf newest = v.topic.viewedValue();
+        int index = newest.readerIndex();
+        int length = newest.readableBytes();
         if (view.filter != null
-                && !(fields != null ? view.filter.matches(fields) : view.filter.matches(value, index, length))) {
+                && !(fields != null ? view.filter.matches(fields) : view.filter.matches(newest, index, length))) {
             v.unmatch();
             return UNMATCHED;
         }
@@ -305,7 +301,7 @@ final class ViewedUpdates implements AutoCloseable {
             if (view.projection != projectedBy) {
                 projected.clear().ensureWritable(FieldProjection.maxBytes(length));
                 projectedLength = fields != null ? view.projection.project(fields, projected)
-                        : view.projection.project(value, index, length, projected);
+                        : view.projection.project(newest, index, length, projected);
                 identify(projected, projectedLength);
                 projectedBy = view.projection;
             }
