@@ -138,16 +138,32 @@ final class RaftTestMembers implements AutoCloseable {
 
     /** Awaits every running member having applied {@code count} entries with the same chain hash. */
     void awaitApplied(long count, Duration timeout) {
-        Await.until(() -> {
-            Long chain = null;
-            for (int i : running()) {
-                if (machines[i].applied() != count || (chain != null && chain != machines[i].chain())) {
-                    return false;
-                }
-                chain = machines[i].chain();
+        Await.until(() -> appliedAlike(count, count), timeout, Duration.ofMillis(5),
+                () -> count + " entries applied alike everywhere: " + describe());
+    }
+
+    /**
+     * Awaits every running member having applied the same number of entries, at least {@code atLeast},
+     * with the same chain hash: for a group whose leader may still commit an entry after the count was
+     * read (the commit index a caller reads can trail the one the last ack was answered from).
+     */
+    void awaitAppliedAlike(long atLeast, Duration timeout) {
+        Await.until(() -> appliedAlike(atLeast, Long.MAX_VALUE), timeout, Duration.ofMillis(5),
+                () -> "at least " + atLeast + " entries applied alike everywhere: " + describe());
+    }
+
+    private boolean appliedAlike(long atLeast, long atMost) {
+        Long applied = null;
+        Long chain = null;
+        for (int i : running()) {
+            long count = machines[i].applied();
+            if (count < atLeast || count > atMost || (applied != null && (applied != count || chain != machines[i].chain()))) {
+                return false;
             }
-            return true;
-        }, timeout, Duration.ofMillis(5), () -> count + " entries applied alike everywhere: " + describe());
+            applied = count;
+            chain = machines[i].chain();
+        }
+        return true;
     }
 
     String describe() {
