@@ -98,7 +98,7 @@ public final class ClusterNode implements AutoCloseable {
         this.engine = switch (replication.engine()) {
             case JGROUPS -> new JGroupsEngine(settings, RaftSettings.of(replication.dataDir(), replication.commitFsync(),
                     replication.failureDetectionMs(), replication.voteTimeoutMs(), replication.replicationTimeoutMs(),
-                    replication.snapshotLogBytes()).withClusterKey(replication.secretFile() == null ? null
+                    replication.snapshotLogBytesOf(settings.members().indexOf(settings.self()))).withClusterKey(replication.secretFile() == null ? null
                     : ClusterKey.fromFile(replication.secretFile())), sink, content);
             case RATIS -> new RatisEngine(settings, replication, sink, content);
         };

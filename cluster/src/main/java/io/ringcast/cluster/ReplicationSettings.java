@@ -53,6 +53,15 @@ public record ReplicationSettings(Path dataDir, boolean commitFsync, long failur
                 Engine.JGROUPS, 1);
     }
 
+    /**
+     * The log bytes after which member {@code memberIndex} (its place in {@code cluster.members})
+     * snapshots: {@code snapshotLogBytes} and a tenth more for each member after the first, so that
+     * the members, which apply the same log, do not all write a snapshot at the same entry.
+     */
+    public long snapshotLogBytesOf(int memberIndex) {
+        return snapshotLogBytes * (10 + memberIndex) / 10;
+    }
+
     public ReplicationSettings {
         Objects.requireNonNull(engine, "engine");
         if (groups < 1 || (engine == Engine.JGROUPS && groups != 1)) {

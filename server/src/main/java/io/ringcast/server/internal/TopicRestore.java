@@ -57,6 +57,14 @@ final class TopicRestore {
 
     private void restoreHistory(Topic topic, TopicStateFile.SavedTopic t) {
         List<TopicStateFile.Entry> history = t.history();
+        if (history.isEmpty() && t.lastValue() != null) {
+            // a cluster snapshot's topic: its value alone, kept as its newest update, in full
+            topic.sequence = t.sequence();
+            ByteBuf frame = encoder.savedUpdateFrame(topic.alias, t.sequence(), 0, t.lastValue());
+            topic.record(frame, OutboundFrame.HEADER_RESERVE_BYTES, null);
+            counters.valuesCached(1);
+            return;
+        }
         for (int i = 0; i < history.size(); i++) {
             TopicStateFile.Entry entry = history.get(i);
             topic.sequence = entry.sequence();

@@ -14,8 +14,11 @@ import java.util.List;
 import java.util.function.Predicate;
 
 /**
- * This node's part of the cluster's Raft snapshots: every topic's sequence, history and last value,
- * which the sequencer keeps and the log's state machine does not. Written as {@code u32 length}
+ * This node's part of the cluster's Raft snapshots: every topic's sequence and last value, which the
+ * sequencer keeps and the log's state machine does not. Not the history: a node that takes a
+ * snapshot over (a lagging member, or one restarting from its snapshot and log) keeps, of a topic
+ * the snapshot moved, the snapshot's value and what it applies after; its subscribers resuming from
+ * before are told of a gap with the value, as past any history. Written as {@code u32 length}
  * then that many bytes in {@link TopicStateFile}'s format.
  *
  * <p>Thread contract: {@link #write} and {@link #read} on the Raft engine's apply thread, between

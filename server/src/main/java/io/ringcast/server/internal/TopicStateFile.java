@@ -32,7 +32,9 @@ import java.util.List;
  * <p>Format, big-endian ({@link DataOutput}): {@code "RCST"}, {@code u32 version = 1},
  * {@code u32 topics}, then per topic: path ({@code writeUTF}), {@code u64 sequence},
  * {@code u32 entries}, entries oldest first ({@code u64 sequence, u8 flags, u32 length, bytes}),
- * {@code i32 lastValueLength} ({@code -1}: none) and its bytes.
+ * {@code i32 lastValueLength} ({@code -1}: none) and its bytes. A topic with a last value and no
+ * entries (a cluster snapshot's, {@link #writeTo(DataOutput, Iterable, boolean)}) is restored with
+ * that value as its one update, at its sequence.
  */
 final class TopicStateFile {
     private static final int MAGIC = 0x52435354; // "RCST"
@@ -74,21 +76,32 @@ final class TopicStateFile {
      * @return how many topics were written
      */
     static int writeTo(DataOutput out, Iterable<Topic> topics) throws IOException {
+        return writeTo(out, topics, true);
+    }
+
+    /**
+     * Writes every topic in this format; without {@code withHistory}, each topic's sequence and
+     * newest full value alone (no history entries), which {@link TopicRestore} takes over as a
+     * history of that one value. A cluster's snapshots are written so: their size, and the time a
+     * node takes to write and send one, follow the topics and their values, not the history's
+     * length (issue 28).
+     */
+    static int writeTo(DataOutput out, Iterable<Topic> topics, boolean withHistory) throws IOException {
         List<Topic> all = new ArrayList<>();
         topics.forEach(all::add);
         out.writeInt(MAGIC);
         out.writeInt(VERSION);
         out.writeInt(all.size());
         for (Topic topic : all) {
-            writeTopic(out, topic);
+            writeTopic(out, topic, withHistory);
         }
         return all.size();
     }
 
-    private static void writeTopic(DataOutput out, Topic topic) throws IOException {
+    private static void writeTopic(DataOutput out, Topic topic, boolean withHistory) throws IOException {
         out.writeUTF(topic.path);
         out.writeLong(topic.sequence);
-        int entries = topic.historySize();
+        int entries = withHistory ? topic.historySize() : 0;
         long oldest = topic.sequence - entries + 1;
         out.writeInt(entries);
         for (long s = oldest; s <= topic.sequence; s++) {

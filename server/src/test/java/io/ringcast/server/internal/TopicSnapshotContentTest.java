@@ -103,7 +103,7 @@ class TopicSnapshotContentTest {
     }
 
     @Test
-    void aNodeTakingOverASnapshotHasEveryTopicsValueSequenceAndHistory() throws Exception {
+    void aNodeTakingOverASnapshotHasEveryTopicsValueAndSequenceButNotTheHistoryBefore() throws Exception {
         EmbeddedNode leader = clusterNode();
         applyAll(leader, "fx/eur", 1, 6);
         applyAll(leader, "fx/gbp", 1, 1);
@@ -121,13 +121,13 @@ class TopicSnapshotContentTest {
                 .containsExactlyInAnyOrder(tuple(0, 6L, "fx/eur#6"), tuple(0, 1L, "fx/gbp#1"),
                         tuple(0, 2L, "news/日本語/🚀#2"));
 
-        Session withinHistory = restored.session(1);
-        restored.subscribe(withinHistory, 1, "fx/eur", Map.of("fx/eur", 3L));
-        assertThat(of(restored.received(withinHistory), MessageType.UPDATE)).extracting(Received::sequence, Received::text)
-                .containsExactly(tuple(4L, "fx/eur#4"), tuple(5L, "fx/eur#5"), tuple(6L, "fx/eur#6"));
+        Session oneBehind = restored.session(1);
+        restored.subscribe(oneBehind, 1, "fx/eur", Map.of("fx/eur", 5L));
+        assertThat(of(restored.received(oneBehind), MessageType.UPDATE)).extracting(Received::sequence, Received::text)
+                .containsExactly(tuple(6L, "fx/eur#6"));
 
         Session beforeHistory = restored.session(0);
-        restored.subscribe(beforeHistory, 1, "fx/eur", Map.of("fx/eur", 1L));
+        restored.subscribe(beforeHistory, 1, "fx/eur", Map.of("fx/eur", 3L)); // in the leader's history, not the snapshot's
         assertThat(snapshots(restored.received(beforeHistory))).extracting(Received::flags, Received::sequence,
                 Received::text).containsExactly(tuple(UpdateFlags.GAP, 6L, "fx/eur#6"));
 
@@ -162,30 +162,68 @@ class TopicSnapshotContentTest {
     }
 
     @Test
-    void subscribersOfTopicsTheSnapshotMovesOnAreReplayedWhatTheyMissedFromItsHistoryAndThenCarryOn()
-            throws Exception {
-        Behind b = takeOverFromLeaderAt(5);
+    void subscribersOfATopicTheSnapshotMovesOnByOneGetItsValueAsTheNextUpdateAndThenCarryOn() throws Exception {
+        Behind b = takeOverFromLeaderAt(3);
         int a = b.aliasOfA();
-        assertThat(b.got()).extracting(Received::line).as("a's 3 to 5 are in the history of 4: no gap")
-                .containsExactlyInAnyOrder("UPDATE " + a + " #3 a#3", "UPDATE " + a + " #4 a#4", "UPDATE " + a + " #5 a#5",
-                        "TOPIC 3 c", "UPDATE 3 #1 c#1"); // new here, all of it in the history; b did not move: nothing
-        b.node().apply("a", 6, "a#6");
+        assertThat(b.got()).extracting(Received::line).as("a's 3 is the snapshot's value: no gap")
+                .containsExactlyInAnyOrder("UPDATE " + a + " #3 a#3",
+                        "TOPIC 3 c", "UPDATE 3 #1 c#1"); // new here, all of it in the snapshot; b did not move: nothing
+        b.node().apply("a", 4, "a#4");
         assertThat(of(b.node().received(b.sub()), MessageType.UPDATE)).extracting(Received::alias, Received::sequence,
-                Received::flags).containsExactly(tuple(a, 6L, 0));
+                Received::flags).containsExactly(tuple(a, 4L, 0));
     }
 
     @Test
-    void subscribersOfTopicsTheSnapshotMovesPastItsHistoryAreToldOfTheGapAndThenCarryOn() throws Exception {
-        Behind b = takeOverFromLeaderAt(9); // the history keeps 6 to 9
+    void subscribersOfTopicsTheSnapshotMovesOnByMoreAreToldOfTheGapAndThenCarryOn() throws Exception {
+        Behind b = takeOverFromLeaderAt(9); // the leader's history keeps 6 to 9, its snapshot 9 alone
         int a = b.aliasOfA();
         assertThat(b.got()).extracting(Received::line).containsExactlyInAnyOrder(
-                "SNAPSHOT 0 " + a + " #9 GAP a#9", // moved past the history: the gap, with the value
+                "SNAPSHOT 0 " + a + " #9 GAP a#9", // moved past what the snapshot holds: the gap, with the value
                 "TOPIC 3 c", "UPDATE 3 #1 c#1"); // new here, replayed; b did not move: nothing
         b.node().apply("a", 10, "a#10");
         assertThat(of(b.node().received(b.sub()), MessageType.UPDATE)).extracting(Received::alias, Received::sequence,
                 Received::flags).containsExactly(tuple(a, 10L, 0));
         assertThat(b.node().counters.topics()).isEqualTo(3);
         assertThat(b.node().counters.valuesCached()).isEqualTo(3);
+    }
+
+    @Test
+    void aTopicAtTheSnapshotsSequenceKeepsItsHistoryAndItsSubscribersHearNothing() throws Exception {
+        EmbeddedNode leader = clusterNode();
+        applyAll(leader, "a", 1, 4);
+        byte[] snapshot = snapshotOf(leader);
+
+        EmbeddedNode follower = clusterNode();
+        applyAll(follower, "a", 1, 4);
+        Session sub = follower.session(0);
+        follower.subscribe(sub, 1, "a");
+        follower.received(sub);
+        takeOver(follower, snapshot);
+        assertThat(follower.received(sub)).isEmpty();
+
+        Session resumed = follower.session(1);
+        follower.subscribe(resumed, 1, "a", Map.of("a", 1L));
+        assertThat(of(follower.received(resumed), MessageType.UPDATE)).extracting(Received::text)
+                .containsExactly("a#2", "a#3", "a#4");
+    }
+
+    @Test
+    void aSnapshotsSizeFollowsItsTopicsValuesNotTheirHistory() throws Exception {
+        EmbeddedNode once = clusterNode();
+        EmbeddedNode often = new EmbeddedNode("history: {length: 4096}", true);
+        nodes.add(often);
+        String value = "v".repeat(200);
+        once.apply("t", 1000, value);
+        for (int seq = 1; seq <= 1000; seq++) {
+            often.apply("t", seq, value);
+            if (seq % 500 == 0) {
+                often.deliver();
+            }
+        }
+        byte[] ofOnce = snapshotOf(once);
+        byte[] ofOften = snapshotOf(often);
+        assertThat(ofOften).as("1,000 updates in history, 200 B each").hasSize(ofOnce.length);
+        assertThat(ofOnce.length).isLessThan(300);
     }
 
     /** Creates {@code n} topics with one update of 200 bytes each, delivering as it goes (the ring has 1,024 slots). */
@@ -202,13 +240,13 @@ class TopicSnapshotContentTest {
 
     /**
      * A subscriber on '#' whose reply streams (3,001 topics) has been sent "a" (at #2) when the node
-     * takes over a snapshot that moves "a" on to #5: the replay of 3 to 5 is held with a's updates
+     * takes over a snapshot that moves "a" on to #3: the replay of 3 is held with a's updates
      * and comes after SUBSCRIBED, after a's snapshot, as the updates themselves would have.
      */
     @Test
     void aSubscriberWhoseReplyStreamsIsReplayedATopicTheSnapshotMovesOnAfterItsSubscribed() throws Exception {
         EmbeddedNode leader = clusterNode();
-        applyAll(leader, "a", 1, 5);
+        applyAll(leader, "a", 1, 3);
         applyMany(leader, 3000);
         byte[] snapshot = snapshotOf(leader);
 
@@ -231,8 +269,7 @@ class TopicSnapshotContentTest {
                 ofA.add((subscribed ? "after " : "before ") + m.line());
             }
         }
-        assertThat(ofA).containsExactly("before TOPIC 1 a", "before SNAPSHOT 1 1 #2 a#2", "after UPDATE 1 #3 a#3",
-                "after UPDATE 1 #4 a#4", "after UPDATE 1 #5 a#5");
+        assertThat(ofA).containsExactly("before TOPIC 1 a", "before SNAPSHOT 1 1 #2 a#2", "after UPDATE 1 #3 a#3");
     }
 
     /** Topics are never removed, so this should not happen; if it does, the log decides. */
@@ -273,10 +310,10 @@ class TopicSnapshotContentTest {
 
         EmbeddedNode restored = clusterNode();
         takeOver(restored, snapshot);
-        Session resumed = restored.session(0);
-        restored.subscribe(resumed, 1, "t", Map.of("t", 0L));
-        assertThat(of(restored.received(resumed), MessageType.UPDATE)).extracting(Received::text)
-                .containsExactly("t#1", "t#2", "t#3");
+        Session fresh = restored.session(0);
+        restored.subscribe(fresh, 1, "t");
+        assertThat(snapshots(restored.received(fresh))).extracting(Received::sequence, Received::text)
+                .containsExactly(tuple(3L, "t#3"));
     }
 
     @Test
@@ -290,8 +327,8 @@ class TopicSnapshotContentTest {
 
         byte[] badMagic = good.clone();
         badMagic[Integer.BYTES] ^= 0x55;
-        byte[] longValue = good.clone(); // the first history entry's length, after the header, path, sequence, count, entry head
-        int entryLengthAt = Integer.BYTES + 12 + (2 + "a/b".length()) + 8 + 4 + 8 + 1;
+        byte[] longValue = good.clone(); // the last value's length, after the header, path, sequence and history count (0)
+        int entryLengthAt = Integer.BYTES + 12 + (2 + "a/b".length()) + 8 + 4;
         ByteBuffer.wrap(longValue).putInt(entryLengthAt, Integer.MAX_VALUE - 1);
         Map<String, byte[]> damaged = Map.of(
                 "the snapshot ends before its topics", new byte[0],
@@ -302,7 +339,7 @@ class TopicSnapshotContentTest {
                 ByteBuffer.allocate(12).putInt(Integer.MAX_VALUE).array(),
                 "the snapshot's topics are damaged (not a Ringcast state file (bad magic number)); none taken over",
                 badMagic,
-                "the snapshot's topics are damaged (truncated: value length in a/b is 2147483646 bytes, more than the "
+                "the snapshot's topics are damaged (truncated: last value length in a/b is 2147483646 bytes, more than the "
                         + "input holds); none taken over", longValue);
         for (Map.Entry<String, byte[]> d : damaged.entrySet()) {
             assertThatThrownBy(() -> content.read(new DataInputStream(new ByteArrayInputStream(d.getValue()))))

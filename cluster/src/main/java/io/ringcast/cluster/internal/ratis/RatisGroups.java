@@ -225,8 +225,8 @@ public final class RatisGroups implements AutoCloseable {
      * off cannot disrupt the others when it comes back); a leader that has not heard from a
      * majority for twice {@code failureDetectionMs} steps down (check-quorum), so a node cut
      * off from the majority refuses publishes instead of holding them; commit waits for fsync on a
-     * majority unless {@code commitFsync} is off; snapshots every {@link #snapshotEntries} entries,
-     * a tenth more for each member after the first so that the nodes do not all write one at once.
+     * majority unless {@code commitFsync} is off; snapshots every {@link #snapshotEntries} entries of
+     * this member's {@link ReplicationSettings#snapshotLogBytesOf}, so that the nodes do not all write one at once.
      */
     static RaftProperties properties(ClusterSettings cluster, ReplicationSettings replication) {
         RaftProperties p = new RaftProperties();
@@ -252,8 +252,7 @@ public final class RatisGroups implements AutoCloseable {
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         int index = cluster.members().indexOf(me);
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p,
-                snapshotEntries(replication.snapshotLogBytes()) * (10 + index) / 10);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, snapshotEntries(replication.snapshotLogBytesOf(index)));
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         // a reply slower than this closes the client's connection, failing every request on it: as
         // long as a publish may wait
