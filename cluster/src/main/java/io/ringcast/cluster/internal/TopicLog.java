@@ -4,9 +4,6 @@ import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.UpdateSink;
 import org.jgroups.raft.StateMachine;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.ByteArrayOutputStream;
 import java.io.DataInput;
 import java.io.DataOutput;
@@ -69,8 +66,6 @@ import java.util.function.LongConsumer;
  * for tests. Re-entry (a sink that applies an entry) is asserted against.
  */
 public final class TopicLog implements StateMachine {
-    private static final Logger log = LoggerFactory.getLogger(TopicLog.class);
-
     private static final int SNAPSHOT_MAGIC = 0x52435431; // "RCT1"
     /** 2: with the count of entries applied; 1 (without it) is refused, see {@link #readContentFrom}. */
     private static final int SNAPSHOT_VERSION = 2;
@@ -253,13 +248,7 @@ public final class TopicLog implements StateMachine {
      */
     @Override
     public void writeContentTo(DataOutput out) throws IOException {
-        long start = System.nanoTime();
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        capture().writeTo(new DataOutputStream(bytes));
-        out.write(bytes.toByteArray());
-        // the engine's thread waits for this: its size and time are what a snapshot costs the group
-        log.info("cluster: snapshot of {} bytes ({} topics, {} entries applied) written in {} ms", bytes.size(),
-                topics.size(), appliedEntries, (System.nanoTime() - start) / 1_000_000);
+        capture().writeTo(out);
     }
 
     /**
