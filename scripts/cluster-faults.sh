@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The cluster fault suite of issue 18: five real node processes, each on its own loopback address
 # (127.0.0.11 .. 127.0.0.15), under load from publishers and subscribers, through six faults (a
-# partition, a bridge, kill -9 of a leader, of two nodes, SIGSTOP of a leader, a rolling restart),
+# partition, a bridge, kill -9 of a leader, of two nodes, SIGSTOP of a leader, a rolling restart;
+# of issue 28: a one-way cut from a leader, a leader isolated from every node, a flapping partition),
 # each judged by a checker of every acked update against every delivery.
 # Everything (the nodes, the clients, the checker) runs inside a private network namespace
 # (unshare -n) whose firewall the suite changes with iptables: it needs root, and never touches the
 # machine's own network. Reports: integration-tests/target/cluster-faults/<fault>.{json,txt}.
 #
 # Usage: scripts/cluster-faults.sh [--quick] [fault...]
-#   faults: partition bridge kill-leader kill-two pause-leader rolling-restart (all when none named)
+#   faults: partition bridge kill-leader kill-two pause-leader rolling-restart one-way-cut
+#           isolated-leader flapping-partition (all when none named)
 #   --quick: the CI durations (cuts of 15 s instead of 40 s, and so on)
 # With RINGCAST_FAULTS_CLASSPATH set (the JUnit test does), it runs on that classpath without Maven.
 set -euo pipefail

@@ -193,8 +193,12 @@ const CREDENTIALS_TOKEN = 2;
  * @param credentials undefined (anonymous), { principal, password } or { token }
  * @param publisherId a BigInt (or Number) u64; 0 or undefined: none. With one, an anonymous HELLO
  *   writes credentials kind 0 before it; without one and anonymous, HELLO ends after the name.
+ * @param connection this connection's number among the client's (1 for the first, one more for
+ *   each), u32, written after the publisher id (only with one); 0: none. A cluster orders the
+ *   publisher's sessions by it (docs/protocol.md, "Sending a publish again").
  */
-function encodeHello(clientName, version = PROTOCOL_VERSION, credentials = undefined, publisherId = 0n) {
+function encodeHello(clientName, version = PROTOCOL_VERSION, credentials = undefined, publisherId = 0n,
+    connection = 0) {
     const name = checkStringField(utf8Of(clientName), 'clientName');
     const withPublisherId = publisherId !== undefined && publisherId !== null && BigInt(publisherId) !== 0n;
     let kind = null;
@@ -209,12 +213,17 @@ function encodeHello(clientName, version = PROTOCOL_VERSION, credentials = undef
     } else if (withPublisherId) {
         kind = CREDENTIALS_NONE;
     }
-    let body = 2 + 2 + name.length + (kind === null ? 0 : 1) + (withPublisherId ? 8 : 0);
+    const withConnection = withPublisherId && connection > 0;
+    if (withConnection && !(Number.isInteger(connection) && connection <= 0xFFFFFFFF)) {
+        throw new RangeError(`connection ${connection}: 1 to 2^32-1`);
+    }
+    let body = 2 + 2 + name.length + (kind === null ? 0 : 1) + (withPublisherId ? 8 : 0) + (withConnection ? 4 : 0);
     for (const field of fields) body += 2 + field.length;
     const w = new MessageWriter(MessageType.HELLO, body).u16(version).str(name);
     if (kind !== null) w.u8(kind);
     for (const field of fields) w.str(field);
     if (withPublisherId) w.u64(publisherId);
+    if (withConnection) w.u32(connection);
     return w.bytes;
 }
 
@@ -1107,7 +1116,7 @@ class RingcastClient {
             if (c.ended) return;
             // HELLO alone; nothing else until WELCOME
             this.#send(c, encodeHello(this.#options.clientName, PROTOCOL_VERSION, this.#options.credentials,
-                this.#publisherId));
+                this.#publisherId, c.number));
         };
         ws.onmessage = (event) => this.#onFrame(c, event.data);
         ws.onerror = (event) => {

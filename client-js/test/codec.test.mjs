@@ -88,6 +88,16 @@ test('HELLO with a publisher id: after the credentials, kind 0 for an anonymous 
     assert.equal(hello.length, 23);
 });
 
+test('HELLO with a connection number: 4 bytes after the publisher id, only with one', () => {
+    assert.deepEqual(encodeHello('c', 1, { token: 'tk' }, 5n, 3),
+        doc('01 00000016 0001 0001 "c" 02 0002 "tk" 0000000000000005 00000003'));
+    assert.deepEqual(encodeHello('demo1', 1, undefined, 7n, 0xFFFFFFFF),
+        doc('01 00000016 0001 0005 "demo1" 00 0000000000000007 FFFFFFFF'));
+    assert.deepEqual(encodeHello('demo1', 1, undefined, 0n, 3), doc('01 00000009 0001 0005 "demo1"'),
+        'no publisher id: no connection number either');
+    assert.throws(() => encodeHello('demo1', 1, undefined, 7n, 2 ** 32), /connection 4294967296: 1 to 2\^32-1/);
+});
+
 test('SUBSCRIBE with a resume list, UNSUBSCRIBE, PING', () => {
     assert.deepEqual(encodeSubscribe(7, 'a/+', [['a/b', 42], ['a/c', 2 ** 40]]),
         doc('02 00000027 00000007 0003 "a/+" 00000002 0003 "a/b" 000000000000002A 0003 "a/c" 0000010000000000'));

@@ -35,6 +35,16 @@ public interface MessageHandler {
         onHello(version, clientName, credentials);
     }
 
+    /**
+     * {@code HELLO} with the client's publisher id and the number of this connection among those the
+     * client opened with that id ({@code 1} for the first, one more for each; {@code 0}: not given),
+     * by which a cluster tells a publisher's sessions apart in the order they were opened.
+     */
+    default void onHello(int version, String clientName, Credentials credentials, long publisherId, long connection)
+            throws ProtocolException {
+        onHello(version, clientName, credentials, publisherId);
+    }
+
     /** @param resume the client's last sequence per topic path, empty when it has none */
     default void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume)
             throws ProtocolException {

@@ -75,6 +75,18 @@ public final class WireCodec {
      */
     public static void writeHello(ByteBuf out, int version, String clientName, Credentials credentials,
                                   long publisherId) {
+        writeHello(out, version, clientName, credentials, publisherId, 0);
+    }
+
+    /**
+     * {@code HELLO} with credentials, a publisher id and the connection's number among the client's
+     * connections with that id ({@code 0}: not given; given only with a publisher id).
+     */
+    public static void writeHello(ByteBuf out, int version, String clientName, Credentials credentials,
+                                  long publisherId, long connection) {
+        if (connection != 0 && (publisherId == 0 || connection < 0 || connection > 0xFFFFFFFFL)) {
+            throw new IllegalArgumentException("connection " + connection + ": 1 to 2^32-1, and only with a publisher id");
+        }
         if (credentials.kind() == Credentials.NONE && publisherId == 0) {
             writeHello(out, version, clientName);
             return;
@@ -92,11 +104,19 @@ public final class WireCodec {
         if (publisherId != 0) {
             out.writeLong(publisherId);
         }
+        if (connection != 0) {
+            out.writeInt((int) connection);
+        }
         end(out, start);
     }
 
     /** Bytes of the {@code HELLO} {@link #writeHello(ByteBuf, int, String, Credentials, long)} writes. */
     public static int helloBytes(String clientName, Credentials credentials, long publisherId) {
+        return helloBytes(clientName, credentials, publisherId, 0);
+    }
+
+    /** Bytes of the {@code HELLO} {@link #writeHello(ByteBuf, int, String, Credentials, long, long)} writes. */
+    public static int helloBytes(String clientName, Credentials credentials, long publisherId, long connection) {
         int bytes = HEADER_BYTES + 2 + 2 + ByteBufUtil.utf8Bytes(clientName);
         if (credentials.kind() == Credentials.NONE && publisherId == 0) {
             return bytes;
@@ -108,7 +128,7 @@ public final class WireCodec {
         if (credentials.kind() != Credentials.NONE) {
             bytes += 2 + ByteBufUtil.utf8Bytes(credentials.secret());
         }
-        return publisherId != 0 ? bytes + 8 : bytes;
+        return bytes + (publisherId != 0 ? 8 : 0) + (connection != 0 ? 4 : 0);
     }
 
     /**

@@ -26,7 +26,8 @@ final class WireDecoder {
                 String clientName = string(in, end, type, "clientName");
                 Credentials credentials = in.readerIndex() < end ? credentials(in, end, type) : Credentials.ANONYMOUS;
                 long publisherId = in.readerIndex() < end ? nonce(in, end, type, "publisherId") : 0;
-                h.onHello(version, clientName, credentials, publisherId);
+                long connection = in.readerIndex() < end ? u32(in, end, type, "connection") & 0xFFFFFFFFL : 0;
+                h.onHello(version, clientName, credentials, publisherId, connection);
                 return;
             }
             case MessageType.SUBSCRIBE: {

@@ -295,9 +295,10 @@ class WireCodecTest {
     @MethodSource("samplesWithoutRestValue")
     void unknownTrailingBodyBytesAreSkipped(Sample sample) throws ProtocolException {
         ByteBuf frame = encode(sample);
-        // HELLO's own optional tail comes first: credentials kind 0 (anonymous), publisher id 0 (none)
+        // HELLO's own optional tail comes first: credentials kind 0 (anonymous), publisher id 0 (none),
+        // connection 0 (none)
         byte[] appended = sample.type() == MessageType.HELLO
-                ? new byte[]{0x00, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xca, (byte) 0xfe, 0x00}
+                ? new byte[]{0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xca, (byte) 0xfe, 0x00}
                 : new byte[]{(byte) 0xca, (byte) 0xfe, 0x00};
         frame.writeBytes(appended); // fields a newer revision appended
         frame.setInt(1, frame.getInt(1) + appended.length);
@@ -344,6 +345,46 @@ class WireCodecTest {
                 assertThat(got).as("%s, publisher id %d", sent, publisherId).containsExactly(sent, publisherId);
             }
         }
+    }
+
+    @Test
+    void helloCarriesTheConnectionNumberAfterThePublisherIdAndAnOlderReaderSkipsIt() throws ProtocolException {
+        for (long connection : new long[]{0, 1, 2, 0xFFFFFFFFL}) {
+            ByteBuf frame = buffers.allocate();
+            WireCodec.writeHello(frame, WireCodec.VERSION, "app", Credentials.token("t"), 42, connection);
+            assertThat(frame.readableBytes()).isEqualTo(WireCodec.helloBytes("app", Credentials.token("t"), 42, connection));
+            Object[] got = new Object[3];
+            WireCodec.decode(frame.duplicate(), new MessageHandler() {
+                @Override
+                public void onHello(int version, String clientName, Credentials credentials, long id, long number) {
+                    got[0] = credentials;
+                    got[1] = id;
+                    got[2] = number;
+                }
+            });
+            assertThat(got).as("connection %d", connection).containsExactly(Credentials.token("t"), 42L, connection);
+            long[] publisherId = new long[1];
+            WireCodec.decode(frame, new MessageHandler() {
+                @Override
+                public void onHello(int version, String clientName, Credentials credentials, long id) {
+                    publisherId[0] = id;
+                }
+            });
+            assertThat(publisherId[0]).as("a handler of the publisher id alone").isEqualTo(42);
+        }
+        assertThatThrownBy(() -> WireCodec.writeHello(buffers.allocate(), WireCodec.VERSION, "app",
+                Credentials.ANONYMOUS, 0, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("only with a publisher id");
+    }
+
+    @Test
+    void helloWithATruncatedConnectionNumberIsMalformed() {
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writeHello(frame, WireCodec.VERSION, "app", Credentials.ANONYMOUS, 7, 3);
+        frame.writerIndex(frame.writerIndex() - 1);
+        frame.setInt(1, frame.getInt(1) - 1);
+        assertThatThrownBy(() -> WireCodec.decode(frame, new MessageHandler() {
+        })).isInstanceOf(ProtocolException.class).hasMessageContaining("connection");
     }
 
     @Test

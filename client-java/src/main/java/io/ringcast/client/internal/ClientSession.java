@@ -15,6 +15,7 @@ import java.security.SecureRandom;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The client's protocol state that outlives connections, and its one way to the wire. It holds
@@ -70,6 +71,13 @@ final class ClientSession {
      * whose connection was lost before its ack is sent again ({@code REPUBLISH}) and applied once.
      */
     private final long publisherId = newPublisherId();
+    /**
+     * {@code HELLO}s sent with the publisher id, the last one's number: each connection gets the
+     * next, so a cluster's log orders this client's sessions and refuses a publish of one it has
+     * moved past (a copy a node still held after the client left it). Taken on the connection's
+     * event loop, which may not be this session's.
+     */
+    private final AtomicLong hellos = new AtomicLong();
 
     ClientSession(EventLoop eventLoop, int addressCount) {
         this.eventLoop = eventLoop;
@@ -376,6 +384,11 @@ final class ClientSession {
 
     long publisherId() {
         return publisherId;
+    }
+
+    /** The number of the connection about to send {@code HELLO}: one more than the last. */
+    long nextConnection() {
+        return hellos.incrementAndGet();
     }
 
     // ------------------------------------------------------------------ private

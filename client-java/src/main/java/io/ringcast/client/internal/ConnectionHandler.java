@@ -231,8 +231,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     }
 
     private void sendHello(ChannelHandlerContext ctx) {
-        ByteBuf buf = ctx.alloc().ioBuffer(WireCodec.helloBytes(clientName, credentials, session.publisherId()));
-        WireCodec.writeHello(buf, WireCodec.VERSION, clientName, credentials, session.publisherId());
+        long connection = session.nextConnection();
+        ByteBuf buf = ctx.alloc().ioBuffer(WireCodec.helloBytes(clientName, credentials, session.publisherId(),
+                connection));
+        WireCodec.writeHello(buf, WireCodec.VERSION, clientName, credentials, session.publisherId(), connection);
         ctx.writeAndFlush(new BinaryWebSocketFrame(buf), ctx.voidPromise());
     }
 

@@ -267,7 +267,8 @@ final class ReplicatedLedgers {
         /**
          * Whether {@code p} comes right after the last publish this publisher had decided: the next
          * of the same session, or the first of another (the client's next connection, which sends
-         * again first whatever the last one left unacked, oldest first). Otherwise a publish before
+         * again first whatever the last one left unacked, oldest first) that is not, by its client's
+         * numbering ({@link LoggedPublish#orderedSession}), older than the last one's. Otherwise a publish before
          * it in its session never reached the log, and applying it would put it before that one,
          * which its client sends again through another node; or it is a straggler of a session its
          * client has left. A publish without a session is always in order.
@@ -276,7 +277,16 @@ final class ReplicatedLedgers {
             if (!p.hasSession()) {
                 return true;
             }
-            return p.session() == session ? p.sessionSequence() == lastSessionSequence + 1 : p.sessionSequence() == 1;
+            if (p.session() == session) {
+                return p.sessionSequence() == lastSessionSequence + 1;
+            }
+            // a session its client numbered before the last one decided is one the client has left: its
+            // publishes still arriving are copies a node held (queued, or in an old leader's log), and
+            // what they carry was sent again since, and may be forgotten here by now (issue 28: 1,024
+            // publishes applied twice after a one-way cut and a flapping partition)
+            boolean older = LoggedPublish.isOrdered(p.session()) && LoggedPublish.isOrdered(session)
+                    && p.session() < session;
+            return !older && p.sessionSequence() == 1;
         }
 
         /** {@code p}, which was {@link #inOrder}, was decided (applied, or answered): the next must follow it. */

@@ -76,6 +76,39 @@ class TopicLogPublisherOrderTest {
         assertThat(sink.applied).extracting(Applied::value).containsExactly("v101", "v102", "v103");
     }
 
+    /**
+     * Issue 28's one-way cut then flapping partition: a node held copies of a session's publishes
+     * (its {@code REPUBLISH}es of what an earlier one left unacked) while its client moved on, got
+     * them acked through another node and published more than the ledger remembers; the copies then
+     * reached the log. The client numbered its connections, so the log knows that session is behind.
+     */
+    @Test
+    void aCopyOfASessionItsClientHasLeftIsNotAppliedOnceTheLedgerForgotWhatItCarries() {
+        TopicLog remembersFour = new TopicLog(sink, SnapshotContent.NONE, 100_000, 16, 4);
+        long second = LoggedPublish.orderedSession(2);
+        long third = LoggedPublish.orderedSession(3);
+        apply(remembersFour, sent(LoggedPublish.orderedSession(1), 1, 101, false));
+        // the third session sends 101 again (answered), then new ones: the ledger forgets 101
+        apply(remembersFour, sent(third, 1, 101, true), sent(third, 2, 102, false), sent(third, 3, 103, false),
+                sent(third, 4, 104, false), sent(third, 5, 105, false));
+
+        assertThat(apply(remembersFour, sent(second, 1, 101, true), sent(second, 2, 102, false)).results())
+                .as("the second session's copies, late").containsExactly(PublishResult.OUT_OF_ORDER,
+                        PublishResult.alreadyApplied(2));
+        assertThat(sink.applied).extracting(Applied::value).containsExactly("v101", "v102", "v103", "v104", "v105");
+        assertThat(applyOne(remembersFour, sent(third, 6, 106, false))).as("the third goes on")
+                .isEqualTo(PublishResult.applied(6));
+    }
+
+    @Test
+    void aLaterNumberedSessionStartsAfterAnyEarlierOne() {
+        apply(log, sent(LoggedPublish.orderedSession(1), 1, 101, false));
+        assertThat(applyOne(log, sent(LoggedPublish.orderedSession(4), 1, 102, false)))
+                .as("connections 2 and 3 published nothing").isEqualTo(PublishResult.applied(2));
+        assertThat(applyOne(log, sent(LoggedPublish.orderedSession(3), 1, 103, false)))
+                .isEqualTo(PublishResult.OUT_OF_ORDER);
+    }
+
     @Test
     void anEntryCarriedTwiceIsAnsweredFromTheLedgerAndDoesNotBreakTheOrder() {
         apply(log, sent(FIRST_SESSION, 1, 101, false), sent(FIRST_SESSION, 2, 102, false));

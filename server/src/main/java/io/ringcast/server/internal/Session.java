@@ -7,6 +7,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.ringcast.cluster.ClusterNode;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.Selector;
 import io.ringcast.protocol.WireCodec;
@@ -17,7 +18,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -61,9 +61,10 @@ final class Session {
     volatile boolean clusterPublishesStopped;
     /**
      * Cluster: names this session in the log, so that the log applies its publishes in the order
-     * it sent them ({@link ClusterRoute}); random, never 0.
+     * it sent them ({@link ClusterRoute}): {@link ClusterNode#publishingSession} of the connection
+     * number its {@code HELLO} gave, set with the publisher id before the welcome; never 0.
      */
-    final long clusterSession = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    long clusterSession = ClusterNode.publishingSession(0);
     /**
      * Cluster: per Raft group, the publishes this session handed to that group's log so far, the
      * last one's place (each group's log keeps the session's order among the publishes it gets);

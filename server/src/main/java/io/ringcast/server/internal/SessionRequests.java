@@ -2,6 +2,7 @@ package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.ringcast.cluster.ClusterNode;
 import io.ringcast.cluster.PublishOutcome;
 import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
@@ -77,7 +78,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
     }
 
     @Override
-    public void onHello(int version, String clientName, Credentials credentials, long publisherId)
+    public void onHello(int version, String clientName, Credentials credentials, long publisherId, long connection)
             throws ProtocolException {
         if (session.welcomed || authenticating) {
             throw new ProtocolException(ErrorCode.HANDSHAKE_REQUIRED, "second HELLO on session " + session);
@@ -88,6 +89,9 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         }
         session.clientName = clientName;
         session.publisherId = publisherId;
+        if (publisherId != 0 && connection != 0) {
+            session.clusterSession = ClusterNode.publishingSession(connection);
+        }
         authenticating = true;
         node.login().check(credentials, session.ctx.executor(), this);
     }

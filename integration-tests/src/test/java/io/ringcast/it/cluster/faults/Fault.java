@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The six faults of issue 18, each done to a loaded five-node cluster by {@link FaultRun}. A fault
+ * The six faults of issue 18 and three of issue 28 (a one-way cut, an isolated leader, a flapping
+ * partition), each done to a loaded five-node cluster by {@link FaultRun}. A fault
  * opens one or more windows (the time the fault lasts) whose availability the report gives.
  */
 enum Fault {
@@ -21,6 +22,54 @@ enum Fault {
         @Override
         void inflict(FaultRun run) throws Exception {
             run.cut(List.of(1, 2), List.of(4, 5), Set.of(1, 3, 5), 0, run.durations().cut());
+        }
+    },
+    /**
+     * What the busiest leader sends to the two nodes after it dropped, the other way left open, for
+     * as long as a partition; then healed. The leader and the two others are a majority.
+     */
+    ONE_WAY_CUT("one-way-cut") {
+        @Override
+        void inflict(FaultRun run) throws Exception {
+            int leader = run.cluster().busiestLeader(Workload.topics());
+            List<Integer> deaf = List.of(next(leader), next(next(leader)));
+            run.cut(List.of(leader), deaf, true, FaultRun.without(deaf), 0, run.durations().cut());
+        }
+    },
+    /**
+     * The busiest leader cut from every other node, its clients still connected to it; then healed.
+     * It is probed: it must refuse, and its publishers go to the others.
+     */
+    ISOLATED_LEADER("isolated-leader") {
+        @Override
+        void inflict(FaultRun run) throws Exception {
+            int leader = run.cluster().busiestLeader(Workload.topics());
+            List<Integer> others = new java.util.ArrayList<>();
+            for (int node = 1; node <= FaultCluster.NODES; node++) {
+                if (node != leader) {
+                    others.add(node);
+                }
+            }
+            run.cut(List.of(leader), others, false, FaultRun.without(List.of(leader)), leader, run.durations().cut());
+        }
+    },
+    /** {1,2} | {3,4,5} cut and healed every 3 s, for as long as a partition; then healed. */
+    FLAPPING_PARTITION("flapping-partition") {
+        @Override
+        void inflict(FaultRun run) throws Exception {
+            run.flappingCut(List.of(1, 2), List.of(3, 4, 5), Set.of(3, 5), run.durations().cut(), Duration.ofSeconds(3));
+        }
+    },
+    /**
+     * A one-way cut from the busiest leader to the two nodes after it, then, without a pause, a
+     * flapping partition of {1,2} | {3,4,5}: where a run from outside once saw a publish applied
+     * twice (issue 28), its publisher homed on the side that could not hear the others.
+     */
+    ONE_WAY_THEN_FLAPPING("one-way-then-flapping") {
+        @Override
+        void inflict(FaultRun run) throws Exception {
+            ONE_WAY_CUT.inflict(run);
+            FLAPPING_PARTITION.inflict(run);
         }
     },
     /** kill -9 of the busiest group's leader; restarted after a while. */
@@ -53,6 +102,10 @@ enum Fault {
             run.rollingRestart();
         }
     };
+
+    private static int next(int node) {
+        return node % FaultCluster.NODES + 1;
+    }
 
     /** How long the faults last: the long version by hand, the quick one in CI. */
     record Durations(Duration warmUp, Duration cut, Duration down, Duration pause, Duration settle) {

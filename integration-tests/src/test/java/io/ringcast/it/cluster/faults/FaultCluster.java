@@ -65,6 +65,15 @@ final class FaultCluster implements AutoCloseable {
         }
     }
 
+    /** Drops what each node of {@code from} sends to each node of {@code to}, not the other way. */
+    void cutOneWay(Collection<Integer> from, Collection<Integer> to) throws IOException, InterruptedException {
+        for (int x : from) {
+            for (int y : to) {
+                network.cutOneWay(host(x), host(y));
+            }
+        }
+    }
+
     void heal() throws IOException, InterruptedException {
         network.healAll();
     }

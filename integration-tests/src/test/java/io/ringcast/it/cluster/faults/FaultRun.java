@@ -105,9 +105,23 @@ final class FaultRun {
      */
     void cut(List<Integer> a, List<Integer> b, Set<Integer> majorityHomes, int minorityNode, Duration length)
             throws Exception {
+        cut(a, b, false, majorityHomes, minorityNode, length);
+    }
+
+    /**
+     * The same, with what {@code a} sends to {@code b} dropped and the other way left open when
+     * {@code oneWay}.
+     */
+    void cut(List<Integer> a, List<Integer> b, boolean oneWay, Set<Integer> majorityHomes, int minorityNode,
+             Duration length) throws Exception {
         long start = history.now();
-        cluster.cut(a, b);
-        event("cut " + a + " | " + b);
+        String name = oneWay ? "one-way cut " + a + " -> " + b : "cut " + a + " | " + b;
+        if (oneWay) {
+            cluster.cutOneWay(a, b);
+        } else {
+            cluster.cut(a, b);
+        }
+        event(name);
         List<Attempt> probes = new ArrayList<>();
         long end = System.nanoTime() + length.toNanos();
         String uncuttable = null;
@@ -125,7 +139,7 @@ final class FaultRun {
         }
         cluster.heal();
         event("healed");
-        Window w = new Window("cut " + a + " | " + b, start, history.now(), majorityHomes, minorityNode, probes, uncuttable);
+        Window w = new Window(name, start, history.now(), majorityHomes, minorityNode, probes, uncuttable);
         windows.add(w);
         if (minorityNode != 0) {
             if (probes.stream().anyMatch(p -> p.outcome() == Outcome.ACKED)) {
@@ -137,6 +151,34 @@ final class FaultRun {
                         + probes.stream().map(p -> p.outcome() + (p.error() == null ? "" : " " + p.error())).distinct().toList());
             }
         }
+    }
+
+    /**
+     * Cuts {@code a} from {@code b} and heals them again, each for {@code period}, for {@code length}
+     * in all, then heals. Publishers homed on {@code majorityHomes} count as the majority side.
+     */
+    void flappingCut(List<Integer> a, List<Integer> b, Set<Integer> majorityHomes, Duration length, Duration period)
+            throws Exception {
+        long start = history.now();
+        long end = System.nanoTime() + length.toNanos();
+        boolean isCut = false;
+        int cuts = 0;
+        event("flapping cut " + a + " | " + b + " every " + period.toMillis() + " ms");
+        while (System.nanoTime() < end) {
+            if (isCut) {
+                cluster.heal();
+            } else {
+                cluster.cut(a, b);
+                cuts++;
+            }
+            isCut = !isCut;
+            LockSupport.parkNanos(Math.min(period.toNanos(), end - System.nanoTime())); // the flapping's period
+        }
+        if (isCut) {
+            cluster.heal();
+        }
+        event("healed after " + cuts + " cuts");
+        windows.add(new Window("flapping cut " + a + " | " + b, start, history.now(), majorityHomes, 0, List.of(), null));
     }
 
     /** kill -9 of {@code nodes} at once; {@code down} later, each restarted. */
@@ -199,7 +241,8 @@ final class FaultRun {
         }
     }
 
-    private static Set<Integer> without(Collection<Integer> nodes) {
+    /** The publishers' homes but {@code nodes}. */
+    static Set<Integer> without(Collection<Integer> nodes) {
         Set<Integer> homes = new java.util.TreeSet<>();
         for (int h : PUBLISHER_HOMES) {
             if (!nodes.contains(h)) {

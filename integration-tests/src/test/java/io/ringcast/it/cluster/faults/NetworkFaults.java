@@ -65,7 +65,21 @@ final class NetworkFaults implements AutoCloseable {
         }
     }
 
-    /** Removes every rule {@link #cut} added. */
+    /**
+     * Drops every packet from {@code from} to {@code to}, the other way left open: a one-way cut. On
+     * TCP it stalls the connections between the two both ways (the acknowledgements are lost), but
+     * a message sent on a new connection from {@code to} still arrives, and a datagram from
+     * {@code to} would.
+     */
+    void cutOneWay(String from, String to) throws IOException, InterruptedException {
+        List<String> rule = List.of("-s", from, "-d", to, "-j", "DROP");
+        List<String> add = new ArrayList<>(List.of("-A", "INPUT"));
+        add.addAll(rule);
+        iptables(add);
+        rules.add(rule);
+    }
+
+    /** Removes every rule {@link #cut} and {@link #cutOneWay} added. */
     void healAll() throws IOException, InterruptedException {
         for (List<String> rule : rules) {
             List<String> delete = new ArrayList<>(List.of("-D", "INPUT"));
