@@ -6,6 +6,9 @@ import io.ringcast.it.cluster.faults.History.Outcome;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -50,7 +53,11 @@ final class FaultRun {
         FaultRun run = new FaultRun(fault, durations);
         long startedMs = System.currentTimeMillis();
         HistoryChecker.Verdict verdict;
-        try (FaultCluster c = FaultCluster.start("fault-" + fault.id)) {
+        // a directory of its own per run (target/cluster-logs/fault-<id>-<start>): the next run of the
+        // same fault must not overwrite the nodes' logs of one that failed
+        String logs = "fault-" + fault.id + "-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                .withZone(ZoneOffset.UTC).format(Instant.ofEpochMilli(startedMs));
+        try (FaultCluster c = FaultCluster.start(logs)) {
             run.cluster = c;
             try (Workload w = new Workload(c, run.history)) {
                 run.load = w;
