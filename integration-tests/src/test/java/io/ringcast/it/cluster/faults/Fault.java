@@ -1,6 +1,7 @@
 package io.ringcast.it.cluster.faults;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -44,7 +45,7 @@ enum Fault {
         @Override
         void inflict(FaultRun run) throws Exception {
             int leader = run.cluster().busiestLeader(Workload.topics());
-            List<Integer> others = new java.util.ArrayList<>();
+            List<Integer> others = new ArrayList<>();
             for (int node = 1; node <= FaultCluster.NODES; node++) {
                 if (node != leader) {
                     others.add(node);
