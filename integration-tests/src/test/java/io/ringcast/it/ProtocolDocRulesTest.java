@@ -87,7 +87,7 @@ class ProtocolDocRulesTest {
     // ------------------------------------------------------------------ HELLO's tail
 
     @Test
-    void helloWithFieldsAppendedAfterItsPublisherIdIsWelcomed() throws Exception {
+    void helloWithFieldsAppendedAfterItsConnectionNumberIsWelcomed() throws Exception {
         try (RawWebSocket peer = RawWebSocket.connect(server.webSocketUrl())) {
             peer.send(out -> helloWithTail(out, new byte[] {(byte) 0xDE, (byte) 0xAD, (byte) 0xBE}));
             assertThat(peer.await("WELCOME").a()).isEqualTo(1);
@@ -109,9 +109,21 @@ class ProtocolDocRulesTest {
         }
     }
 
-    /** An anonymous {@code HELLO} with publisher id 42, then {@code tail}: fields of a later revision. */
+    @Test
+    void helloWhoseConnectionNumberIsCutShortIsMalformed() throws Exception {
+        try (RawWebSocket peer = RawWebSocket.connect(server.webSocketUrl())) {
+            peer.send(out -> {
+                WireCodec.writeHello(out, 1, "short", Credentials.ANONYMOUS, 42);
+                out.writeBytes(new byte[] {0, 0, 7}); // 3 of the connection number's 4 bytes
+                patchBodyLength(out);
+            });
+            assertFatal(peer, ErrorCode.MALFORMED_FRAME);
+        }
+    }
+
+    /** An anonymous {@code HELLO} with publisher id 42 and connection 7, then {@code tail}: fields of a later revision. */
     private static void helloWithTail(ByteBuf out, byte[] tail) {
-        WireCodec.writeHello(out, 1, "newer", Credentials.ANONYMOUS, 42);
+        WireCodec.writeHello(out, 1, "newer", Credentials.ANONYMOUS, 42, 7);
         out.writeBytes(tail);
         patchBodyLength(out);
     }

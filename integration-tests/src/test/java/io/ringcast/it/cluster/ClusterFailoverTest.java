@@ -129,6 +129,10 @@ class ClusterFailoverTest {
             cluster.awaitView(node, NODES, Duration.ofSeconds(10));
         }
         assertThat(Files.readString(cluster.strangerLog())).as("the stranger's log").doesNotContain("cluster: joined as");
+        // gone before the freeze: in one CI run (2026-11-29) a frozen node did not merge back within
+        // 60 s while the stranger still knocked, and in none without it (the fault suite's
+        // pause-leader); a stranger's part in merges is an open question (docs/clustering.md)
+        cluster.stopStranger();
     }
 
     private void startClusterWithTraffic(TestInfo info) throws Exception {

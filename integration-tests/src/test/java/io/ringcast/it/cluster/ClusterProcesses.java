@@ -446,6 +446,17 @@ public final class ClusterProcesses implements AutoCloseable {
                 .redirectErrorStream(true).redirectOutput(strangerLog().toFile()).start();
     }
 
+    /** Kills {@link #startStranger}'s process and waits for it to end. */
+    public void stopStranger() throws InterruptedException {
+        if (stranger != null) {
+            stranger.destroyForcibly();
+            if (!stranger.waitFor(30, TimeUnit.SECONDS)) {
+                throw new AssertionError("the stranger did not end within 30 s of SIGKILL");
+            }
+            stranger = null;
+        }
+    }
+
     /** The output of {@link #startStranger}'s process. */
     public Path strangerLog() {
         return logDir.resolve("stranger.log");
