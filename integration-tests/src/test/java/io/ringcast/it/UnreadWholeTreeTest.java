@@ -32,6 +32,8 @@ class UnreadWholeTreeTest {
     private static final byte[] VALUE = "v".repeat(200).getBytes(StandardCharsets.UTF_8);
     /** Each topic's history holds this many updates: full after as many rounds, so the node's idle level is reached. */
     private static final int HISTORY = 4;
+    /** The witness's p99 bound, milliseconds: it is served between the sessions' reply windows. */
+    private static final double WITNESS_P99_MS = 500;
 
     /**
      * Publishes one update to each of the {@value #TOPICS} topics, {@code rounds} times, 500 to a
@@ -76,7 +78,10 @@ class UnreadWholeTreeTest {
                 MetricSampler.await(node.port(), "ringcast_subscribe_replies_pending", v -> v == SESSIONS,
                         "every session's reply streaming, unread");
                 publishRounds(node, 3);
-                witness.stopAndVerifyWithin(100);
+                // served, not stalled: before the reply turns a session's window waited behind 200
+                // others' (seconds). The publisher's frames of 500 and 200 sessions' windows share the
+                // sequencer, so its p99 follows the machine: 246 ms in one CI run after the fault suite
+                witness.stopAndVerifyWithin(WITNESS_P99_MS);
                 double heap = node.heapAfterGc();
                 System.out.printf("MEASURED %d sessions on # unread: heap +%.1f MB after a full collection, "
                                 + "witness p99 %.1f ms, RSS %.0f MB%n", SESSIONS, (heap - idleHeap) / MIB,
