@@ -79,8 +79,9 @@ class UnreadWholeTreeTest {
                         "every session's reply streaming, unread");
                 publishRounds(node, 3);
                 // served between the sessions' windows, not behind all of them (before the reply
-                // turns, 200 windows could queue ahead of its publish). The publisher's frames of 500 and 200 sessions' windows share the
-                // sequencer, so its p99 follows the machine: 246 ms in one CI run after the fault suite
+                // turns, 200 windows could queue ahead of its publish). The publisher's frames of 500
+                // and the sessions' windows share the sequencer, so its p99 follows the machine:
+                // 246 ms in one CI run after the fault suite
                 witness.stopAndVerifyWithin(WITNESS_P99_MS);
                 double heap = node.heapAfterGc();
                 System.out.printf("MEASURED %d sessions on # unread: heap +%.1f MB after a full collection, "
