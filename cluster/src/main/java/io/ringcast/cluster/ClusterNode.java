@@ -96,10 +96,11 @@ public final class ClusterNode implements AutoCloseable {
             throw new IllegalArgumentException("cluster.secretFile: encryption between nodes is built for the "
                     + "jgroups engine only so far, not " + replication.engine());
         }
+        long snapshotLogBytes = replication.snapshotLogBytesOf(settings.members().indexOf(settings.self()));
         this.engine = switch (replication.engine()) {
             case JGROUPS -> new JGroupsEngine(settings, RaftSettings.of(replication.dataDir(), replication.commitFsync(),
                     replication.failureDetectionMs(), replication.voteTimeoutMs(), replication.replicationTimeoutMs(),
-                    replication.snapshotLogBytesOf(settings.members().indexOf(settings.self()))).withClusterKey(replication.secretFile() == null ? null
+                    snapshotLogBytes).withClusterKey(replication.secretFile() == null ? null
                     : ClusterKey.fromFile(replication.secretFile())), sink, content);
             case RATIS -> new RatisEngine(settings, replication, sink, content);
         };

@@ -149,11 +149,11 @@ final class Subscriptions {
         if (openAndAnswerWithin(session, request, REPLY_WINDOW_BYTES)) {
             answered(session, request);
             replies.flush();
-            madeSinceTurn += replies.writtenBytes() - windowStart;
         } else {
             pend(session, request);
-            produceCounted(session, windowStart);
+            produce(session, windowStart);
         }
+        madeSinceTurn += replies.writtenBytes() - windowStart; // either way, made in this turn
     }
 
     /** {@link #produce}, the window counted in what this turn made. */
