@@ -5,7 +5,7 @@ import io.ringcast.server.RingcastServer;
 import javax.net.ssl.SSLContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -122,24 +122,44 @@ final class Witness implements AutoCloseable {
      * after {@link #stopAndVerify()}.
      */
     double p99Millis() {
-        List<Long> latencies = new ArrayList<>();
-        int seen = 0;
-        for (int i = 0; i < subscriber.messages.size(); i++) {
-            RawWebSocket.Msg m = subscriber.messages.get(i);
-            if (m.type().equals("UPDATE")) {
-                seen++;
-                latencies.add(subscriber.receivedNanos.get(i) - sentNanos.get(seen));
-            }
-        }
-        assertThat(latencies).as("the witness's deliveries").isNotEmpty();
-        Collections.sort(latencies);
-        return latencies.get((int) Math.ceil(latencies.size() * 0.99) - 1) / 1e6;
+        List<long[]> deliveries = deliveries();
+        assertThat(deliveries).as("the witness's deliveries").isNotEmpty();
+        deliveries.sort(Comparator.comparingLong(d -> d[1]));
+        return deliveries.get((int) Math.ceil(deliveries.size() * 0.99) - 1)[1] / 1e6;
     }
 
-    /** {@link #stopAndVerify()}, and its p99 from send to delivery under {@code maxMillis}. */
+    /**
+     * {@link #stopAndVerify()}, and its p99 from send to delivery under {@code maxMillis}; a failure
+     * lists the slowest deliveries with when they were sent, to set beside the node's GC log.
+     */
     void stopAndVerifyWithin(double maxMillis) throws InterruptedException {
         stopAndVerify();
-        assertThat(p99Millis()).as("the witness's p99 from send to delivery, ms").isLessThan(maxMillis);
+        assertThat(p99Millis()).as("the witness's p99 from send to delivery, ms; slowest: %s", slowest(10))
+                .isLessThan(maxMillis);
+    }
+
+    /** Each delivery as {when it was sent, nanoseconds after the first publish; its latency in nanoseconds}. */
+    private List<long[]> deliveries() {
+        List<long[]> deliveries = new ArrayList<>();
+        int seen = 0;
+        for (int i = 0; i < subscriber.messages.size(); i++) {
+            if (subscriber.messages.get(i).type().equals("UPDATE")) {
+                long sent = sentNanos.get(++seen);
+                deliveries.add(new long[] {sent - sentNanos.get(1), subscriber.receivedNanos.get(i) - sent});
+            }
+        }
+        return deliveries;
+    }
+
+    /** The {@code n} slowest deliveries: "sent at: took" in milliseconds from the first publish. */
+    private String slowest(int n) {
+        List<long[]> deliveries = deliveries();
+        deliveries.sort(Comparator.comparingLong((long[] d) -> d[1]).reversed());
+        StringBuilder out = new StringBuilder();
+        for (long[] d : deliveries.subList(0, Math.min(n, deliveries.size()))) {
+            out.append(d[0] / 1_000_000).append(" ms: ").append(d[1] / 1_000_000).append(" ms; ");
+        }
+        return out + "of " + deliveries.size();
     }
 
     @Override

@@ -39,7 +39,7 @@ public enum ServerCounter {
             + "streamed: too large for one window, it is produced a window at a time as the client reads it.",
             ServerCounters::subscribeRepliesPending),
     SUBSCRIBE_REPLY_WINDOW_BYTES(Kind.GAUGE, "ringcast_subscribe_reply_window_bytes", "Bytes of streamed subscribe "
-            + "replies produced and not yet written to the sockets: at most one window (256 KiB, plus one topic's "
+            + "replies produced and not yet written to the sockets: at most one window (64 KiB, plus one topic's "
             + "messages) per session with a reply pending.", ServerCounters::subscribeReplyWindowBytes),
     RECEIVED_BYTES(Kind.COUNTER, "ringcast_received_bytes", "Payload bytes of the binary frames clients sent.",
             ServerCounters::receivedBytes),

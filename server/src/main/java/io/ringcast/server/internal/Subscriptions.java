@@ -41,22 +41,27 @@ import java.util.Map;
  * in order ({@link Session#pendingRequests}); its publishes do not. A window ends with at most one
  * reply's {@code SUBSCRIBED}.
  *
- * <p><b>Turns.</b> Producing a window takes the sequencer a millisecond or more, and every session
- * waits on the sequencer. So windows are made in turns, not as they are asked for: a session whose
- * window reached its socket ({@link #continueReplies}), or whose subscribe comes once this batch
- * made a window's worth of replies already, queues for its turn ({@link #due}); at the end of each
- * batch {@link #takeTurn} makes about a window's worth, oldest first, and the sequencer asks itself
- * for another turn through the inbound ring while sessions wait. Two hundred clients reading their
- * replies of {@code #} at once held every other session's publishes for 0.3-0.4 s, each asking for
- * its next window in the same batch; now a publish waits for two windows at most.
+ * <p><b>Turns.</b> Producing a window takes the sequencer milliseconds, and every session waits on
+ * the sequencer. So windows are made in turns, not as they are asked for: a session whose window
+ * reached its socket ({@link #continueReplies}), or whose subscribe comes once this batch made a
+ * turn's worth of replies already, queues for its turn ({@link #due}); at the end of each batch
+ * {@link #takeTurn} makes a turn's worth ({@link #TURN_BYTES}), oldest first, and the sequencer asks
+ * itself for another turn through the inbound ring while sessions wait. Two hundred clients reading
+ * their replies of {@code #} at once held every other session's publishes for 0.3-0.4 s, each asking
+ * for its next window in the same batch; now a publish waits for about two windows. That is why a
+ * window is small: with 200 sessions streaming {@code #} and reading nothing, a 256 KiB window took
+ * 6-15 ms on two shared cores and a witness session's p99 was 40-50 ms; at 64 KiB (one reply frame)
+ * it is 25-30 ms ({@code UnreadWholeTreeTest}).
  */
 final class Subscriptions {
     /**
      * The most bytes of a subscribe reply a session has produced and not yet written to its socket:
      * a reply that fits is answered at once, a larger one is streamed a window of this size at a
-     * time. A window may end past it by one topic's messages.
+     * time. Small, so that a turn is short (see the class comment): one gathered reply frame, ended
+     * before a topic whose messages would not fit in it ({@link #advance}), unless the window is
+     * empty: a topic's messages are never cut, so a window may be one topic's messages larger.
      */
-    static final int REPLY_WINDOW_BYTES = 256 * 1024;
+    static final int REPLY_WINDOW_BYTES = OutboundFrame.GATHERED_PAYLOAD_BYTES;
     /** The resume position of a topic the client never received an update of: it gets them from #1. */
     private static final Long NOTHING_SEEN = 0L;
 
@@ -87,7 +92,12 @@ final class Subscriptions {
     private int repliesPending;
     /** Sessions waiting for their turn to produce a window of their streamed reply, oldest first. */
     private final ArrayDeque<Session> due = new ArrayDeque<>();
-    /** Bytes of replies made since the last turn: past a window's, a new streamed reply waits for its turn. */
+    /**
+     * What a turn makes, bytes of replies: one window (a full one holds at least this much, since a
+     * topic's messages are small beside it), or the ends of several replies.
+     */
+    private static final int TURN_BYTES = REPLY_WINDOW_BYTES / 2;
+    /** Bytes of replies made since the last turn: past {@link #TURN_BYTES}, a new streamed reply waits for its turn. */
     private long madeSinceTurn;
     /** Reused while creating a topic: the sessions its path matches through a plain subscription, each once. */
     private final ArrayList<Session> plainSessions = new ArrayList<>();
@@ -135,9 +145,9 @@ final class Subscriptions {
             session.pendingRequests.addLast(request);
             return;
         }
-        if (madeSinceTurn >= REPLY_WINDOW_BYTES) {
+        if (madeSinceTurn >= TURN_BYTES) {
             pend(session, request);
-            queueForTurn(session); // this batch made a window's worth already
+            queueForTurn(session); // this batch made a turn's worth already
             return;
         }
         answerOrStream(session, request);
@@ -197,13 +207,13 @@ final class Subscriptions {
 
     /**
      * A turn, at the end of a batch: the next window of the sessions waiting for one, oldest first,
-     * until about a window's worth is made. Returns whether sessions are still waiting: the caller
+     * until a turn's worth is made. Returns whether sessions are still waiting: the caller
      * asks for another turn.
      */
     boolean takeTurn() {
         madeSinceTurn = 0;
         Session session;
-        while (madeSinceTurn < REPLY_WINDOW_BYTES && (session = due.pollFirst()) != null) {
+        while (madeSinceTurn < TURN_BYTES && (session = due.pollFirst()) != null) {
             session.replyDue = false;
             ArrayDeque<SubscriptionRequest> pending = session.pendingRequests;
             if (pending == null) {
@@ -363,14 +373,21 @@ final class Subscriptions {
      */
     private boolean advance(Session session, SubscriptionRequest r, long windowStart) {
         while (r.next < r.end) {
-            if (replies.writtenBytes() - windowStart >= REPLY_WINDOW_BYTES) {
+            long made = replies.writtenBytes() - windowStart;
+            if (made >= REPLY_WINDOW_BYTES) {
                 return false;
             }
-            Topic topic = tree.inCreationOrder(r.next++);
+            Topic topic = tree.inCreationOrder(r.next);
             if (r.selector.matches(topic.segments) && session.permissions.mayRead(topic.segments)) {
+                // the window is one frame: a topic that would start another waits for the next
+                // window (measured only near the end, where it can matter)
+                if (made > REPLY_WINDOW_BYTES / 2 && made + replyBytes(session, r, topic) > REPLY_WINDOW_BYTES) {
+                    return false;
+                }
                 r.matched++;
                 join(session, r, topic);
             }
+            r.next++;
         }
         replies.subscribed(session, r.subscriptionId, r.matched);
         return true;

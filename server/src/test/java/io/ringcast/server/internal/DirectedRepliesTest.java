@@ -71,7 +71,9 @@ class DirectedRepliesTest {
                 Received previous = got.get(i - 1);
                 Received m = got.get(i);
                 if (m.frame() != previous.frame()) {
-                    assertThat(previous.frameBytes() + m.wireBytes()).as("frame %d was cut only when full", previous.frame())
+                    // a streamed reply's window, one frame, ends before a topic whose messages do not fit
+                    int topicBytes = m.wireBytes() + (m.type() == MessageType.TOPIC ? got.get(i + 1).wireBytes() : 0);
+                    assertThat(previous.frameBytes() + topicBytes).as("frame %d was cut only when full", previous.frame())
                             .isGreaterThan(GATHERED_PAYLOAD_BYTES);
                 }
             }
