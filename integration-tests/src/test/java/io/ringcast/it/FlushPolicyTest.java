@@ -24,7 +24,7 @@ class FlushPolicyTest {
     static final int UPDATES = 2_000;
 
     @ParameterizedTest
-    @ValueSource(strings = {"immediate", "end-of-batch", "max-delay"})
+    @ValueSource(strings = {"immediate", "end-of-batch", "max-delay", "adaptive"})
     void everyPolicyDeliversEveryUpdateInOrder(String policy) throws Exception {
         try (RingcastServer server = TestServers.start("pipeline:\n  flushPolicy: " + policy
                 + "\n  flushMaxDelayUs: 500\n")) {

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.annotation.JsonValue;
 public enum FlushPolicy {
     /** Flush after every write: the lowest latency, a system call per frame per session. */
     IMMEDIATE("immediate"),
-    /** Flush each session once per drained batch of the fan-out ring. The default. */
+    /** Flush each session once per drained batch of the fan-out ring. */
     END_OF_BATCH("end-of-batch"),
     /**
      * As {@link #END_OF_BATCH}, and a loop drains the fan-out ring at most once per
@@ -18,7 +18,15 @@ public enum FlushPolicy {
      * and one system call per session, while an update after a quiet spell goes out at once. The
      * least server CPU per delivery under load, for at most that much added latency.
      */
-    MAX_DELAY("max-delay");
+    MAX_DELAY("max-delay"),
+    /**
+     * As {@link #MAX_DELAY}, with the least time between two drains chosen by the load: a few times
+     * what the loop's last drain took, up to {@code pipeline.flushMaxDelayUs}. Quiet, a drain takes
+     * microseconds and every update goes out at once; under load each drain takes longer, the loop
+     * waits longer before the next, and each session gets more updates per frame and per system
+     * call: the cost per delivery falls as the load rises, with no knob but the ceiling. The default.
+     */
+    ADAPTIVE("adaptive");
 
     private final String yamlName;
 

@@ -186,7 +186,8 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param waitStrategy    how ring consumers wait for work
      * @param flushPolicy     when fan-out readers flush what they wrote
      * @param flushMaxDelayUs with {@link FlushPolicy#MAX_DELAY}: the shortest time between two drains of a loop,
-     *                        so the longest an update waits for its drain
+     *                        so the longest an update waits for its drain; with {@link FlushPolicy#ADAPTIVE}, the
+     *                        most that time may grow to under load
      */
     public record Pipeline(int inboundRingSize, int fanOutRingSize, long fanOutRingBytes, WaitStrategyKind waitStrategy,
                            FlushPolicy flushPolicy, int flushMaxDelayUs) {

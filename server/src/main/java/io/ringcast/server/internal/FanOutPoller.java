@@ -52,12 +52,27 @@ import java.util.function.LongSupplier;
  * a drain that would follow the previous one within {@code flushMaxDelayNs} waits, on a timer, for
  * the rest of that time, so under load each drain gathers that long's updates into one frame and
  * one system call per session, while an update after a quiet spell goes out at once. A waiting
- * poller keeps {@link #scheduled} set, so the sequencer does not wake its loop meanwhile.
+ * poller keeps {@link #scheduled} set, so the sequencer does not wake its loop meanwhile. With
+ * {@link FlushPolicy#ADAPTIVE} (the default) that time is {@link #ADAPTIVE_INTERVAL_PER_DRAIN} times
+ * what the last drain took, up to {@code flushMaxDelayNs}: the loop spends at most about half its
+ * time draining, and the rest gathers updates for the next drain. A quiet loop's drains take
+ * microseconds, so its updates go out at once; a loaded one's take longer, so it waits longer and
+ * writes more updates per frame and per system call, the bulk of a delivery's cost.
  */
 final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private static final Logger log = LoggerFactory.getLogger(FanOutPoller.class);
     /** Events handled per run before yielding the loop to socket I/O. */
     private static final int MAX_EVENTS_PER_RUN = 4096;
+    /**
+     * With {@link FlushPolicy#ADAPTIVE}: the least time from one drain's start to the next, as a
+     * multiple of how long the last drain took; 2 keeps the loop draining at most half the time.
+     */
+    static final int ADAPTIVE_INTERVAL_PER_DRAIN = 2;
+    /**
+     * With {@link FlushPolicy#ADAPTIVE}: a wait shorter than this is not worth a timer (its wake-up
+     * costs more than it saves); the drain runs at once.
+     */
+    static final long ADAPTIVE_MIN_WAIT_NS = 20_000;
 
     final int loopIndex;
     private final EventLoop loop;
@@ -68,8 +83,10 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private final FlushPolicy flushPolicy;
     private final long flushMaxDelayNs;
     private final LongSupplier nanoClock;
-    /** With {@link FlushPolicy#MAX_DELAY}: when the last drain started. */
+    /** With {@link FlushPolicy#MAX_DELAY} or {@link FlushPolicy#ADAPTIVE}: when the last drain started. */
     private long lastDrainNs;
+    /** With {@link FlushPolicy#ADAPTIVE}: how long the last drain took, its writes and flushes included. */
+    private long lastDrainTookNs;
     /** The next run drains without pacing: it is the paced one, or it continues a drain cut by the budget. */
     private boolean drainAtOnce;
     private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -156,6 +173,9 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
                 bytesInRun = 0;
                 framesInRun = 0;
             }
+            if (flushPolicy == FlushPolicy.ADAPTIVE) {
+                lastDrainTookNs = nanoClock.getAsLong() - lastDrainNs;
+            }
             if (budget <= 0) {
                 drainAtOnce = true;
                 wake(); // more may be waiting; continue after the loop's pending I/O
@@ -175,18 +195,18 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     }
 
     /**
-     * With {@link FlushPolicy#MAX_DELAY}, whether this run waits: when the previous drain started
-     * less than {@code flushMaxDelayNs} ago, it runs again, at once, when that time is up. Otherwise
-     * notes the start of the drain about to run.
+     * With {@link FlushPolicy#MAX_DELAY} or {@link FlushPolicy#ADAPTIVE}, whether this run waits:
+     * when the previous drain started less than {@link #leastIntervalNs} ago, it runs again, at once,
+     * when that time is up. Otherwise notes the start of the drain about to run.
      */
     private boolean paced() {
-        if (flushPolicy != FlushPolicy.MAX_DELAY) {
+        if (flushPolicy != FlushPolicy.MAX_DELAY && flushPolicy != FlushPolicy.ADAPTIVE) {
             return false;
         }
         long now = nanoClock.getAsLong();
         if (!drainAtOnce) {
-            long waitNs = lastDrainNs + flushMaxDelayNs - now;
-            if (waitNs > 0) {
+            long waitNs = lastDrainNs + leastIntervalNs() - now;
+            if (waitNs > (flushPolicy == FlushPolicy.ADAPTIVE ? ADAPTIVE_MIN_WAIT_NS : 0)) {
                 drainAtOnce = true;
                 loop.schedule(this, waitNs, TimeUnit.NANOSECONDS);
                 return true;
@@ -195,6 +215,12 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         drainAtOnce = false;
         lastDrainNs = now;
         return false;
+    }
+
+    /** The least time from one drain's start to the next: the policy's delay, or what the load asks for. */
+    private long leastIntervalNs() {
+        return flushPolicy == FlushPolicy.MAX_DELAY ? flushMaxDelayNs
+                : Math.min(flushMaxDelayNs, lastDrainTookNs * ADAPTIVE_INTERVAL_PER_DRAIN);
     }
 
     @Override

@@ -17,6 +17,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -252,7 +253,9 @@ public final class NodeRuntime implements AutoCloseable {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(transport.serverChannelClass())
-                .option(ChannelOption.SO_BACKLOG, 1024)
+                // as deep as the system allows (net.core.somaxconn): thousands of clients connecting
+                // at once (a restart, a failover) overflowed 1,024, and each dropped SYN waits 1-3 s
+                .option(ChannelOption.SO_BACKLOG, NetUtil.SOMAXCONN)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)

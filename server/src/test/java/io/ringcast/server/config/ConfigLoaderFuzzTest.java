@@ -28,7 +28,7 @@ class ConfigLoaderFuzzTest {
     private static final List<String[]> KEYS = defaultKeys();
     private static final String[] OVERRIDE_KEYS = {"selector", "lastValueCache", "deltas", "compression", "conflation"};
     private static final String[] WORDS = {"blocking", "sleeping", "yielding", "busy-spin", "immediate",
-        "end-of-batch", "max-delay", "off", "on-backpressure", "always", "true", "false", "yes", "null",
+        "end-of-batch", "max-delay", "adaptive", "off", "on-backpressure", "always", "true", "false", "yes", "null",
         "fx/#", "fx/+/bid", "#", "fx//bid", "0.0.0.0", "localhost"};
 
     /** Arbitrary text (seeds: real config files): a config, or a ConfigException with a message. */

@@ -135,7 +135,7 @@ class ConfigSpellingsTest {
             """)
     void otherFlushPolicySpellingsAreRefusedListingTheRightOnes(String spelling, String shown) {
         assertRefused(setting("pipeline.flushPolicy", spelling), "pipeline.flushPolicy",
-                "key 'pipeline.flushPolicy' must be one of immediate, end-of-batch, max-delay, got " + shown);
+                "key 'pipeline.flushPolicy' must be one of immediate, end-of-batch, max-delay, adaptive, got " + shown);
     }
 
     @Test

@@ -53,6 +53,8 @@ final class FanOutFixture implements AutoCloseable {
     private final EmbeddedChannel[] loops;
     /** Each loop's clock as its poller reads it: it moves with the loop's frozen scheduler clock ({@link #advanceTime}). */
     private final long[] clockNanos;
+    /** What each flush of a session on the loop costs, in the loop's time ({@link #eachFlushTakes}). */
+    private final long[] flushCostNanos;
     private final List<Peer> peers = new ArrayList<>();
     private long nextSessionId = 1;
 
@@ -65,6 +67,7 @@ final class FanOutFixture implements AutoCloseable {
         this.loops = new EmbeddedChannel[loops];
         this.pollers = new FanOutPoller[loops];
         this.clockNanos = new long[loops];
+        this.flushCostNanos = new long[loops];
         OutboundLimit limit = new OutboundLimit(outboundQueueBytes, SLOW_CONSUMER_GRACE_MS, counters);
         for (int i = 0; i < loops; i++) {
             this.loops[i] = new EmbeddedChannel();
@@ -83,7 +86,13 @@ final class FanOutFixture implements AutoCloseable {
     }
 
     Peer session(int loopIndex, boolean compressed) {
-        Peer peer = new Peer(nextSessionId++, loopIndex, compressed, pollers[loopIndex]);
+        Peer peer = new Peer(nextSessionId++, loopIndex, compressed, pollers[loopIndex], () -> {
+            long cost = flushCostNanos[loopIndex];
+            if (cost > 0) { // the system call's time passes, as the poller sees it; no timer runs meanwhile
+                clockNanos[loopIndex] += cost;
+                loops[loopIndex].advanceTimeBy(cost, TimeUnit.NANOSECONDS);
+            }
+        });
         peers.add(peer);
         return peer;
     }
@@ -270,6 +279,11 @@ final class FanOutFixture implements AutoCloseable {
         return loops[loopIndex].hasPendingTasks();
     }
 
+    /** From now on, each flush to a session of loop {@code loopIndex} moves that loop's clock on by {@code nanos}. */
+    void eachFlushTakes(int loopIndex, long nanos) {
+        flushCostNanos[loopIndex] = nanos;
+    }
+
     /** Moves loop {@code loopIndex}'s clock on and runs the timers that came due. */
     void advanceTime(int loopIndex, long nanos) {
         clockNanos[loopIndex] += nanos;
@@ -312,9 +326,10 @@ final class FanOutFixture implements AutoCloseable {
     static final class Peer {
         final Session session;
         final EmbeddedChannel channel;
-        private final ReadGate gate = new ReadGate();
+        private final ReadGate gate;
 
-        private Peer(long id, int loopIndex, boolean compressed, FanOutPoller poller) {
+        private Peer(long id, int loopIndex, boolean compressed, FanOutPoller poller, Runnable onFlush) {
+            gate = new ReadGate(onFlush);
             Session[] self = new Session[1];
             channel = new EmbeddedChannel(gate, new ChannelInboundHandlerAdapter() {
                 @Override
@@ -400,9 +415,14 @@ final class FanOutFixture implements AutoCloseable {
 
     /** Counts flushes and, while stalled, swallows them: the frames stay in the outbound buffer. */
     static final class ReadGate extends ChannelOutboundHandlerAdapter {
+        private final Runnable onFlush;
         boolean stalled;
         int flushes;
         ChannelHandlerContext ctx;
+
+        ReadGate(Runnable onFlush) {
+            this.onFlush = onFlush;
+        }
 
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
@@ -412,6 +432,7 @@ final class FanOutFixture implements AutoCloseable {
         @Override
         public void flush(ChannelHandlerContext ctx) {
             flushes++;
+            onFlush.run();
             if (!stalled) {
                 ctx.flush();
             }

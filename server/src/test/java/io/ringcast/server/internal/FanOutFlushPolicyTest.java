@@ -133,4 +133,79 @@ class FanOutFlushPolicyTest {
             assertThat(fx.hasPendingTasks(0)).as("no drain left behind").isFalse();
         }
     }
+
+    @Test
+    void adaptiveDrainsAtOnceWhileItsDrainsAreQuick() {
+        try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.ADAPTIVE, MAX_DELAY_NS, Long.MAX_VALUE)) {
+            Peer a = fx.session(0);
+            Peer b = fx.session(0);
+            fx.eachFlushTakes(0, FanOutPoller.ADAPTIVE_MIN_WAIT_NS / 4); // a drain of the two: half the least wait
+            for (int round = 0; round < 3; round++) {
+                oneBatch(fx, a, b, 1 + 3 * round);
+                assertThat(b.flushes()).as("round %d: no timer for a wait that short", round).isEqualTo(round + 1);
+                assertThat(fx.hasPendingTasks(0)).isFalse();
+            }
+            assertThat(b.messages()).hasSize(9);
+            a.messages();
+        }
+    }
+
+    @Test
+    void adaptiveWaitsTwiceWhatTheLastDrainTookAndGathersTheUpdatesMeanwhileIntoOneFrame() {
+        long flushNs = TimeUnit.MILLISECONDS.toNanos(1);
+        try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.ADAPTIVE, MAX_DELAY_NS, Long.MAX_VALUE)) {
+            Peer a = fx.session(0);
+            Peer b = fx.session(0);
+            SubscriberSet both = fx.subscribers(a, b);
+            fx.eachFlushTakes(0, flushNs);
+            batch(fx, () -> both, a, 1); // at once: two flushes, so this drain took 2 ms
+            assertThat(b.flushes()).as("the loop's first drain waits for nothing").isEqualTo(1);
+            a.messages();
+            b.messages();
+
+            batch(fx, () -> both, a, 4);
+            batch(fx, () -> both, a, 7);
+            assertThat(b.frames()).as("the next drain starts 4 ms after the last started").isEmpty();
+            fx.advanceTime(0, 2 * flushNs - 1);
+            assertThat(b.frames()).as("not a nanosecond early").isEmpty();
+
+            fx.advanceTime(0, 1);
+            List<ReceivedFrames.Frame> frames = b.frames();
+            assertThat(frames).as("both batches in one drain, one frame").hasSize(1);
+            assertThat(frames.get(0).messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5",
+                    "UPDATE 1 #6 v6", "UPDATE 1 #7 v7", "UPDATE 1 #8 v8", "UPDATE 1 #9 v9");
+            assertThat(a.messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5", "UPDATE 1 #6 v6",
+                    "UPDATE 1 #7 v7", "UPDATE 1 #8 v8", "UPDATE 1 #9 v9", "PUBLISH_ACK 6 #6", "PUBLISH_ACK 9 #9");
+            assertThat(fx.hasPendingTasks(0)).as("no drain left behind").isFalse();
+
+            fx.eachFlushTakes(0, 0);
+            fx.advanceTime(0, 4 * flushNs); // quiet: the next update goes out at once
+            batch(fx, () -> both, a, 10);
+            assertThat(b.messages()).containsExactly("UPDATE 1 #10 v10", "UPDATE 1 #11 v11", "UPDATE 1 #12 v12");
+            a.messages();
+        }
+    }
+
+    @Test
+    void adaptiveWaitsNoLongerThanFlushMaxDelay() {
+        long ceilingNs = TimeUnit.MILLISECONDS.toNanos(10);
+        long flushNs = TimeUnit.MILLISECONDS.toNanos(4);
+        try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.ADAPTIVE, ceilingNs, Long.MAX_VALUE)) {
+            Peer a = fx.session(0);
+            Peer b = fx.session(0);
+            SubscriberSet both = fx.subscribers(a, b);
+            fx.eachFlushTakes(0, flushNs);
+            batch(fx, () -> both, a, 1); // took 8 ms: twice that is past the ceiling
+            a.messages();
+            b.messages();
+
+            batch(fx, () -> both, a, 4);
+            fx.advanceTime(0, ceilingNs - 2 * flushNs - 1);
+            assertThat(b.frames()).as("before the ceiling").isEmpty();
+            fx.advanceTime(0, 1);
+            assertThat(b.messages()).as("10 ms after the last drain started, not 16")
+                    .containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5", "UPDATE 1 #6 v6");
+            a.messages();
+        }
+    }
 }

@@ -49,7 +49,7 @@ class SlowConsumerTest {
 
     @Test
     void oneBatchLargerThanTheLimitDoesNotCutASessionThatReads() {
-        for (FlushPolicy policy : new FlushPolicy[] {FlushPolicy.END_OF_BATCH, FlushPolicy.MAX_DELAY}) {
+        for (FlushPolicy policy : new FlushPolicy[] {FlushPolicy.END_OF_BATCH, FlushPolicy.MAX_DELAY, FlushPolicy.ADAPTIVE}) {
             try (FanOutFixture fx = new FanOutFixture(1, policy, 1_000_000, LIMIT_BYTES)) {
                 Peer reader = fx.session(0);
                 Topic t = fx.topic(1, "t");
@@ -58,7 +58,7 @@ class SlowConsumerTest {
                     fx.update(t, i, i + KB).to(reader).publish();
                     expected.add("UPDATE 1 #" + i + " " + i + KB);
                 }
-                fx.drain(0); // max-delay too: a loop's first drain is not paced
+                fx.drain(0); // max-delay and adaptive too: a loop's first drain is not paced
 
                 assertThat(reader.session.closing).as(policy.yamlName()).isFalse();
                 assertThat(reader.messages()).as(policy.yamlName()).isEqualTo(expected);
