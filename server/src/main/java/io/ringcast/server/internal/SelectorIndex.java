@@ -2,10 +2,10 @@ package io.ringcast.server.internal;
 
 import io.ringcast.protocol.Selector;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Every open subscription, as a trie of selector segments, to find the sessions a newly created
@@ -26,10 +26,12 @@ final class SelectorIndex {
     private static final class Node {
         final Map<String, Node> children = new HashMap<>(4);
         Node anyOne;
-        /** Subscriptions whose selector ends here. */
-        final List<Entry> exact = new ArrayList<>(0);
-        /** Subscriptions whose selector is this node's path followed by '#'. */
-        final List<Entry> subtree = new ArrayList<>(0);
+        // sets, not lists: ten thousand sessions on '#' closing at once (a network blip) each removed
+        // theirs from a list of all of them, and held the sequencer for seconds
+        /** Subscriptions whose selector ends here, in the order they came. */
+        final Set<Entry> exact = new LinkedHashSet<>();
+        /** Subscriptions whose selector is this node's path followed by '#', in the order they came. */
+        final Set<Entry> subtree = new LinkedHashSet<>();
     }
 
     void add(Selector selector, Session session, int subscriptionId) {
