@@ -22,6 +22,8 @@ command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 command -v iptables >/dev/null 2>&1 || need_apt+=(iptables)
 # the load generator's JetStream target is tested against a real server (JetStreamLoadTest)
 command -v nats-server >/dev/null 2>&1 || need_apt+=(nats-server)
+# and its Redis target against a real redis-server (RedisLoadTest, which fails without one)
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

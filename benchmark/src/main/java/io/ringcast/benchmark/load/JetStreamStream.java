@@ -50,18 +50,9 @@ final class JetStreamStream {
     private JetStreamStream() {
     }
 
-    /** The subject of a topic path: {@code bench/t0042} is {@code bench.t0042}. */
-    static String subject(String topicPath) {
-        return topicPath.replace('/', '.');
-    }
-
-    /** The subject of every topic of {@code spec}, by topic index. */
+    /** The subject of every topic of {@code spec}, by topic index: its dotted name, {@code bench.t0042}. */
     static String[] subjects(LoadSpec spec) {
-        String[] subjects = new String[spec.topics()];
-        for (int t = 0; t < subjects.length; t++) {
-            subjects[t] = subject(spec.topicPath(t));
-        }
-        return subjects;
+        return spec.dottedTopicNames();
     }
 
     /**

@@ -3,10 +3,7 @@ package io.ringcast.benchmark.load;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -67,7 +64,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * from any thread, any number of times; everything else on the channel's event loop, one call at a
  * time, as Netty calls a handler. The tally is written on that loop only.
  */
-final class LeanSubscriber extends ChannelInboundHandlerAdapter implements MessageHandler, AutoCloseable {
+final class LeanSubscriber extends ChannelSubscriber implements MessageHandler, AutoCloseable {
     /** The id of the one subscription. */
     static final int SUBSCRIPTION_ID = 1;
     /**
@@ -88,12 +85,9 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
     static final String NO_DELTAS = "lean subscribers keep no values and cannot apply deltas: use"
             + " --subscriber-client java for delta runs (features.deltas)";
 
-    private final int index;
-    private final URI address;
     private final String clientName;
     private final LoadSpec spec;
     private final int runId;
-    private final SubscriberTally tally;
     /** The run's count of lost connections, shared with its Java clients. */
     private final AtomicLong disconnects;
     private final AliasTable aliases;
@@ -108,18 +102,8 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
      * event loops held later connections' {@code HELLO}s past the server's handshake timeout.
      */
     private final CompletableFuture<Void> welcomed = new CompletableFuture<>();
-    /** Completes on {@code SUBSCRIBED}, or fails with why the subscriber could not start. */
-    private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
-
-    /** Set by {@link #connect} (or, for a channel made elsewhere, when this handler is added to it). */
-    private volatile Channel channel;
 
     // ------------------------------------------------------------------ event loop only
-    private ChannelHandlerContext ctx;
-    /** Failed or closed by the run: every message from now on is ignored. */
-    private boolean stopped;
-    /** Whether the run closed the connection (then its end is no failure). */
-    private boolean closedByRun;
     /** A fatal {@code ERROR}'s name and reason: the close that follows is explained by it. */
     private String serverError;
     private int closeCode;
@@ -137,12 +121,10 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
      * @param disconnects counted up when the connection is lost
      */
     LeanSubscriber(int index, URI address, LoadSpec spec, int runId, SubscriberTally tally, AtomicLong disconnects) {
-        this.index = index;
-        this.address = address;
+        super("lean subscriber " + index, address, tally);
         this.clientName = "load-sub-" + index;
         this.spec = spec;
         this.runId = runId;
-        this.tally = tally;
         this.disconnects = disconnects;
         this.aliases = new AliasTable(spec.topics());
         this.options = spec.subscribeOptions(index);
@@ -155,25 +137,31 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
      * the connection, the upgrade or the session is refused. Once; then {@link #subscribe}.
      */
     CompletableFuture<Void> connect(EventLoopGroup group) {
-        assert channel == null : "connect() twice";
-        ChannelFuture f = new Bootstrap()
+        connecting(bootstrap(group)
+                .handler(new Initializer(address, this))
+                .connect(address.getHost(), address.getPort() > 0 ? address.getPort() : 80));
+        return welcomed;
+    }
+
+    /** The session's start fails too: the run waits for it first. */
+    @Override
+    void failStart(LoadException why) {
+        welcomed.completeExceptionally(why);
+        super.failStart(why);
+    }
+
+    /**
+     * A client bootstrap on {@code group}, with the socket channel of that group's transport (the
+     * generator's {@code --transport}) and the options of every connection the generator makes on
+     * its own, without a client library: lean subscribers, and Redis's ({@link RedisClients}).
+     */
+    static Bootstrap bootstrap(EventLoopGroup group) {
+        return new Bootstrap()
                 .group(group)
                 .channel(Transport.of(group).socketChannelClass())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, HANDSHAKE_TIMEOUT_MS)
-                .handler(new Initializer(address, this))
-                .connect(address.getHost(), address.getPort() > 0 ? address.getPort() : 80);
-        channel = f.channel();
-        f.addListener(done -> {
-            if (!done.isSuccess()) {
-                LoadException e = new LoadException("lean subscriber " + index + " cannot connect to " + address
-                        + ": " + describe(done.cause()), done.cause());
-                welcomed.completeExceptionally(e);
-                subscribed.completeExceptionally(e);
-            }
-        });
-        return welcomed;
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, HANDSHAKE_TIMEOUT_MS);
     }
 
     /**
@@ -196,25 +184,10 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
         return subscribed;
     }
 
-    /** What {@link #subscribe} returns: completes on {@code SUBSCRIBED}. Any thread. */
-    CompletableFuture<Void> subscribed() {
-        return subscribed;
-    }
-
-    /** Starts closing the connection, for the end of the run; the future completes once it is closed. Any thread. */
-    ChannelFuture closeAsync() {
-        Channel ch = channel;
-        ch.eventLoop().execute(() -> {
-            closedByRun = true;
-            ch.close(); // a close frame first, then the socket
-        });
-        return ch.closeFuture();
-    }
-
     /** Closes the connection and waits (at most {@link #CLOSE_TIMEOUT_MS} more) until it is closed. Any thread. */
     @Override
     public void close() {
-        if (channel != null) {
+        if (hasChannel()) {
             closeAsync().awaitUninterruptibly(2 * CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         }
     }
@@ -258,14 +231,6 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
                     .addLast("websocket", new WebSocketClientProtocolHandler(webSocket))
                     .addLast("websocket-aggregator", new WebSocketFrameAggregator(MAX_INBOUND_FRAME_BYTES))
                     .addLast("ringcast", subscriber);
-        }
-    }
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
-        if (channel == null) {
-            channel = ctx.channel();
         }
     }
 
@@ -321,30 +286,7 @@ final class LeanSubscriber extends ChannelInboundHandlerAdapter implements Messa
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        fail(describe(cause));
-    }
-
-    /**
-     * The subscriber cannot go on checking: counted as a failure (the run is not clean) with
-     * {@code reason}, the subscription's start fails if it had not come yet, and the connection
-     * is closed. The first reason wins.
-     */
-    private void fail(String reason) {
-        if (stopped) {
-            return;
-        }
-        stopped = true;
-        String message = "lean subscriber " + index + ": " + reason;
-        tally.fail(message);
-        welcomed.completeExceptionally(new LoadException(message));
-        subscribed.completeExceptionally(new LoadException(message));
-        ctx.close();
-    }
-
-    private static String describe(Throwable cause) {
-        String message = cause.getMessage();
-        return message == null || message.isEmpty() ? cause.getClass().getSimpleName()
-                : cause.getClass().getSimpleName() + ": " + message;
+        fail(LoadException.describe(cause));
     }
 
     // ------------------------------------------------------------------ MessageHandler: what the server sends

@@ -11,4 +11,11 @@ final class LoadException extends Exception {
     LoadException(String message) {
         super(message);
     }
+
+    /** An exception said for a reader, in a load exception's message: its class and its message. */
+    static String describe(Throwable cause) {
+        String message = cause.getMessage();
+        return message == null || message.isEmpty() ? cause.getClass().getSimpleName()
+                : cause.getClass().getSimpleName() + ": " + message;
+    }
 }

@@ -81,7 +81,7 @@ public final class LoadGenerator implements Callable<Integer> {
         }
     }
 
-    /** {@code --target ringcast|jetstream}, case-insensitive. */
+    /** {@code --target ringcast|jetstream|redis}, case-insensitive. */
     static final class TargetConverter extends LowerCaseEnumConverter<Target> {
         TargetConverter() {
             super(Target.class);
@@ -110,17 +110,20 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--servers", split = ",", paramLabel = "URL",
             description = "Comma-separated WebSocket URLs (one node or a cluster), e.g. ws://127.0.0.1:8080/ws; "
                     + "publishers and subscribers are spread over them round robin (nats:// URLs with --target "
-                    + "jetstream)")
+                    + "jetstream, redis://HOST:PORT with --target redis)")
     List<String> servers;
 
     @Option(names = "--target", defaultValue = "RINGCAST", converter = TargetConverter.class,
-            paramLabel = "ringcast|jetstream",
+            paramLabel = "ringcast|jetstream|redis",
             description = "The system loaded: ringcast, or NATS JetStream at nats:// --servers (the same workload "
                     + "through the official NATS Java client: one file-storage stream " + JetStreamStream.NAME
                     + " over the subjects bench.t0000.., replicas one per server up to 5, created or checked and "
                     + "purged at the start; publishes acked by JetStream and retried with the same Nats-Msg-Id; "
                     + "each subscriber an ordered consumer of the whole stream; --subscriber-client does not "
-                    + "apply) (default ringcast)")
+                    + "apply), or Redis pub/sub at a redis:// --servers (channels bench.t0000..; each publisher a "
+                    + "connection sending PUBLISH pipelined, acked by its reply; each subscriber a connection on "
+                    + "PSUBSCRIBE bench.*; Netty's RESP codec on the event loops of --io-threads; a lost connection "
+                    + "fails the run; --subscriber-client does not apply) (default ringcast)")
     Target target;
 
     @Option(names = "--embedded", description = "Start an in-process server on 127.0.0.1 and a free port instead "

@@ -23,11 +23,13 @@ import java.util.Map;
  * @param serverCpu   the servers' CPU over the same time as {@code cpu}; null without {@code --server-pids}
  * @param ackLatencyMs the latency of the measured publishes' acks, from the intended send time as
  *                    {@code latencyMs}: what a publisher waits for the system to hold its value
+ * @param subscribersConfirmedMs how long the subscribers took to connect, from the first one's start to
+ *                    the last one's confirmed subscription (the log's "N subscribers confirmed in X s")
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record LoadResult(String scenario, String startedAt, Machine machine, LoadSpec spec, Publishes publishes,
                   Deliveries deliveries, LatencyMs latencyMs, Correctness correctness, Cpu cpu, Wire wire,
-                  Pauses pauses, ServerCpu serverCpu, LatencyMs ackLatencyMs) {
+                  Pauses pauses, ServerCpu serverCpu, LatencyMs ackLatencyMs, long subscribersConfirmedMs) {
 
     /**
      * The longest time between two consecutive acks of one publisher, and between two consecutive

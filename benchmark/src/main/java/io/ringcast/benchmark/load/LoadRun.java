@@ -20,11 +20,13 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -41,13 +43,22 @@ import org.HdrHistogram.Histogram;
  * of connections. Subscribers are {@link LeanSubscriber}s or Java clients ({@link
  * LoadSpec#subscriberClient()}); publishers are always Java clients. A run against JetStream
  * ({@link Target#JETSTREAM}) uses the official NATS client's connections instead ({@link
- * JetStreamClients}), after the stream was made ready, and the same pacing, checks and figures.
- * Not thread-safe: one thread calls {@link #execute()} once.
+ * JetStreamClients}), after the stream was made ready, and one against Redis ({@link Target#REDIS})
+ * connections of Netty's RESP codec on the same group ({@link RedisClients}); both with the same
+ * pacing, checks and figures. Not thread-safe: one thread calls {@link #execute()} once.
  */
 final class LoadRun {
     /** A drain that sees no subscriber progress for this long ends, and what is missing is lost. */
     static final long STALL_LIMIT_NS = TimeUnit.SECONDS.toNanos(10);
     private static final long SETUP_TIMEOUT_MS = 120_000;
+    /**
+     * The generator's own subscriber connections (lean, Redis) being set up at once, at most: the next
+     * starts once one of them is welcomed (Redis: confirmed) or failed. Below Ringcast's default
+     * {@code limits.maxConnectionsBeforeUpgrade} (1,024), past which a server closes a new connection
+     * at once: ten thousand lean subscribers started together met it, and they do not retry. The
+     * same bound for Redis's, so that their connect times compare.
+     */
+    static final int MAX_CONNECTING = 512;
     /** Publishing starts this long after the schedule is made, so every publisher thread is up. */
     private static final long START_DELAY_NS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long POLL_NS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -71,8 +82,14 @@ final class LoadRun {
     private final long nanoTimeAtStart = System.nanoTime();
     private final List<RingcastClient> clients = new ArrayList<>();
     private final List<LeanSubscriber> leanSubscribers = new ArrayList<>();
-    /** A JetStream run's clients; null for a Ringcast run. */
+    /** A JetStream run's clients; null for another target. */
     private final JetStreamClients jetStream;
+    /** A Redis run's clients; null for another target. */
+    private final RedisClients redis;
+    /** How long the subscribers took to connect until the last was confirmed; set by the connect methods. */
+    private long subscribersConfirmedNs;
+    /** Room for {@link #MAX_CONNECTING} connections being set up; the run's thread takes, any thread gives back. */
+    private final Semaphore connecting = new Semaphore(MAX_CONNECTING);
     /** {@code --report-interval} in ms, 0 for none. */
     private final long reportIntervalMs;
     /** Where {@code NAME-intervals.csv} goes when {@link #reportIntervalMs} is set. */
@@ -93,6 +110,7 @@ final class LoadRun {
         this.reportIntervalMs = reportIntervalMs;
         this.reportDir = reportDir;
         this.jetStream = spec.target() == Target.JETSTREAM ? new JetStreamClients(spec, runId, disconnects) : null;
+        this.redis = spec.target() == Target.REDIS ? new RedisClients(spec, runId, disconnects, group) : null;
     }
 
     /** The file {@code --report-interval} writes for this spec in {@code dir}. */
@@ -115,11 +133,13 @@ final class LoadRun {
             if (jetStream != null) {
                 jetStream.prepareStream(log);
             }
-            List<SubscriberTally> tallies = jetStream == null ? connectSubscribers() : connectJetStreamSubscribers();
-            List<PacedPublisher> publishers = jetStream == null ? connectPublishers(paths) : connectJetStreamPublishers();
+            List<SubscriberTally> tallies = jetStream != null ? connectJetStreamSubscribers()
+                    : redis != null ? connectRedisSubscribers() : connectSubscribers();
+            List<PacedPublisher> publishers = jetStream != null ? connectJetStreamPublishers()
+                    : redis != null ? connectRedisPublishers() : connectPublishers(paths);
             // a first read now: the HTTP client's start-up must not delay the read at the window's start
-            // (NATS servers have no /health of Ringcast's: their wire figures stay unknown)
-            ServerProbe probe = new ServerProbe(jetStream == null ? spec.servers() : List.of());
+            // (NATS and Redis servers have no /health of Ringcast's: their wire figures stay unknown)
+            ServerProbe probe = new ServerProbe(spec.target() == Target.RINGCAST ? spec.servers() : List.of());
             probe.read();
 
             long startNs = System.nanoTime() + START_DELAY_NS;
@@ -140,6 +160,9 @@ final class LoadRun {
             long wallStartNs = System.nanoTime();
             long[] finalCounters = joinPublishers(threads, publishers);
             awaitAcks(publishers);
+            if (redis != null) {
+                redis.requirePublishers(); // before the drain, which would wait for what was never published
+            }
             awaitDrain(tallies, finalCounters, matched);
             long cpuEndNs = ProcessCpu.cpuTimeNs();
             long serverCpuEndNs = spec.serverPids().isEmpty() ? -1 : ProcessCpu.cpuTimeNs(spec.serverPids());
@@ -212,7 +235,7 @@ final class LoadRun {
                 LeanSubscriber subscriber = new LeanSubscriber(i, URI.create(spec.addressesFor(i)[0]), spec, runId,
                         tally, disconnects);
                 leanSubscribers.add(subscriber);
-                confirmed.add(subscriber.connect(group));
+                confirmed.add(whenRoomToConnect(() -> subscriber.connect(group)));
             } else {
                 RingcastClient client = newClient("load-sub-" + i, spec.addressesFor(i));
                 confirmed.add(client.subscribe(spec.selector(), spec.subscribeOptions(i), tally).confirmed());
@@ -227,7 +250,8 @@ final class LoadRun {
             }
         }
         awaitAll(confirmed, "subscriber");
-        log.printf("  %,d subscribers confirmed in %.1f s%s%s%n", spec.subscribers(), (System.nanoTime() - t0) / 1e9,
+        subscribersConfirmedNs = System.nanoTime() - t0;
+        log.printf("  %,d subscribers confirmed in %.1f s%s%s%n", spec.subscribers(), subscribersConfirmedNs / 1e9,
                 lean ? " (lean connections)" : "", spec.viewShapes() == 0 ? ""
                         : String.format(", round robin over %d view shapes", spec.viewShapes()));
         return tallies;
@@ -242,8 +266,30 @@ final class LoadRun {
             tallies.add(tally);
             jetStream.subscriber(i, tally);
         }
+        subscribersConfirmedNs = System.nanoTime() - t0;
         log.printf("  %,d subscribers confirmed in %.1f s (ordered consumers of JetStream stream %s)%n",
-                spec.subscribers(), (System.nanoTime() - t0) / 1e9, JetStreamStream.NAME);
+                spec.subscribers(), subscribersConfirmedNs / 1e9, JetStreamStream.NAME);
+        return tallies;
+    }
+
+    /**
+     * Redis's subscribers, connecting together ({@link #MAX_CONNECTING} at a time at most): each is
+     * confirmed when its {@code psubscribe} reply came.
+     */
+    private List<SubscriberTally> connectRedisSubscribers() throws LoadException, InterruptedException {
+        long t0 = System.nanoTime();
+        List<SubscriberTally> tallies = new ArrayList<>(spec.subscribers());
+        List<CompletableFuture<Void>> confirmed = new ArrayList<>(spec.subscribers());
+        for (int i = 0; i < spec.subscribers(); i++) {
+            SubscriberTally tally = new SubscriberTally(i, runId, spec.topics(), window, latencies, spec.valueFormat());
+            tallies.add(tally);
+            int index = i;
+            confirmed.add(whenRoomToConnect(() -> redis.subscribe(index, tally)));
+        }
+        awaitAll(confirmed, "subscriber");
+        subscribersConfirmedNs = System.nanoTime() - t0;
+        log.printf("  %,d subscribers confirmed in %.1f s (PSUBSCRIBE %s on Redis)%n", spec.subscribers(),
+                subscribersConfirmedNs / 1e9, RedisChannels.PATTERN);
         return tallies;
     }
 
@@ -268,6 +314,16 @@ final class LoadRun {
         return publishers;
     }
 
+    private List<PacedPublisher> connectRedisPublishers() throws LoadException, InterruptedException {
+        List<PacedPublisher> publishers = new ArrayList<>(spec.publishers());
+        List<CompletableFuture<Void>> connected = new ArrayList<>(spec.publishers());
+        for (int p = 0; p < spec.publishers(); p++) {
+            publishers.add(new PacedPublisher(p, redis.publication(p, connected), spec, runId, unacked, ackLatencies));
+        }
+        awaitAll(connected, "publisher");
+        return publishers;
+    }
+
     private RingcastClient newClient(String name, String[] addresses) {
         RingcastClient client = RingcastClient.builder()
                 .addresses(addresses)
@@ -285,6 +341,20 @@ final class LoadRun {
                 .build();
         clients.add(client);
         return client;
+    }
+
+    /**
+     * Starts a connection once fewer than {@link #MAX_CONNECTING} are being set up; it holds its room
+     * until the future {@code start} returns completes, either way.
+     */
+    private CompletableFuture<Void> whenRoomToConnect(Supplier<CompletableFuture<Void>> start)
+            throws LoadException, InterruptedException {
+        if (!connecting.tryAcquire(SETUP_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+            throw new LoadException(MAX_CONNECTING + " subscribers still connecting after " + SETUP_TIMEOUT_MS + " ms");
+        }
+        CompletableFuture<Void> started = start.get();
+        started.whenComplete((done, failure) -> connecting.release());
+        return started;
     }
 
     private static void awaitAll(List<CompletableFuture<Void>> futures, String what)
@@ -436,7 +506,8 @@ final class LoadRun {
                     ProcessCpu.peakRssBytes(spec.serverPids()), serverRssBytes);
         }
         return new LoadResult(spec.scenario(), startedAt, machine, spec, pub, del, lat, cor, cpu, wire,
-                pauses(publishers, tallies, endNs), serverCpu, ackLat);
+                pauses(publishers, tallies, endNs), serverCpu, ackLat,
+                TimeUnit.NANOSECONDS.toMillis(subscribersConfirmedNs));
     }
 
     /** The longest ack gap over the publishers and delivery gap over the subscribers. After {@link #summarize}'s counts. */
@@ -476,6 +547,9 @@ final class LoadRun {
         }
         if (jetStream != null) {
             jetStream.close(); // idempotent
+        }
+        if (redis != null) {
+            redis.close(); // idempotent
         }
         List<ChannelFuture> closing = new ArrayList<>(leanSubscribers.size());
         for (LeanSubscriber s : leanSubscribers) {

@@ -27,8 +27,9 @@ import java.util.Objects;
  * @param jsonFields    the {@code f} fields of a JSON value
  * @param viewShapes    0: plain subscriptions; else subscriber {@code i} subscribes with view shape
  *                      {@code i mod viewShapes} ({@link JsonPayload#viewShape}), JSON values only
- * @param target        the system loaded: Ringcast ({@code ws://} URLs) or NATS JetStream ({@code nats://}
- *                      URLs, every subscriber on every topic, {@code subscriberClient} not used)
+ * @param target        the system loaded: Ringcast ({@code ws://} URLs), NATS JetStream ({@code nats://}
+ *                      URLs) or Redis pub/sub ({@code redis://} URLs); for the last two every subscriber is
+ *                      on every topic and {@code subscriberClient} is not used
  */
 record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadBytes, int rate, int publishers,
                 int subscribers, String selector, long durationMs, long warmupMs, int ioThreads, String transport,
@@ -50,7 +51,8 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
         Objects.requireNonNull(subscriberClient, "--subscriber-client");
         Objects.requireNonNull(valueFormat, "--value-format");
         Objects.requireNonNull(target, "--target");
-        require(!servers.isEmpty(), "--servers: at least one URL is required (ws://, or nats:// with --target jetstream)");
+        require(!servers.isEmpty(), "--servers: at least one URL is required (ws://, or nats:// with --target jetstream,"
+                + " redis:// with --target redis)");
         require(topics >= 1 && topics <= 1_000_000, "--topics: must be 1..1000000, was " + topics);
         require(payloadBytes >= PayloadCodec.HEADER_BYTES && payloadBytes <= 1 << 20,
                 "--payload-bytes: must be " + PayloadCodec.HEADER_BYTES + ".." + (1 << 20) + " (the header takes "
@@ -75,13 +77,14 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
         require(ioThreads >= 1 && ioThreads <= 256, "--io-threads: must be 1..256, was " + ioThreads);
         require(serverPids.stream().allMatch(pid -> pid > 0), "--server-pids: process ids are positive, were "
                 + serverPids);
-        if (target == Target.JETSTREAM) {
-            require(servers.stream().allMatch(u -> u.startsWith("nats://")),
-                    "--target jetstream: --servers are nats:// URLs, was " + servers);
-            require(!embedded, "--embedded: the in-process server is Ringcast's; --target jetstream needs --servers");
-            require(selector.equals("#"), "--target jetstream: every subscriber takes every topic, so --selector '#',"
+        if (target != Target.RINGCAST) {
+            String option = "--target " + target.optionName();
+            require(servers.stream().allMatch(u -> u.startsWith(target.urlScheme)),
+                    option + ": --servers are " + target.urlScheme + " URLs, was " + servers);
+            require(!embedded, "--embedded: the in-process server is Ringcast's; " + option + " needs --servers");
+            require(selector.equals("#"), option + ": every subscriber takes every topic, so --selector '#',"
                     + " was '" + selector + "'");
-            require(viewShapes == 0, "--view-shapes: views are Ringcast's; --target jetstream has none");
+            require(viewShapes == 0, "--view-shapes: views are Ringcast's; " + option + " has none");
         } else {
             require(subscriberClient != SubscriberClient.LEAN || servers.stream().allMatch(u -> u.startsWith("ws://")),
                     "--subscriber-client lean: lean subscribers speak ws:// only, was " + servers
@@ -144,6 +147,18 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
     }
 
     /**
+     * Every topic's name with dots for slashes, by topic index: {@code bench/t0042} is {@code bench.t0042},
+     * JetStream's subject and Redis's channel of the topic.
+     */
+    String[] dottedTopicNames() {
+        String[] names = new String[topics];
+        for (int t = 0; t < names.length; t++) {
+            names[t] = topicPath(t).replace('/', '.');
+        }
+        return names;
+    }
+
+    /**
      * The index of the topic at {@code path}, the inverse of {@link #topicPath}; -1 when {@code path}
      * is not one of this spec's topics (another width, another prefix, an index out of range).
      */
@@ -175,13 +190,13 @@ record LoadSpec(List<String> servers, boolean embedded, int topics, int payloadB
 
     /**
      * The scenario named by its topology, e.g. {@code 1n-4p-100s-1000t-200B}; JSON values add
-     * {@code -json}, views their number of shapes: {@code 1n-1p-1000s-1000t-200B-json-10v}, and a
-     * JetStream target {@code -jetstream}.
+     * {@code -json}, views their number of shapes: {@code 1n-1p-1000s-1000t-200B-json-10v}, and another
+     * target than Ringcast its name: {@code -jetstream}, {@code -redis}.
      */
     String topology() {
         return servers.size() + "n-" + publishers + "p-" + subscribers + "s-" + topics + "t-" + payloadBytes + "B"
                 + (valueFormat == ValueFormat.JSON ? "-json" : "") + (viewShapes > 0 ? "-" + viewShapes + "v" : "")
-                + (target == Target.JETSTREAM ? "-jetstream" : "");
+                + (target == Target.RINGCAST ? "" : "-" + target.optionName());
     }
 
     /** {@link #topology()} and the rate, e.g. {@code 1n-4p-100s-1000t-200B-10000ps}: the run's file names. */

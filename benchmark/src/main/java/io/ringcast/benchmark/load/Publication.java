@@ -4,8 +4,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Where one {@link PacedPublisher}'s values go: one publishing client of the system under test
- * ({@link Target}). A Ringcast client's {@code publish} to the topic's path, or a
- * {@link JetStreamPublication}. Either retries on its own as its client does, and answers once.
+ * ({@link Target}). A Ringcast client's {@code publish} to the topic's path, a
+ * {@link JetStreamPublication}, or a {@link RedisPublication}. The first two retry on their own as their
+ * clients do, Redis's never does; each answers once.
  *
  * <p>Threads: {@link #publish} from the publisher's own thread only; the answer completes on the
  * client's threads (or at once, on the caller's).

@@ -10,10 +10,8 @@ final class Summary {
     static void print(PrintWriter out, LoadResult r) {
         LoadSpec s = r.spec();
         out.printf("%s load %s: %d server(s)%s, %d publishers, %,d %s subscribers ('%s'%s), %,d topics, %d B%s%n",
-                s.target() == Target.JETSTREAM ? "JetStream" : "Ringcast", r.scenario(), s.servers().size(),
-                s.embedded() ? " (embedded)" : "", s.publishers(), s.subscribers(), s.target() == Target.JETSTREAM
-                        ? "ordered-consumer" : s.subscriberClient() == SubscriberClient.LEAN ? "lean" : "Java client",
-                s.selector(),
+                s.target().displayName, r.scenario(), s.servers().size(), s.embedded() ? " (embedded)" : "",
+                s.publishers(), s.subscribers(), subscriberKind(s), s.selector(),
                 s.viewShapes() == 0 ? "" : ", round robin over " + s.viewShapes() + " view shapes", s.topics(),
                 s.payloadBytes(), s.valueFormat() == ValueFormat.JSON ? " JSON (" + s.jsonFields() + " fields)" : "");
         LoadResult.Publishes p = r.publishes();
@@ -75,6 +73,15 @@ final class Summary {
         }
     }
 
+    /** What the subscribers are, in the summary's first line. */
+    private static String subscriberKind(LoadSpec s) {
+        return switch (s.target()) {
+            case JETSTREAM -> "ordered-consumer";
+            case REDIS -> "PSUBSCRIBE " + RedisChannels.PATTERN;
+            case RINGCAST -> s.subscriberClient() == SubscriberClient.LEAN ? "lean" : "Java client";
+        };
+    }
+
     static String oneLine(LoadResult r) {
         return String.format("achieved %,.0f/s  deliveries %,.0f/s  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f ms"
                         + "  lost %d dup %d ooo %d%s  cpu %.0f%%", r.publishes().achievedPerSecond(),
@@ -90,7 +97,8 @@ final class Summary {
     }
 
     static void printSweep(PrintWriter out, SweepResult s) {
-        out.printf("Ringcast sweep %s: %d step(s)%n", s.scenario(), s.steps().size());
+        out.printf("%s sweep %s: %d step(s)%n", s.steps().isEmpty() ? Target.RINGCAST.displayName
+                : s.steps().get(0).result().spec().target().displayName, s.scenario(), s.steps().size());
         for (SweepResult.Step step : s.steps()) {
             out.printf("  %,9d/s  %s  %s%n", step.offeredRate(), step.clean() ? "clean" : "NOT clean",
                     oneLine(step.result()));

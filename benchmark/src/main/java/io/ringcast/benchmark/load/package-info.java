@@ -9,7 +9,9 @@
  * ({@link io.ringcast.benchmark.load.SubscriberTally}) and records latency from the intended send time. {@link io.ringcast.benchmark.load.RateSweep}
  * raises the rate step by step to find the max clean rate. With {@code --target jetstream} the same
  * run loads NATS JetStream through the official NATS Java client instead ({@link
- * io.ringcast.benchmark.load.JetStreamClients}): {@code scripts/bench-cluster.sh --vs-jetstream}.
+ * io.ringcast.benchmark.load.JetStreamClients}): {@code scripts/bench-cluster.sh --vs-jetstream}; with
+ * {@code --target redis}, Redis pub/sub through Netty's RESP codec on the same group ({@link
+ * io.ringcast.benchmark.load.RedisClients}): {@code scripts/bench-e2e.sh --vs-redis}.
  * Results are written as JSON, {@code .hgrm} and PNG ({@link io.ringcast.benchmark.load.ResultFiles}). How to read them:
  * {@code docs/benchmarks.md}.
  */
