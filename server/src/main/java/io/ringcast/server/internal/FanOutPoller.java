@@ -53,7 +53,7 @@ import java.util.function.LongSupplier;
  * the rest of that time, so under load each drain gathers that long's updates into one frame and
  * one system call per session, while an update after a quiet spell goes out at once. A waiting
  * poller keeps {@link #scheduled} set, so the sequencer does not wake its loop meanwhile. With
- * {@link FlushPolicy#ADAPTIVE} (the default) that time is {@link #ADAPTIVE_INTERVAL_PER_DRAIN} times
+ * {@link FlushPolicy#ADAPTIVE} that time is {@link #ADAPTIVE_INTERVAL_PER_DRAIN} times
  * what the last drain took, up to {@code flushMaxDelayNs}: the loop spends at most about half its
  * time draining, and the rest gathers updates for the next drain. A quiet loop's drains take
  * microseconds, so its updates go out at once; a loaded one's take longer, so it waits longer and
