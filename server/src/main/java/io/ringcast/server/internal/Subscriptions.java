@@ -93,8 +93,8 @@ final class Subscriptions {
     /** Sessions waiting for their turn to produce a window of their streamed reply, oldest first. */
     private final ArrayDeque<Session> due = new ArrayDeque<>();
     /**
-     * What a turn makes, bytes of replies: one window (a full one holds at least this much, since a
-     * topic's messages are small beside it), or the ends of several replies.
+     * What a turn makes, bytes of replies: one window (a window ends short of its size only past
+     * this much, {@link #advance}), or the ends of several replies.
      */
     private static final int TURN_BYTES = REPLY_WINDOW_BYTES / 2;
     /** Bytes of replies made since the last turn: past {@link #TURN_BYTES}, a new streamed reply waits for its turn. */
@@ -380,8 +380,8 @@ final class Subscriptions {
             Topic topic = tree.inCreationOrder(r.next);
             if (r.selector.matches(topic.segments) && session.permissions.mayRead(topic.segments)) {
                 // the window is one frame: a topic that would start another waits for the next
-                // window (measured only near the end, where it can matter)
-                if (made > REPLY_WINDOW_BYTES / 2 && made + replyBytes(session, r, topic) > REPLY_WINDOW_BYTES) {
+                // window; measured only past a turn's worth, so a window cut short still fills a turn
+                if (made > TURN_BYTES && made + replyBytes(session, r, topic) > REPLY_WINDOW_BYTES) {
                     return false;
                 }
                 r.matched++;

@@ -41,6 +41,21 @@ class FanOutFlushPolicyTest {
         fx.drain(0);
     }
 
+    /**
+     * The batches from sequence 4 and 7 ({@link #batch}, acked to {@code acked}) were written in one
+     * drain: {@code other} got their six updates in one gathered frame, {@code acked} them and both
+     * acks, and no drain waits on the loop.
+     */
+    private static void assertSecondAndThirdBatchInOneFrame(FanOutFixture fx, Peer acked, Peer other) {
+        List<ReceivedFrames.Frame> frames = other.frames();
+        assertThat(frames).as("six updates for the same sessions: one gathered frame").hasSize(1);
+        assertThat(frames.get(0).messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5",
+                "UPDATE 1 #6 v6", "UPDATE 1 #7 v7", "UPDATE 1 #8 v8", "UPDATE 1 #9 v9");
+        assertThat(acked.messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5", "UPDATE 1 #6 v6",
+                "UPDATE 1 #7 v7", "UPDATE 1 #8 v8", "UPDATE 1 #9 v9", "PUBLISH_ACK 6 #6", "PUBLISH_ACK 9 #9");
+        assertThat(fx.hasPendingTasks(0)).as("no drain left behind").isFalse();
+    }
+
     @Test
     void immediateFlushesAfterEveryWrite() {
         try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.IMMEDIATE, 0, Long.MAX_VALUE)) {
@@ -124,13 +139,7 @@ class FanOutFlushPolicyTest {
             assertThat(a.flushes()).as("both batches in one drain and one flush").isEqualTo(2);
             assertThat(b.flushes()).isEqualTo(2);
             assertThat(idle.flushes()).isZero();
-            List<ReceivedFrames.Frame> frames = b.frames();
-            assertThat(frames).as("six updates for the same sessions: one gathered frame").hasSize(1);
-            assertThat(frames.get(0).messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5",
-                    "UPDATE 1 #6 v6", "UPDATE 1 #7 v7", "UPDATE 1 #8 v8", "UPDATE 1 #9 v9");
-            assertThat(a.messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5", "UPDATE 1 #6 v6",
-                    "UPDATE 1 #7 v7", "UPDATE 1 #8 v8", "UPDATE 1 #9 v9", "PUBLISH_ACK 6 #6", "PUBLISH_ACK 9 #9");
-            assertThat(fx.hasPendingTasks(0)).as("no drain left behind").isFalse();
+            assertSecondAndThirdBatchInOneFrame(fx, a, b);
         }
     }
 
@@ -170,13 +179,7 @@ class FanOutFlushPolicyTest {
             assertThat(b.frames()).as("not a nanosecond early").isEmpty();
 
             fx.advanceTime(0, 1);
-            List<ReceivedFrames.Frame> frames = b.frames();
-            assertThat(frames).as("both batches in one drain, one frame").hasSize(1);
-            assertThat(frames.get(0).messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5",
-                    "UPDATE 1 #6 v6", "UPDATE 1 #7 v7", "UPDATE 1 #8 v8", "UPDATE 1 #9 v9");
-            assertThat(a.messages()).containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5", "UPDATE 1 #6 v6",
-                    "UPDATE 1 #7 v7", "UPDATE 1 #8 v8", "UPDATE 1 #9 v9", "PUBLISH_ACK 6 #6", "PUBLISH_ACK 9 #9");
-            assertThat(fx.hasPendingTasks(0)).as("no drain left behind").isFalse();
+            assertSecondAndThirdBatchInOneFrame(fx, a, b);
 
             fx.eachFlushTakes(0, 0);
             fx.advanceTime(0, 4 * flushNs); // quiet: the next update goes out at once
