@@ -1,8 +1,6 @@
 package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 
@@ -13,18 +11,13 @@ import java.util.Arrays;
  * and short history. Owned by the sequencer thread; only the final fields and {@link #subscribers}
  * are read elsewhere, the latter only through the reference a fan-out event captured.
  *
- * <p>With the last-value cache on, the topic keeps its history: each update's {@code UPDATE}
- * message and, when that holds a delta, the full value too, copied into chunks of direct memory
- * that the topic appends to and never rewrites ({@link #record}). A chunk holds many updates (a
- * few KiB, up to {@value #MAX_CHUNK_BYTES} bytes as the history grows), each update one reference
- * to it, so a chunk returns to the pool once its last update falls out. One object per chunk
- * rather than per update: a history of 4,096 updates per topic held a frame and its buffer object
- * for each (about 340 bytes each with 200-byte values, and hundreds of thousands of objects for
- * the collector to trace on a cluster node); now about the message's bytes. A replay copies the
- * messages out; a value (for snapshots, a rewind, and the newest as the base of the next delta) is
- * read where it lies.
- * It keeps each update's time too, for {@code rewindSince}. With the cache off it keeps nothing but
- * its sequence.
+ * <p>With the last-value cache on, the topic keeps its history: the encoded frames themselves (one
+ * reference each), not copies, so a replay copies their {@code UPDATE} messages, and a frame is
+ * released when it falls out. Each update's value (for snapshots, a rewind, and the newest as the
+ * base of the next delta) is read from its frame, except when that frame holds a delta: then the
+ * topic also keeps the copy of the full value the encoder made for it, so with deltas on a history
+ * holds each value twice, once as a delta. It keeps each update's time too, for
+ * {@code rewindSince}. With the cache off it keeps nothing but its sequence.
  */
 final class Topic extends Audience {
     final int alias;
@@ -41,32 +34,20 @@ final class Topic extends Audience {
     /** {@link #viewedValue()}: one reference, or null. */
     private ByteBuf viewedValue;
 
-    /** A chunk is at most this big, unless one update needs more. */
-    static final int MAX_CHUNK_BYTES = 64 * 1024;
-    /** {@link #valueLengths}: the value is the {@code UPDATE} message's own (it holds no delta). */
-    private static final int VALUE_IN_UPDATE = -1;
-    /** {@link #valueLengths}: the message holds a delta whose full value is not known (a restored history). */
-    private static final int VALUE_UNKNOWN = -2;
-
     private final int historyLength;
     private final long historyMaxBytes;
-    private final ByteBufAllocator alloc;
-    /** The bytes the history's messages and full values take now. */
+    /** The bytes the history's frames and full values take now. */
     private long historyBytes;
-    /** The chunk each update lies in (one reference held per update), by slot ({@code sequence % historyLength}). */
-    private ByteBuf[] historyChunks;
-    /** Offset of each update's {@code UPDATE} message in its chunk, and its length. */
-    private int[] updateOffsets;
-    private int[] updateLengths;
+    private ByteBuf[] historyFrames;
+    /** Offset, in each history frame, of its {@code UPDATE} message (after an optional {@code TOPIC}). */
+    private int[] historyUpdateOffsets;
     /**
-     * Length of each update's full value, which follows its message in the chunk when the message
-     * holds a delta; or {@link #VALUE_IN_UPDATE}, or {@link #VALUE_UNKNOWN}.
+     * Each update's full value when its frame holds a delta of it (one reference held); else null.
+     * A restored history has none for its older deltas ({@link #historyValueKnown}).
      */
-    private int[] valueLengths;
+    private ByteBuf[] historyFullValues;
     /** When each update was recorded, in milliseconds since the epoch; 0 when not known (a restored history). */
     private long[] historyMillis;
-    /** The chunk being appended to (one reference of the topic's own), or null. */
-    private ByteBuf chunk;
     private int historySize;
     /**
      * The sequence of the newest recorded update. While an update is being sequenced,
@@ -79,20 +60,12 @@ final class Topic extends Audience {
         this(alias, path, segments, subscribers, historyLength, Long.MAX_VALUE, features);
     }
 
-    /** With the history's chunks from Netty's default pooled allocator. */
-    Topic(int alias, String path, String[] segments, SubscriberSet subscribers, int historyLength,
-          long historyMaxBytes, TopicFeatures features) {
-        this(alias, path, segments, subscribers, historyLength, historyMaxBytes, features,
-                PooledByteBufAllocator.DEFAULT);
-    }
-
     /**
      * @param historyLength   {@code history.length}: the most updates its history keeps
      * @param historyMaxBytes {@code history.maxBytes}: the most bytes they may take, the newest always kept
-     * @param alloc           where the history's chunks come from
      */
     Topic(int alias, String path, String[] segments, SubscriberSet subscribers, int historyLength,
-          long historyMaxBytes, TopicFeatures features, ByteBufAllocator alloc) {
+          long historyMaxBytes, TopicFeatures features) {
         super(subscribers);
         this.alias = alias;
         this.path = path;
@@ -100,7 +73,6 @@ final class Topic extends Audience {
         this.historyLength = historyLength;
         this.historyMaxBytes = historyMaxBytes;
         this.features = features;
-        this.alloc = alloc;
     }
 
     @Override
@@ -211,11 +183,9 @@ final class Topic extends Audience {
     }
 
     /**
-     * Records update {@link #sequence}: its {@code UPDATE} message, at {@code updateOffset} in
-     * {@code frame} up to its end, and, when that holds a delta, {@code fullValueOfDelta}'s readable
-     * bytes (null otherwise, or when not known: a restored delta), copied into the history; takes
-     * over one reference of each and releases it. Only with the cache on. Its time is not known: a
-     * restored update.
+     * Records update {@link #sequence}: its frame (taking over one reference) and, when the frame
+     * holds a delta, a copy of the full value (taking over one reference; null otherwise). Only with
+     * the cache on. Its time is not known: a restored update.
      */
     void record(ByteBuf frame, int updateOffset, ByteBuf fullValueOfDelta) {
         record(frame, updateOffset, fullValueOfDelta, 0);
@@ -224,36 +194,19 @@ final class Topic extends Audience {
     /** The same, recorded at {@code millis} since the epoch. */
     void record(ByteBuf frame, int updateOffset, ByteBuf fullValueOfDelta, long millis) {
         assert features.lastValueCache();
-        try {
-            if (historyChunks == null) {
-                historyChunks = new ByteBuf[historyLength];
-                updateOffsets = new int[historyLength];
-                updateLengths = new int[historyLength];
-                valueLengths = new int[historyLength];
-                historyMillis = new long[historyLength];
-            }
-            int updateLength = frame.writerIndex() - updateOffset;
-            int valueLength = fullValueOfDelta != null ? fullValueOfDelta.readableBytes()
-                    : holdsDelta(frame, updateOffset) ? VALUE_UNKNOWN : VALUE_IN_UPDATE;
-            int slot = (int) (sequence % historyLength);
-            forget(slot);
-            ByteBuf c = chunkWithRoom(updateLength + Math.max(valueLength, 0));
-            updateOffsets[slot] = c.writerIndex();
-            updateLengths[slot] = updateLength;
-            valueLengths[slot] = valueLength;
-            c.writeBytes(frame, updateOffset, updateLength);
-            if (fullValueOfDelta != null) {
-                c.writeBytes(fullValueOfDelta, fullValueOfDelta.readerIndex(), valueLength);
-            }
-            historyChunks[slot] = c.retain();
-            historyMillis[slot] = millis;
-            historyBytes += bytesOf(slot);
-        } finally {
-            frame.release();
-            if (fullValueOfDelta != null) {
-                fullValueOfDelta.release();
-            }
+        if (historyFrames == null) {
+            historyFrames = new ByteBuf[historyLength];
+            historyUpdateOffsets = new int[historyLength];
+            historyFullValues = new ByteBuf[historyLength];
+            historyMillis = new long[historyLength];
         }
+        int slot = (int) (sequence % historyLength);
+        forget(slot);
+        historyFrames[slot] = frame;
+        historyUpdateOffsets[slot] = updateOffset;
+        historyFullValues[slot] = fullValueOfDelta;
+        historyMillis[slot] = millis;
+        historyBytes += bytesOf(slot);
         if (historySize < historyLength) {
             historySize++;
         }
@@ -265,40 +218,23 @@ final class Topic extends Audience {
         }
     }
 
-    /**
-     * The chunk to append {@code bytes} to: the current one while they fit, else a new one of about
-     * an eighth of what the history holds (so a chunk's unused and outlived bytes stay a small part
-     * of it), at least {@code bytes}, at most {@link #MAX_CHUNK_BYTES} unless {@code bytes} needs more.
-     */
-    private ByteBuf chunkWithRoom(int bytes) {
-        if (chunk != null && chunk.writableBytes() >= bytes) {
-            return chunk;
-        }
-        releaseChunk();
-        long eighth = Math.min(historyBytes / 8, MAX_CHUNK_BYTES);
-        int size = Math.max(bytes, eighth <= 1 ? 1 : Integer.highestOneBit((int) eighth - 1) << 1);
-        chunk = alloc.directBuffer(size, size);
-        return chunk;
-    }
-
-    private void releaseChunk() {
-        if (chunk != null) {
-            chunk.release();
-            chunk = null;
-        }
-    }
-
     /** Releases what the history keeps in {@code slot}. */
     private void forget(int slot) {
-        if (historyChunks[slot] != null) {
-            historyBytes -= bytesOf(slot);
-            historyChunks[slot].release();
-            historyChunks[slot] = null;
-        }
+        historyBytes -= bytesOf(slot);
+        release(historyFrames, slot);
+        release(historyFullValues, slot);
     }
 
     private long bytesOf(int slot) {
-        return updateLengths[slot] + Math.max(valueLengths[slot], 0);
+        return (historyFrames[slot] == null ? 0 : historyFrames[slot].writerIndex())
+                + (historyFullValues[slot] == null ? 0 : historyFullValues[slot].readableBytes());
+    }
+
+    private static void release(ByteBuf[] buffers, int slot) {
+        if (buffers[slot] != null) {
+            buffers[slot].release();
+            buffers[slot] = null;
+        }
     }
 
     boolean hasValue() {
@@ -324,31 +260,30 @@ final class Topic extends Audience {
     }
 
     /**
-     * Whether the history knows the full value of update {@code seq} (within it): its message holds
+     * Whether the history knows the full value of update {@code seq} (within it): its frame holds
      * it, or a copy was kept. Always, except for the older deltas of a restored history.
      */
     boolean historyValueKnown(long seq) {
-        return valueLengths[(int) (seq % historyLength)] != VALUE_UNKNOWN;
+        int slot = (int) (seq % historyLength);
+        return historyFullValues[slot] != null || !holdsDelta(slot);
     }
 
-    /**
-     * The buffer holding the full value of update {@code seq}, at {@link #historyValueIndex}; only
-     * when {@link #historyValueKnown}. Its bytes there never change: a reader may keep a retained
-     * slice of them.
-     */
+    /** The buffer holding the full value of update {@code seq}, at {@link #historyValueIndex}; only when {@link #historyValueKnown}. */
     ByteBuf historyValueBuffer(long seq) {
-        return historyChunks[(int) (seq % historyLength)];
+        int slot = (int) (seq % historyLength);
+        return historyFullValues[slot] != null ? historyFullValues[slot] : historyFrames[slot];
     }
 
     int historyValueIndex(long seq) {
         int slot = (int) (seq % historyLength);
-        return valueLengths[slot] >= 0 ? updateOffsets[slot] + updateLengths[slot]
-                : updateOffsets[slot] + WireCodec.UPDATE_OVERHEAD_BYTES;
+        return historyFullValues[slot] != null ? historyFullValues[slot].readerIndex()
+                : historyUpdateOffsets[slot] + WireCodec.UPDATE_OVERHEAD_BYTES;
     }
 
     int historyValueLength(long seq) {
         int slot = (int) (seq % historyLength);
-        return valueLengths[slot] >= 0 ? valueLengths[slot] : updateLengths[slot] - WireCodec.UPDATE_OVERHEAD_BYTES;
+        return historyFullValues[slot] != null ? historyFullValues[slot].readableBytes()
+                : historyFrames[slot].writerIndex() - historyValueIndex(seq);
     }
 
     /** When update {@code seq} was recorded, in milliseconds since the epoch; 0 when not known. */
@@ -356,8 +291,9 @@ final class Topic extends Audience {
         return historyMillis[(int) (seq % historyLength)];
     }
 
-    private static boolean holdsDelta(ByteBuf frame, int updateOffset) {
-        return (frame.getByte(updateOffset + WireCodec.UPDATE_OVERHEAD_BYTES - 1) & UpdateFlags.DELTA) != 0;
+    private boolean holdsDelta(int slot) {
+        ByteBuf frame = historyFrames[slot];
+        return (frame.getByte(historyUpdateOffsets[slot] + WireCodec.UPDATE_OVERHEAD_BYTES - 1) & UpdateFlags.DELTA) != 0;
     }
 
     /**
@@ -382,29 +318,29 @@ final class Topic extends Audience {
         return historySize > 0 && lastSeen < sequence && lastSeen + 1 >= sequence - historySize + 1;
     }
 
-    /** The buffer holding the {@code UPDATE} message of update {@code seq}, which must be within the history. */
+    /** The frame of update {@code seq}, which must be within the history. */
     ByteBuf historyFrame(long seq) {
-        return historyChunks[(int) (seq % historyLength)];
+        return historyFrames[(int) (seq % historyLength)];
     }
 
     /** Offset of the {@code UPDATE} message of update {@code seq} in its {@link #historyFrame}. */
     int historyUpdateOffset(long seq) {
-        return updateOffsets[(int) (seq % historyLength)];
+        return historyUpdateOffsets[(int) (seq % historyLength)];
     }
 
     /** Length of the {@code UPDATE} message of update {@code seq}. */
     int historyUpdateLength(long seq) {
-        return updateLengths[(int) (seq % historyLength)];
+        return historyFrame(seq).writerIndex() - historyUpdateOffset(seq);
     }
 
     /** Releases the history and the last value; nothing is kept until the next update. */
     void releaseHistory() {
-        if (historyChunks != null) {
-            for (int i = 0; i < historyChunks.length; i++) {
-                forget(i);
+        if (historyFrames != null) {
+            for (int i = 0; i < historyFrames.length; i++) {
+                release(historyFrames, i);
+                release(historyFullValues, i);
             }
         }
-        releaseChunk();
         historySize = 0;
         historyBytes = 0;
     }

@@ -47,8 +47,6 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private final ServerCounters counters;
     private final SubscribeMemory subscribeMemory;
     private final int historyLength;
-    /** Where topics' history chunks come from. */
-    private final ByteBufAllocator alloc;
     private final long historyMaxBytes;
     /** {@code limits.maxTopics}: a publish that would create one more is refused. */
     private final int maxTopics;
@@ -88,7 +86,6 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.counters = counters;
         this.historyLength = limits.historyLength();
         this.historyMaxBytes = limits.historyMaxBytes();
-        this.alloc = alloc;
         this.maxTopics = limits.maxTopics();
         this.topicsMadeBy = new PrincipalShares(limits.maxTopicsPerPrincipal());
         this.encoder = new UpdateEncoder(alloc, features.features(), counters);
@@ -250,7 +247,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     private Topic createTopic(String path, String[] segments) {
         Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(fanOut.loops()), historyLength,
-                historyMaxBytes, features.resolve(segments), alloc);
+                historyMaxBytes,
+                features.resolve(segments));
         subscriptions.subscribeNew(topic);
         tree.add(topic);
         counters.topics(tree.size());

@@ -108,7 +108,7 @@ final class TopicStateFile {
             ByteBuf frame = topic.historyFrame(s);
             int update = topic.historyUpdateOffset(s);
             int valueIndex = update + WireCodec.UPDATE_OVERHEAD_BYTES;
-            int length = topic.historyUpdateLength(s) - WireCodec.UPDATE_OVERHEAD_BYTES;
+            int length = frame.writerIndex() - valueIndex;
             out.writeLong(s);
             out.writeByte(frame.getUnsignedByte(update + UPDATE_FLAGS_OFFSET));
             out.writeInt(length);

@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
  * Topics as the sequencer builds them, for tests of {@link Topic}, {@link TopicTree} and
  * {@link TopicStateFile}: history frames are encoded the way {@code TopicSequencer} encodes an
  * update (a pooled direct WebSocket frame, the first one with its {@code TOPIC} message in front),
- * and handed to the topic, which copies what it keeps into its history's chunks and releases them.
+ * and handed to the topic, which then holds their only reference.
  */
 final class TopicFixtures {
     static final TopicFeatures CACHED = new TopicFeatures(true, false, false, Conflation.OFF);
@@ -26,10 +26,7 @@ final class TopicFixtures {
         return new Topic(alias, path, path.split("/", -1), SubscriberSet.empty(1), historyLength, CACHED);
     }
 
-    /**
-     * Sequences and records the next update of {@code topic}, holding the full {@code value};
-     * returns the history's chunk it now lies in.
-     */
+    /** Sequences and records the next update of {@code topic}, holding the full {@code value}; returns its frame. */
     static ByteBuf publish(Topic topic, String value) {
         topic.sequence++;
         return encodeAndRecord(topic, 0, utf8(value), null);
@@ -37,13 +34,14 @@ final class TopicFixtures {
 
     /**
      * Sequences and records the next update of {@code topic} as the sequencer does with deltas on:
-     * the frame holds {@code delta}, and the topic is given a copy of {@code fullValue}. Returns the
-     * history's chunk both now lie in.
+     * the frame holds {@code delta}, and the topic takes over a copy of {@code fullValue}. Returns
+     * the copy, whose only reference the topic holds.
      */
     static ByteBuf publishDelta(Topic topic, byte[] delta, String fullValue) {
         topic.sequence++;
         ByteBuf copy = PooledByteBufAllocator.DEFAULT.directBuffer().writeBytes(utf8(fullValue));
-        return encodeAndRecord(topic, UpdateFlags.DELTA, delta, copy);
+        encodeAndRecord(topic, UpdateFlags.DELTA, delta, copy);
+        return copy;
     }
 
     /** The topic's newest value, read the way a snapshot reads it. */
@@ -51,11 +49,11 @@ final class TopicFixtures {
         return topic.lastValueBuffer().toString(topic.lastValueIndex(), topic.lastValueLength(), StandardCharsets.UTF_8);
     }
 
-    /** The value (or delta) bytes of update {@code seq} as its {@code UPDATE} message in the history holds them. */
+    /** The value (or delta) bytes of update {@code seq} as its history frame holds them. */
     static String historyValue(Topic topic, long seq) {
         int valueIndex = topic.historyUpdateOffset(seq) + WireCodec.UPDATE_OVERHEAD_BYTES;
-        int length = topic.historyUpdateLength(seq) - WireCodec.UPDATE_OVERHEAD_BYTES;
-        return topic.historyFrame(seq).toString(valueIndex, length, StandardCharsets.UTF_8);
+        return topic.historyFrame(seq).toString(valueIndex, topic.historyFrame(seq).writerIndex() - valueIndex,
+                StandardCharsets.UTF_8);
     }
 
     static byte[] utf8(String s) {
@@ -72,6 +70,6 @@ final class TopicFixtures {
         WireCodec.writeUpdate(frame, topic.alias, topic.sequence, flags, Unpooled.wrappedBuffer(payload), 0,
                 payload.length);
         topic.record(OutboundFrame.finish(frame), updateOffset, fullValueOfDelta);
-        return topic.historyFrame(topic.sequence);
+        return frame;
     }
 }

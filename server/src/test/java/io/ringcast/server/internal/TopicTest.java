@@ -10,10 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
 
 import static io.ringcast.server.internal.TopicFixtures.CACHED;
 import static io.ringcast.server.internal.TopicFixtures.UNCACHED;
@@ -33,10 +30,10 @@ class TopicTest {
     private final List<ByteBuf> watched = new ArrayList<>();
     private final Topic topic = TopicFixtures.topic(7, "fx/EURUSD", 3);
 
-    /** Keeps a reference of the test's own to a history chunk, so the topic's release can be seen in the count. */
-    private ByteBuf watch(ByteBuf chunk) {
-        watched.add(chunk.retain());
-        return chunk;
+    /** Keeps a reference of the test's own, so the topic's release can be seen in the count. */
+    private ByteBuf watch(ByteBuf frameOrCopy) {
+        watched.add(frameOrCopy.retain());
+        return frameOrCopy;
     }
 
     @AfterEach
@@ -49,55 +46,27 @@ class TopicTest {
     void largeValuesKeepFewerUpdatesWithinHistoryMaxBytesAndTheNewestAlways() {
         Topic large = new Topic(8, "big/t", new String[] {"big", "t"}, SubscriberSet.empty(1), 8, 100_000, CACHED);
         try {
-            List<ByteBuf> chunks = new ArrayList<>();
+            List<ByteBuf> frames = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
-                chunks.add(watch(publish(large, Character.toString('a' + i).repeat(30_000))));
+                frames.add(watch(publish(large, Character.toString('a' + i).repeat(30_000))));
             }
             assertThat(large.historySize()).as("30-kB updates within 100 kB").isEqualTo(3);
             assertThat(large.historyBytes()).isBetween(90_000L, 100_000L);
             assertThat(large.canReplayAfter(3)).isTrue();
             assertThat(large.canReplayAfter(2)).as("update 3 was let go").isFalse();
-            assertThat(chunks).as("a chunk each: 30 kB is more than an eighth of the history").doesNotHaveDuplicates();
-            assertThat(chunks.subList(0, 3)).as("the chunks of the updates let go are released")
-                    .allSatisfy(c -> assertThat(c.refCnt()).isEqualTo(1));
-            assertThat(chunks.subList(3, 5)).allSatisfy(c -> assertThat(c.refCnt()).isEqualTo(2));
-            assertThat(chunks.get(5).refCnt()).as("its update's and the topic's, still appending to it").isEqualTo(3);
+            assertThat(frames.subList(0, 3)).as("the frames let go are released")
+                    .allSatisfy(f -> assertThat(f.refCnt()).isEqualTo(1));
+            assertThat(frames.subList(3, 6)).allSatisfy(f -> assertThat(f.refCnt()).isEqualTo(2));
 
             ByteBuf huge = watch(publish(large, "z".repeat(150_000)));
             assertThat(large.historySize()).as("a value larger than the bound is still the newest").isEqualTo(1);
             assertThat(lastValue(large)).startsWith("zzz");
-            assertThat(chunks.subList(3, 6)).allSatisfy(c -> assertThat(c.refCnt()).isEqualTo(1));
-            assertThat(huge.refCnt()).isEqualTo(3);
+            assertThat(frames.subList(3, 6)).allSatisfy(f -> assertThat(f.refCnt()).isEqualTo(1));
+            assertThat(huge.refCnt()).isEqualTo(2);
         } finally {
             large.releaseHistory();
         }
         assertThat(large.historyBytes()).isZero();
-    }
-
-    @Test
-    void aLongHistoryHoldsItsUpdatesInFewChunksEachReleasedWithItsLastUpdate() {
-        Topic longer = TopicFixtures.topic(9, "long/t", 4096);
-        try {
-            Set<ByteBuf> chunks = Collections.newSetFromMap(new IdentityHashMap<>());
-            for (int i = 1; i <= 3 * 4096; i++) {
-                ByteBuf chunk = publish(longer, "%0200d".formatted(i));
-                if (chunks.add(chunk)) {
-                    watch(chunk);
-                }
-            }
-            long held = longer.historyBytes();
-            assertThat(held).isEqualTo(4096L * (WireCodec.UPDATE_OVERHEAD_BYTES + 200));
-            long live = chunks.stream().filter(c -> c.refCnt() > 1).count();
-            assertThat(live).as("chunks of up to 64 KiB hold the last 4,096 updates of 200 B").isBetween(14L, 20L);
-            assertThat(chunks.stream().filter(c -> c.refCnt() > 1).mapToLong(ByteBuf::capacity).sum())
-                    .as("the chunks' bytes: what the history holds, and at most two chunks' worth more")
-                    .isBetween(held, held + 2L * Topic.MAX_CHUNK_BYTES);
-            assertThat(chunks.size()).as("a chunk for each of the first few updates, then larger ones").isLessThan(100);
-            assertThat(historyValue(longer, 3 * 4096)).isEqualTo("%0200d".formatted(3 * 4096));
-            assertThat(historyValue(longer, 2 * 4096 + 1)).isEqualTo("%0200d".formatted(2 * 4096 + 1));
-        } finally {
-            longer.releaseHistory();
-        }
     }
 
     @Test
@@ -108,23 +77,25 @@ class TopicTest {
     }
 
     @Test
-    void historyKeepsEachUpdateMessageAlone() {
-        ByteBuf chunk = publish(topic, "1.0841"); // its frame holds the TOPIC message in front
-        publish(topic, "1.0842");
+    void firstFrameHoldsTheTopicMessageAndTheUpdateIsFoundAfterIt() {
+        ByteBuf first = publish(topic, "1.0841");
+        ByteBuf second = publish(topic, "1.0842");
 
         int offset = topic.historyUpdateOffset(1);
-        assertThat(offset).as("no frame header, no TOPIC message").isZero();
-        assertThat(chunk.getByte(offset)).isEqualTo(MessageType.UPDATE);
-        assertThat(chunk.getInt(offset + WireCodec.HEADER_BYTES)).as("alias").isEqualTo(7);
-        assertThat(chunk.getLong(offset + WireCodec.HEADER_BYTES + 4)).as("sequence").isEqualTo(1);
+        assertThat(first.getByte(first.readerIndex() + 2)).as("the first message of the first frame")
+                .isEqualTo(MessageType.TOPIC);
+        assertThat(first.getByte(offset)).isEqualTo(MessageType.UPDATE);
+        assertThat(first.getInt(offset + WireCodec.HEADER_BYTES)).as("alias").isEqualTo(7);
+        assertThat(first.getLong(offset + WireCodec.HEADER_BYTES + 4)).as("sequence").isEqualTo(1);
         assertThat(topic.historyUpdateLength(1)).isEqualTo(WireCodec.UPDATE_OVERHEAD_BYTES + 6);
+        assertThat(topic.historyUpdateOffset(2)).as("no TOPIC in later frames")
+                .isEqualTo(second.readerIndex() + 2);
         assertThat(historyValue(topic, 1)).isEqualTo("1.0841");
         assertThat(historyValue(topic, 2)).isEqualTo("1.0842");
-        assertThat(topic.historyBytes()).isEqualTo(2L * (WireCodec.UPDATE_OVERHEAD_BYTES + 6));
     }
 
     @Test
-    void newestValueIsReadWhereTheHistoryKeepsItsMessage() {
+    void newestValueIsReadFromTheNewestFrameWithoutACopy() {
         publish(topic, "a");
         ByteBuf newest = publish(topic, "bb");
 
@@ -136,52 +107,48 @@ class TopicTest {
     }
 
     @Test
-    void newestValueIsReadFromItsCopyAfterItsMessageWhenTheMessageHoldsADelta() {
+    void newestValueIsReadFromTheCopyWhenTheNewestFrameHoldsADelta() {
         publish(topic, "{\"bid\":1.0841}");
-        publishDelta(topic, new byte[]{1, 2, 3}, "{\"bid\":1.0842}");
+        ByteBuf copy = watch(publishDelta(topic, new byte[]{1, 2, 3}, "{\"bid\":1.0842}"));
 
+        assertThat(topic.lastValueBuffer()).isSameAs(copy);
         assertThat(lastValue(topic)).isEqualTo("{\"bid\":1.0842}");
-        assertThat(topic.lastValueIndex()).as("right after the delta's message")
-                .isEqualTo(topic.historyUpdateOffset(2) + topic.historyUpdateLength(2));
-        assertThat(historyValue(topic, 2)).isEqualTo("\u0001\u0002\u0003");
         assertThat(topic.historyFrame(2).getByte(topic.historyUpdateOffset(2) + WireCodec.UPDATE_OVERHEAD_BYTES - 1))
-                .as("the message's flags").isEqualTo((byte) UpdateFlags.DELTA);
-        assertThat(topic.historyBytes()).as("the delta's message and the full value")
-                .isEqualTo(WireCodec.UPDATE_OVERHEAD_BYTES + 14 + WireCodec.UPDATE_OVERHEAD_BYTES + 3 + 14);
+                .as("the frame's flags").isEqualTo((byte) UpdateFlags.DELTA);
 
-        publish(topic, "{\"bid\":1.0843}");
+        ByteBuf full = publish(topic, "{\"bid\":1.0843}");
+        assertThat(topic.lastValueBuffer()).isSameAs(full);
         assertThat(lastValue(topic)).isEqualTo("{\"bid\":1.0843}");
-        assertThat(historyFullValue(topic, 2)).as("the copy stays with its update, for a rewind")
-                .isEqualTo("{\"bid\":1.0842}");
+        assertThat(copy.refCnt()).as("the copy stays with its update, for a rewind").isEqualTo(2);
+        assertThat(historyFullValue(topic, 2)).isEqualTo("{\"bid\":1.0842}");
     }
 
     @Test
     void eachDeltaKeepsItsFullValueUntilItsUpdateFallsOutOfTheHistory() {
         publish(topic, "v1");
-        publishDelta(topic, utf8("d2"), "v2");
-        publishDelta(topic, utf8("d3"), "v3");
-        long bytes = topic.historyBytes();
+        ByteBuf firstCopy = watch(publishDelta(topic, utf8("d2"), "v2"));
+        ByteBuf secondCopy = watch(publishDelta(topic, utf8("d3"), "v3"));
 
+        assertThat(firstCopy.refCnt()).isEqualTo(2);
+        assertThat(secondCopy.refCnt()).isEqualTo(2);
         assertThat(lastValue(topic)).isEqualTo("v3");
         assertThat(historyFullValue(topic, 2)).isEqualTo("v2");
-        assertThat(historyFullValue(topic, 3)).isEqualTo("v3");
 
-        publish(topic, "v4"); // history: 2, 3, 4
-        assertThat(topic.historyBytes()).as("update 1 fell out, 4 came: the same size, v1 as v4")
-                .isEqualTo(bytes);
+        publish(topic, "v4");
         publish(topic, "v5"); // history: 3, 4, 5
-        assertThat(topic.historyBytes()).as("update 2 fell out, and the copy of v2 with it").isEqualTo(bytes - 2);
-        assertThat(historyFullValue(topic, 3)).isEqualTo("v3");
+        assertThat(firstCopy.refCnt()).as("update 2 fell out").isEqualTo(1);
+        assertThat(secondCopy.refCnt()).isEqualTo(2);
     }
 
     @Test
-    void historyKeepsTheNewestUpdates() {
+    void historyKeepsTheNewestUpdatesAndReleasesEachEvictedFrameOnce() {
+        List<ByteBuf> frames = new ArrayList<>();
         for (int i = 1; i <= 5; i++) {
-            publish(topic, "v" + i);
+            frames.add(watch(publish(topic, "v" + i)));
         }
 
         assertThat(topic.historySize()).isEqualTo(3);
-        assertThat(topic.historyBytes()).isEqualTo(3L * (WireCodec.UPDATE_OVERHEAD_BYTES + 2));
+        assertThat(frames).extracting(ByteBuf::refCnt).as("updates 1..5").containsExactly(1, 1, 2, 2, 2);
         assertThat(historyValue(topic, 3)).isEqualTo("v3");
         assertThat(historyValue(topic, 5)).isEqualTo("v5");
         assertThat(lastValue(topic)).isEqualTo("v5");
@@ -212,18 +179,16 @@ class TopicTest {
     }
 
     @Test
-    void releaseHistoryReleasesEveryChunkAndCanBeCalledTwice() {
-        ByteBuf c1 = watch(publish(topic, "v1"));
-        ByteBuf c2 = watch(publish(topic, "v2"));
-        ByteBuf c3 = watch(publishDelta(topic, utf8("d3"), "v3"));
-        assertThat(List.of(c1, c2, c3)).extracting(ByteBuf::refCnt)
-                .as("the test's, each update's, and the topic's of the last").containsExactly(2, 2, 3);
+    void releaseHistoryReleasesEveryFrameAndTheCopyAndCanBeCalledTwice() {
+        ByteBuf f1 = watch(publish(topic, "v1"));
+        ByteBuf f2 = watch(publish(topic, "v2"));
+        ByteBuf copy = watch(publishDelta(topic, utf8("d3"), "v3"));
+        ByteBuf f3 = watch(topic.historyFrame(3));
 
         topic.releaseHistory();
         topic.releaseHistory();
 
-        assertThat(List.of(c1, c2, c3)).extracting(ByteBuf::refCnt).containsOnly(1);
-        assertThat(topic.historyBytes()).isZero();
+        assertThat(List.of(f1, f2, f3, copy)).extracting(ByteBuf::refCnt).containsOnly(1);
         assertThat(topic.hasValue()).isFalse();
         assertThat(topic.historySize()).isZero();
         assertThat(topic.canReplayAfter(2)).isFalse();
@@ -246,18 +211,18 @@ class TopicTest {
 
     @Test
     void turningTheCacheOffReleasesTheHistoryAndOtherTogglesKeepIt() {
-        ByteBuf chunk = watch(publish(topic, "v1"));
+        ByteBuf frame = watch(publish(topic, "v1"));
 
         TopicFeatures conflated = new TopicFeatures(true, true, true, Conflation.ALWAYS);
         topic.features(conflated);
         assertThat(topic.features).isEqualTo(conflated);
         assertThat(topic.hasValue()).as("cache still on").isTrue();
-        assertThat(chunk.refCnt()).isEqualTo(3);
+        assertThat(frame.refCnt()).isEqualTo(2);
 
         topic.features(UNCACHED);
         assertThat(topic.features).isEqualTo(UNCACHED);
         assertThat(topic.hasValue()).isFalse();
-        assertThat(chunk.refCnt()).isEqualTo(1);
+        assertThat(frame.refCnt()).isEqualTo(1);
 
         topic.features(CACHED);
         assertThat(topic.hasValue()).as("nothing comes back with the cache").isFalse();
@@ -269,7 +234,7 @@ class TopicTest {
         ByteBuf first = watch(publish(one, "v1"));
         publish(one, "v2");
 
-        assertThat(first.refCnt()).as("v2 did not fit beside v1: v1's chunk went with it").isEqualTo(1);
+        assertThat(first.refCnt()).isEqualTo(1);
         assertThat(one.historySize()).isEqualTo(1);
         assertThat(lastValue(one)).isEqualTo("v2");
         assertThat(one.canReplayAfter(1)).isTrue();
