@@ -3,7 +3,7 @@ package io.ringcast.cluster;
 import io.ringcast.cluster.internal.ClusterKey;
 import io.ringcast.cluster.internal.LoggedPublish;
 import io.ringcast.cluster.internal.PublishResult;
-import io.ringcast.cluster.internal.RaftSettings;
+import io.ringcast.cluster.internal.jgroups.RaftSettings;
 
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;

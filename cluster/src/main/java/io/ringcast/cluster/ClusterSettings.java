@@ -54,7 +54,7 @@ public record ClusterSettings(String nodeName, List<Member> members, int maxTopi
      * @param name           unique name; also its JGroups logical name and Raft id
      * @param host           address it binds and peers reach it on
      * @param membershipPort JGroups TCP port (failure detection listens on it plus
-     *                       {@link io.ringcast.cluster.internal.RaftStack#FD_SOCK_PORT_OFFSET})
+     *                       {@link io.ringcast.cluster.internal.jgroups.RaftStack#FD_SOCK_PORT_OFFSET})
      */
     public record Member(String name, String host, int membershipPort) {
         public Member {

@@ -1,11 +1,11 @@
 package io.ringcast.cluster;
 
-import io.ringcast.cluster.internal.BarrierLog;
 import io.ringcast.cluster.internal.LoggedPublish;
 import io.ringcast.cluster.internal.PublishBatcher;
-import io.ringcast.cluster.internal.RaftGroup;
-import io.ringcast.cluster.internal.RaftSettings;
 import io.ringcast.cluster.internal.TopicLog;
+import io.ringcast.cluster.internal.jgroups.BarrierLog;
+import io.ringcast.cluster.internal.jgroups.RaftGroup;
+import io.ringcast.cluster.internal.jgroups.RaftSettings;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

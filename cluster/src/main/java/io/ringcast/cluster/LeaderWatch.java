@@ -1,9 +1,8 @@
 package io.ringcast.cluster;
 
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.ringcast.cluster.internal.BarrierLog;
-import io.ringcast.cluster.internal.RaftGroup;
-
+import io.ringcast.cluster.internal.jgroups.BarrierLog;
+import io.ringcast.cluster.internal.jgroups.RaftGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

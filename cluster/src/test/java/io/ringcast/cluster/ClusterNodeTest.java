@@ -2,7 +2,7 @@ package io.ringcast.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringcast.cluster.internal.RaftSettings;
+import io.ringcast.cluster.internal.jgroups.RaftSettings;
 import io.ringcast.testkit.Await;
 import io.ringcast.testkit.FreePorts;
 import org.junit.jupiter.api.AfterEach;

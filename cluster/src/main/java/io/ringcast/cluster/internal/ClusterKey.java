@@ -1,21 +1,21 @@
 package io.ringcast.cluster.internal;
 
-import javax.crypto.SecretKey;
-import javax.crypto.SecretKeyFactory;
-import javax.crypto.spec.PBEKeySpec;
-import javax.crypto.spec.SecretKeySpec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import javax.crypto.SecretKey;
+import javax.crypto.SecretKeyFactory;
+import javax.crypto.spec.PBEKeySpec;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The key the members of a cluster encrypt every message between them with ({@code cluster.secretFile}):
  * AES-256, derived from a shared secret by PBKDF2 (HMAC-SHA-256, the JDK's), so that every node
  * given the same file derives the same key and a node given another file, or none, can neither read
  * the group's messages nor be heard by it: JGroups' {@code SYM_ENCRYPT} drops what does not decrypt
- * with its key, and logs it ({@link RaftStack}).
+ * with its key, and logs it (the jgroups engine's {@code RaftStack}).
  */
 public final class ClusterKey {
     /** The fewest bytes of secret a file must hold (after trimming white space at its ends). */

@@ -2,7 +2,6 @@ package io.ringcast.cluster.internal;
 
 import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.UpdateSink;
-import org.jgroups.raft.StateMachine;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInput;
@@ -45,7 +44,7 @@ import java.util.function.LongConsumer;
  * <p>Each entry applied gets the next <em>ordinal</em> (the count of entries applied,
  * {@link #appliedEntries}; a malformed one, refused whole, changes nothing and gets none): the same
  * entry has the same ordinal on every node, since each applies the same committed entries in the
- * same order (barriers, {@link BarrierLog}, do not reach this class on any node). Once an entry's
+ * same order (the jgroups engine's catch-up barriers, {@code BarrierLog}, do not reach this class on any node). Once an entry's
  * updates are in the sink, its ordinal is told to the listener given at construction: the node that
  * submitted the entry answers its publishes only once its own log has applied that ordinal
  * ({@link AnswerPoller}), so that an ack follows its update through the node.
@@ -60,12 +59,15 @@ import java.util.function.LongConsumer;
  * sequence and the ledgers. Topic values and history are not kept here: the node keeps them (the
  * server's sequencer), and adds them to the snapshot through its {@link SnapshotContent}.
  *
- * <p>Thread contract: jgroups-raft calls {@link #apply}, {@link #writeContentTo} and
+ * <p>Engine-free: each engine hands it its committed entries ({@code internal.jgroups.BarrierLog},
+ * {@code internal.ratis.TopicLogStateMachine}); nothing here imports one.
+ *
+ * <p>Thread contract: the engine calls {@link #apply}, {@link #writeContentTo} and
  * {@link #readContentFrom} on one thread, one call at a time; the sink and the snapshot content
  * are called on it. No locks: the accessors ({@link #topics()}, ...) are for that thread too, or
  * for tests. Re-entry (a sink that applies an entry) is asserted against.
  */
-public final class TopicLog implements StateMachine {
+public final class TopicLog {
     private static final int SNAPSHOT_MAGIC = 0x52435431; // "RCT1"
     /** 2: with the count of entries applied; 1 (without it) is refused, see {@link #readContentFrom}. */
     private static final int SNAPSHOT_VERSION = 2;
@@ -138,7 +140,6 @@ public final class TopicLog implements StateMachine {
      *
      * @return the response ({@link TopicLogCodec#decodeResponse}), or null unless {@code serializeResponse}
      */
-    @Override
     public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) {
         assert enter();
         try {
@@ -246,7 +247,6 @@ public final class TopicLog implements StateMachine {
      * last sequences in the order they were made, then the ledgers: {@link ReplicatedLedgers#write}),
      * then the node's {@link SnapshotContent}.
      */
-    @Override
     public void writeContentTo(DataOutput out) throws IOException {
         capture().writeTo(out);
     }
@@ -303,7 +303,6 @@ public final class TopicLog implements StateMachine {
      * anew from it would differ between nodes whose snapshots were taken at different entries, and
      * a node would then hold or release its acks at the wrong entry.
      */
-    @Override
     public void readContentFrom(DataInput in) throws IOException {
         assert enter();
         try {
@@ -357,11 +356,11 @@ public final class TopicLog implements StateMachine {
 
     /**
      * Forgets everything applied and read, as if just made, for the engine to load the snapshot and
-     * log again ({@link ReloadableStateMachine}): the sink is given the updates again (the server's
+     * log again ({@code ReloadableStateMachine}): the sink is given the updates again (the server's
      * sequencer skips those of a sequence it has), and the snapshot content is read again. The
      * engine's thread, or the starting thread while the engine is stopped.
      */
-    void reset() {
+    public void reset() {
         assert enter();
         try {
             appliedEntries = 0;

@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 
 /** What the TopicLog tests share: a sink that records, a node's last values as snapshot content, and shorthands. */
-final class TopicLogTesting {
+public final class TopicLogTesting {
 
     private TopicLogTesting() {
     }
@@ -28,7 +28,7 @@ final class TopicLogTesting {
     }
 
     /** Records every update handed to it, in order. */
-    static final class RecordingSink implements UpdateSink {
+    public static final class RecordingSink implements UpdateSink {
         final List<Applied> applied = new ArrayList<>();
 
         @Override

@@ -2,7 +2,7 @@ package io.ringcast.it.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ringcast.cluster.internal.RaftStack;
+import io.ringcast.cluster.internal.jgroups.RaftStack;
 import io.ringcast.testkit.Await;
 import io.ringcast.testkit.FreePorts;
 

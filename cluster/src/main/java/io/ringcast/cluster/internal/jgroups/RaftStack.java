@@ -1,4 +1,4 @@
-package io.ringcast.cluster.internal;
+package io.ringcast.cluster.internal.jgroups;
 
 import io.ringcast.cluster.ClusterSettings;
 import org.jgroups.Address;
@@ -12,8 +12,8 @@ import org.jgroups.protocols.MERGE3;
 import org.jgroups.protocols.MFC;
 import org.jgroups.protocols.SERIALIZE;
 import org.jgroups.protocols.SYM_ENCRYPT;
-import org.jgroups.protocols.TCP_NIO2;
 import org.jgroups.protocols.TCPPING;
+import org.jgroups.protocols.TCP_NIO2;
 import org.jgroups.protocols.UFC;
 import org.jgroups.protocols.UNICAST3;
 import org.jgroups.protocols.VERIFY_SUSPECT2;
@@ -26,8 +26,6 @@ import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.REDIRECT;
 import org.jgroups.stack.Protocol;
 
-import javax.crypto.SecretKey;
-
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -36,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.crypto.SecretKey;
 
 /**
  * The JGroups protocol stack of one Raft group on this node, built in code, bottom to top, in one

@@ -1,5 +1,6 @@
-package io.ringcast.cluster.internal;
+package io.ringcast.cluster.internal.jgroups;
 
+import io.ringcast.cluster.internal.TopicLog;
 import org.jgroups.protocols.raft.RAFT;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +32,7 @@ import java.util.function.Supplier;
  * <p>Thread contract: the engine's runner thread, as {@link TopicLog}.
  */
 public final class BarrierLog implements ReloadableStateMachine {
-    /** A barrier entry's only byte: no {@link TopicLogCodec} entry format starts with it. */
+    /** A barrier entry's only byte: no {@code TopicLogCodec} entry format starts with it. */
     static final byte BARRIER = 0;
 
     private static final Logger logger = LoggerFactory.getLogger(BarrierLog.class);

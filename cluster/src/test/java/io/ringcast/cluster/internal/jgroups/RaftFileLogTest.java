@@ -1,4 +1,7 @@
-package io.ringcast.cluster.internal;
+package io.ringcast.cluster.internal.jgroups;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.jgroups.protocols.raft.FileBasedLog;
 import org.jgroups.protocols.raft.LogEntries;
@@ -10,9 +13,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.HashMap;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The engine's snapshot-then-truncate step at commit index 0, on the engine's log and on ours. */
 class RaftFileLogTest {

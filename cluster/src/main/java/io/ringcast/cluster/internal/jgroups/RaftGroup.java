@@ -1,4 +1,4 @@
-package io.ringcast.cluster.internal;
+package io.ringcast.cluster.internal.jgroups;
 
 import io.ringcast.cluster.ClusterSettings;
 import org.jgroups.Address;
@@ -8,11 +8,11 @@ import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.Role;
 import org.jgroups.raft.RaftHandle;
 import org.jgroups.raft.StateMachine;
+import org.jgroups.raft.util.Utils;
 import org.jgroups.util.ExtendedUUID;
 import org.jgroups.util.NameCache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.jgroups.raft.util.Utils;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.ringcast.cluster.internal;
+package io.ringcast.cluster.internal.jgroups;
 
 import org.jgroups.logging.CustomLogFactory;
 import org.jgroups.logging.Log;

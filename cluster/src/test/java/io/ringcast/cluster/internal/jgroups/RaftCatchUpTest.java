@@ -1,6 +1,6 @@
-package io.ringcast.cluster.internal;
+package io.ringcast.cluster.internal.jgroups;
 
-import static io.ringcast.cluster.internal.RaftGroupTest.submitAll;
+import static io.ringcast.cluster.internal.jgroups.RaftGroupTest.submitAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringcast.testkit.Await;

@@ -1,8 +1,10 @@
-package io.ringcast.cluster.internal;
+package io.ringcast.cluster.internal.jgroups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringcast.cluster.SnapshotContent;
+import io.ringcast.cluster.internal.TopicLog;
+import io.ringcast.cluster.internal.TopicLogTesting;
 import org.jgroups.protocols.raft.RAFT;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,10 @@
-package io.ringcast.cluster.internal;
+package io.ringcast.cluster.internal.jgroups;
 
-import javax.crypto.SecretKey;
+import io.ringcast.cluster.internal.ClusterKey;
+
 import java.nio.file.Path;
 import java.util.Objects;
+import javax.crypto.SecretKey;
 
 /**
  * The consensus engine's settings for one node (jgroups-raft on the membership stack), beside
