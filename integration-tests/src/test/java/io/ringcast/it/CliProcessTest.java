@@ -67,7 +67,7 @@ class CliProcessTest {
                 + "security:\n  principals:\n    - name: alice\n      passwordHash: \"" + hash + "\"\n"
                 + "      roles: [demo]\n");
         node = ServerProcesses.launch(dir, "--config", cfg.toString());
-        url = "ws://127.0.0.1:" + ServerProcesses.awaitPort(ServerProcesses.collect(node)) + "/ws";
+        url = "ws://127.0.0.1:" + ServerProcesses.awaitPort(node, ServerProcesses.collect(node)) + "/ws";
     }
 
     @AfterAll
@@ -199,8 +199,8 @@ class CliProcessTest {
         Process a = ServerProcesses.launch(first, "--config", "node.yaml");
         Process b = ServerProcesses.launch(second, "--config", "node.yaml");
         try {
-            String portA = ServerProcesses.awaitPort(ServerProcesses.collect(a));
-            String portB = ServerProcesses.awaitPort(ServerProcesses.collect(b));
+            String portA = ServerProcesses.awaitPort(a, ServerProcesses.collect(a));
+            String portB = ServerProcesses.awaitPort(b, ServerProcesses.collect(b));
             String urlA = "ws://127.0.0.1:" + portA + "/ws";
             String urlB = "ws://127.0.0.1:" + portB + "/ws";
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -240,7 +240,7 @@ class CliProcessTest {
         Process server = ServerProcesses.launch(home, "--config", "node.yaml");
         Process sub = null;
         try {
-            String port = ServerProcesses.awaitPort(ServerProcesses.collect(server));
+            String port = ServerProcesses.awaitPort(server, ServerProcesses.collect(server));
             String wsUrl = "ws://127.0.0.1:" + port + "/ws";
             String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             sub = new ProcessBuilder(javaBin, "-jar", ServerProcesses.JAR.toAbsolutePath().toString(), "sub", wsUrl,

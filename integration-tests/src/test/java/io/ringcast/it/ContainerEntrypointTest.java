@@ -57,7 +57,7 @@ class ContainerEntrypointTest {
         Process node = start(command, workDir, environment); // workDir: the image's WORKDIR, no config file in it
         List<String> out = collect(node);
         try {
-            assertThat(awaitPort(out)).isEqualTo(String.valueOf(port));
+            assertThat(awaitPort(node, out)).isEqualTo(String.valueOf(port));
             assertThat(runHealthCheck(image, environment, workDir)).as("the health check of a serving node").isZero();
             try (WireSocket ws = new WireSocket("ws://127.0.0.1:" + port + "/ws", "permessage-deflate", 0)) {
                 assertThat(ws.negotiatedExtensions()).as("compression on by its variable").startsWith("permessage-deflate");

@@ -53,7 +53,7 @@ class EnvOverridesProcessTest {
                 "RINGCAST_SECURITY_JWTHS256SECRET", SECRET));
         List<String> out = collect(p);
         try {
-            assertThat(awaitPort(out)).as("the variable's port, not the file's 0").isEqualTo(String.valueOf(port));
+            assertThat(awaitPort(p, out)).as("the variable's port, not the file's 0").isEqualTo(String.valueOf(port));
             HttpResponse<String> health = health(port);
             assertThat(health.statusCode()).isEqualTo(200);
             assertThat(health.body()).contains("\"status\":\"UP\"");

@@ -35,7 +35,7 @@ final class NodeProcess implements AutoCloseable {
         Process p = ServerProcesses.launch(dir, jvmArgs, "--config", config.toString());
         List<String> out = ServerProcesses.collect(p);
         try {
-            return new NodeProcess(p, out, Integer.parseInt(ServerProcesses.awaitPort(out)));
+            return new NodeProcess(p, out, Integer.parseInt(ServerProcesses.awaitPort(p, out)));
         } catch (RuntimeException | Error e) {
             p.destroyForcibly();
             throw e;

@@ -55,7 +55,7 @@ class ServerProcessTest {
         Files.writeString(cfg, "server:\n  host: 127.0.0.1\n  port: 0\n");
         Process p = launch(dir, "--config", cfg.toString());
         List<String> out = collect(p);
-        String port = awaitPort(out);
+        String port = awaitPort(p, out);
 
         HttpResponse<String> health = HttpClient.newHttpClient().send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health")).GET().build(),
@@ -82,7 +82,7 @@ class ServerProcessTest {
         Files.writeString(cfg, "server:\n  host: 127.0.0.1\n  port: 0\nsecurity:\n" + TestServers.OPEN_TO_ANONYMOUS);
         Process p = launch(dir, "--config", cfg.toString());
         List<String> out = collect(p);
-        String port = awaitPort(out);
+        String port = awaitPort(p, out);
         try (WireSocket s = new WireSocket("ws://127.0.0.1:" + port + "/ws", null, 4096)) {
             s.send(b -> io.ringcast.protocol.WireCodec.writeHello(b, io.ringcast.protocol.WireCodec.VERSION,
                     "evil\n12:00:00.000 WARN  [main] NodeRuntime - FORGED\r\u001b[2J"));
@@ -123,7 +123,7 @@ class ServerProcessTest {
                 + "security:\n" + TestServers.OPEN_TO_ANONYMOUS);
         Process p = launch(dir, List.of("-Xmx96m", "-XX:+ExitOnOutOfMemoryError"), "--config", cfg.toString());
         List<String> out = collect(p);
-        String port = awaitPort(out);
+        String port = awaitPort(p, out);
         String url = "ws://127.0.0.1:" + port + "/ws";
         List<WireSocket> flooders = new java.util.ArrayList<>();
         List<Thread> floods = new java.util.ArrayList<>();
@@ -191,7 +191,7 @@ class ServerProcessTest {
         jvm.addAll(List.of(jvmArgs));
         Process p = launch(dir, jvm, "--config", cfg.toString());
         List<String> out = collect(p);
-        String port = awaitPort(out);
+        String port = awaitPort(p, out);
         try (RawWebSocket session = RawWebSocket.connectAndHello("ws://127.0.0.1:" + port + "/ws")) {
             assertThat(session.messages).anyMatch(m -> m.type().equals("WELCOME"));
         }

@@ -47,10 +47,20 @@ final class ServerProcesses {
         return pb.start();
     }
 
-    /** The port of the node's "listening" line, once it has printed it. */
-    static String awaitPort(List<String> out) {
-        return Await.value(() -> out.stream().map(LISTENING::matcher).filter(Matcher::find)
-                .map(m -> m.group(1)).findFirst().orElse(null), () -> "the listening line: " + out);
+    /**
+     * The port of the node's "listening" line, once it has printed it; fails at once, with its
+     * output, when the node exits first (a bad option or config), instead of at the timeout.
+     */
+    static String awaitPort(Process node, List<String> out) {
+        return Await.value(() -> {
+            String port = out.stream().map(LISTENING::matcher).filter(Matcher::find).map(m -> m.group(1)).findFirst()
+                    .orElse(null);
+            if (port == null && !node.isAlive()) {
+                throw new AssertionError("the node exited with status " + node.exitValue()
+                        + " before it listened; its output:\n" + String.join("\n", out));
+            }
+            return port;
+        }, () -> "the listening line: " + out);
     }
 
     /** The lines {@code p} prints, gathered as they come by a daemon thread ({@link OutputLines}). */

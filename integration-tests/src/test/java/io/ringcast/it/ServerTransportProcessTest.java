@@ -52,7 +52,7 @@ class ServerTransportProcessTest {
         Process p = launch(dir, jvmArgs, "--config", config(dir, configured).toString());
         List<String> out = collect(p);
         try {
-            String port = awaitPort(out);
+            String port = awaitPort(p, out);
             assertThat(healthTransport(port)).isEqualTo(expected.configName());
             assertThat(out).anyMatch(l -> l.contains("I/O threads on " + expected.configName()
                     + " (server.transport " + configured + ")"));
