@@ -40,9 +40,7 @@ class EngineFenceTest {
             for (Path file : sources.filter(p -> p.toString().endsWith(".java")).toList()) {
                 files++;
                 String dir = SOURCES.relativize(file.getParent()).toString().replace('\\', '/');
-                Matcher m = IMPORT.matcher(Files.readString(file, StandardCharsets.UTF_8));
-                while (m.find()) {
-                    String imported = m.group(1);
+                for (String imported : importsOf(file)) {
                     FENCES.forEach((engine, home) -> {
                         if (imported.startsWith(engine) && !dir.equals(home)) {
                             outside.computeIfAbsent(file.toString(), k -> new ArrayList<>()).add(imported);
@@ -60,7 +58,7 @@ class EngineFenceTest {
         for (Map.Entry<String, String> fence : FENCES.entrySet()) {
             try (Stream<Path> sources = Files.list(SOURCES.resolve(fence.getValue()))) {
                 boolean importsIt = sources.filter(p -> p.toString().endsWith(".java"))
-                        .anyMatch(p -> imports(p, fence.getKey()));
+                        .anyMatch(p -> importsOf(p).stream().anyMatch(i -> i.startsWith(fence.getKey())));
                 assertThat(importsIt)
                         .as(fence.getValue() + " imports " + fence.getKey() + "*: the fence is where the engine is")
                         .isTrue();
@@ -68,15 +66,15 @@ class EngineFenceTest {
         }
     }
 
-    private static boolean imports(Path file, String engine) {
+    /** What {@code file} imports, static imports' classes included. */
+    private static List<String> importsOf(Path file) {
         try {
             Matcher m = IMPORT.matcher(Files.readString(file, StandardCharsets.UTF_8));
+            List<String> imports = new ArrayList<>();
             while (m.find()) {
-                if (m.group(1).startsWith(engine)) {
-                    return true;
-                }
+                imports.add(m.group(1));
             }
-            return false;
+            return imports;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

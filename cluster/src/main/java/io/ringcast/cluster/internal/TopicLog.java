@@ -44,10 +44,10 @@ import java.util.function.LongConsumer;
  * <p>Each entry applied gets the next <em>ordinal</em> (the count of entries applied,
  * {@link #appliedEntries}; a malformed one, refused whole, changes nothing and gets none): the same
  * entry has the same ordinal on every node, since each applies the same committed entries in the
- * same order (the jgroups engine's catch-up barriers, {@code BarrierLog}, do not reach this class on any node). Once an entry's
- * updates are in the sink, its ordinal is told to the listener given at construction: the node that
- * submitted the entry answers its publishes only once its own log has applied that ordinal
- * ({@link AnswerPoller}), so that an ack follows its update through the node.
+ * same order (the jgroups engine's catch-up barriers, {@code BarrierLog}, do not reach this class
+ * on any node). Once an entry's updates are in the sink, its ordinal is told to the listener given
+ * at construction: the node that submitted the entry answers its publishes only once its own log
+ * has applied that ordinal ({@link AnswerPoller}), so that an ack follows its update through the node.
  *
  * <p>A publisher's publishes are applied in the order its sessions sent them: a publish whose
  * predecessor in its session never reached the log (it went to a leader that died; the node

@@ -38,14 +38,16 @@ import java.util.stream.IntStream;
  * with SIGSTOP, and at the end every subscriber has every acked update of every topic, in order,
  * without a gap or a duplicate. The nodes encrypt what they send each other with a shared secret;
  * a sixth process with another secret is refused.
+ *
+ * <p>Netty's leak detection is sampled ({@code SIMPLE}) while the cluster carries traffic: the 500
+ * clients in this JVM receive 50,000 updates a second, and paranoid detection's stack trace per
+ * buffer access made their two event loops seconds late, so a connect to the restarted node found
+ * no {@code WELCOME} within the client's 10 s (CI, 2026-11-29; 20 connects took 12 s paranoid,
+ * 0.25 s sampled).
  */
-// a backstop for a step that hangs: a run takes about 25 s, and each step's own await names what it waited for
+// a backstop for a step that hangs: a run takes 35-45 s, and each step's own await names what it waited for
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ClusterFailoverTest {
-    // Leak detection is sampled (SIMPLE) while the cluster carries traffic: 500 clients in this JVM
-    // receive 50,000 updates a second, and paranoid detection's stack trace per buffer access made
-    // their two event loops seconds late; a connect to the restarted node then found no WELCOME
-    // within the client's 10 s (CI, 2026-11-29): 20 connects took 12 s paranoid, 0.25 s sampled.
     private static final Logger log = LoggerFactory.getLogger(ClusterFailoverTest.class);
     private static final int NODES = 5;
     private static final int SUBSCRIBERS = 500;
