@@ -38,8 +38,6 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
 # -XX:+ExitOnOutOfMemoryError: an OutOfMemoryError ends the process, for the container's restart
 # policy. Heap at most 40% of the container's memory: Netty's pooled direct buffers may take as much
 # again (the JVM's direct memory limit defaults to the heap's), and metaspace and thread stacks the rest.
-# The JVM picks G1 with two or more CPUs: its marking stack of 2 MB (256k entries) rather than the
-# 32 MB it commits by default for heaps of many GB (it grows if marking overflows it).
-ENTRYPOINT ["java", "-XX:+ExitOnOutOfMemoryError", "-XX:MaxRAMPercentage=40", "-XX:MarkStackSize=256k", "-jar", "/opt/ringcast/ringcast-server.jar"]
+ENTRYPOINT ["java", "-XX:+ExitOnOutOfMemoryError", "-XX:MaxRAMPercentage=40", "-jar", "/opt/ringcast/ringcast-server.jar"]
 # Arguments for the jar, e.g. --config /etc/ringcast/server.yaml (it must exist).
 CMD []

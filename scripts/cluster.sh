@@ -69,10 +69,8 @@ start() {
     # the shipped launcher's JVM options (a heap from 64 MB, bounded direct memory:
     # docs/operations.md#memory), this heap bound, G1 instead of the serial collector (a node's
     # engine allocates ~30 MB/s at 2,000 publishes/s, and serial's full collections paused nodes
-    # for 0.3-0.5 s: docs/clustering.md#memory) with a marking stack of 2 MB (256k entries; G1's
-    # default commits 32 MB of native memory for it, sized for large heaps; it grows if marking
-    # overflows it), then JAVA_OPTS
-    RINGCAST_JAR="$jar" JAVA_OPTS="-Xmx$heap -XX:-UseSerialGC -XX:+UseG1GC -XX:MarkStackSize=256k ${JAVA_OPTS:+${JAVA_OPTS//\{node\}/node-$n}}" \
+    # for 0.3-0.5 s: docs/clustering.md#memory), then JAVA_OPTS
+    RINGCAST_JAR="$jar" JAVA_OPTS="-Xmx$heap -XX:-UseSerialGC -XX:+UseG1GC ${JAVA_OPTS:+${JAVA_OPTS//\{node\}/node-$n}}" \
       scripts/ringcast --config "$config_dir/node-$n.yaml" > "$dir/node-$n.log" 2>&1 &
     echo $! > "$dir/node-$n.pid"
     if [ "$n" = 1 ]; then
