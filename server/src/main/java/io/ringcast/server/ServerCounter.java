@@ -18,7 +18,8 @@ import java.util.function.ToLongFunction;
  * the constant's name in camel case ({@code DELIVERED_BYTES} is {@code deliveredBytes}).
  */
 public enum ServerCounter {
-    SESSIONS(Kind.GAUGE, "ringcast_sessions", "Open WebSocket sessions.", ServerCounters::sessions),
+    SESSIONS(Kind.GAUGE, "ringcast_sessions", "Open sessions: WebSocket ones, and HTTP publish requests being "
+            + "answered.", ServerCounters::sessions),
     TOPICS(Kind.GAUGE, "ringcast_topics", "Topics in the topic tree.", ServerCounters::topics),
     VIEWS(Kind.GAUGE, "ringcast_views", "Distinct subscription views (maxRate, fields, filter) served, "
             + "at most limits.maxViews.", ServerCounters::views),

@@ -207,6 +207,11 @@ public final class ClusterProcesses implements AutoCloseable {
         return "ws://" + hosts[node - 1] + ":" + clientPorts[node - 1] + "/ws";
     }
 
+    /** The HTTP base URL of node {@code node} (1-based): {@code /health}, {@code /api/publish}. */
+    public String httpUrl(int node) {
+        return "http://" + hosts[node - 1] + ":" + clientPorts[node - 1];
+    }
+
     public List<String> webSocketUrls() {
         List<String> urls = new ArrayList<>();
         for (int node = 1; node <= size; node++) {

@@ -30,7 +30,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * Plain HTTP requests that are not the WebSocket upgrade: {@code GET /health} (JSON),
  * {@code GET /metrics} (Prometheus text), the demo page and the browser client
- * ({@link StaticContent}), and 404 for the rest.
+ * ({@link StaticContent}), {@code POST /api/publish} and {@code /api/publish/batch} (handed to the
+ * connection's {@link HttpPublisher}, put in front of this handler at its first publish), and 404
+ * for the rest.
  */
 final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,12 +46,18 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
                     ClusterNode cluster, Transport transport) {
     }
 
+    static final String PUBLISH_PATH = "/api/publish";
+    static final String PUBLISH_BATCH_PATH = "/api/publish/batch";
+
     private final NodeView server;
+    /** What an {@link HttpPublisher} uses; null where publishing over HTTP is not served (tests of the other endpoints). */
+    private final SessionServices sessionServices;
     /** Reading stopped because an answer could not be written yet. */
     private boolean waitingForWritable;
 
-    HttpEndpointHandler(NodeView server) {
+    HttpEndpointHandler(NodeView server, SessionServices sessionServices) {
         this.server = server;
+        this.sessionServices = sessionServices;
     }
 
     @Override
@@ -69,8 +77,16 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
         }
         FullHttpResponse response;
         StaticContent.File file;
+        boolean publishPath = path.equals(PUBLISH_PATH) || path.equals(PUBLISH_BATCH_PATH);
         if (!request.decoderResult().isSuccess()) {
             response = text(HttpResponseStatus.BAD_REQUEST, "bad request\n");
+        } else if (publishPath && request.method().equals(HttpMethod.POST) && sessionServices != null) {
+            publisher(ctx).publish(request, path.equals(PUBLISH_BATCH_PATH));
+            return; // answered once its publishes are
+        } else if (publishPath) {
+            response = HttpPublisher.problem(HttpResponseStatus.METHOD_NOT_ALLOWED, "BAD_REQUEST", "use POST, with a JSON"
+                    + " body (docs/http-api.md)");
+            response.headers().set(HttpHeaderNames.ALLOW, HttpMethod.POST.name());
         } else if (path.equals("/health") && request.method().equals(HttpMethod.GET)) {
             response = health();
         } else if (path.equals("/metrics") && request.method().equals(HttpMethod.GET)) {
@@ -82,9 +98,28 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
         } else {
             response = text(HttpResponseStatus.NOT_FOUND, "not found: " + path
                     + "\nWebSocket clients connect to /ws; the demo page is at /, the browser client at"
-                    + " /js/ringcast.js, health at /health, Prometheus metrics at /metrics\n");
+                    + " /js/ringcast.js, health at /health, Prometheus metrics at /metrics, publishing by POST"
+                    + " at " + PUBLISH_PATH + " and " + PUBLISH_BATCH_PATH + "\n");
         }
-        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        answer(ctx, HttpUtil.isKeepAlive(request), response);
+    }
+
+    /** The connection's publisher, put in front of this handler at its first publish. */
+    private HttpPublisher publisher(ChannelHandlerContext ctx) {
+        HttpPublisher publisher = ctx.pipeline().get(HttpPublisher.class);
+        if (publisher == null) {
+            publisher = new HttpPublisher(sessionServices, this, ctx);
+            ctx.pipeline().addBefore(ctx.name(), HttpPublisher.NAME, publisher);
+        }
+        return publisher;
+    }
+
+    /**
+     * Writes {@code response} to the request just read (or, from the {@link HttpPublisher}, the one
+     * it answers), keeping the connection or closing it after; stops reading while the answer cannot
+     * be written. The channel's event loop.
+     */
+    void answer(ChannelHandlerContext ctx, boolean keepAlive, FullHttpResponse response) {
         HttpUtil.setKeepAlive(response, keepAlive);
         response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
         if (keepAlive) {

@@ -57,6 +57,18 @@ final class OutboundFrame {
         return finish(frame, FIN_RSV1_BINARY);
     }
 
+    /**
+     * The payload (the messages) of a frame {@link #finish(ByteBuf)} made, without its header: a
+     * slice sharing the frame's bytes, for a stage that reads what was written to a session rather
+     * than sending it ({@link HttpPublisher}).
+     */
+    static ByteBuf payload(ByteBuf frame) {
+        int start = frame.readerIndex();
+        int length = frame.getUnsignedByte(start + 1) & 0x7F;
+        int header = length < 126 ? 2 : length == 126 ? 4 : 10;
+        return frame.slice(start + header, frame.readableBytes() - header);
+    }
+
     private static ByteBuf finish(ByteBuf frame, int firstByte) {
         int length = frame.writerIndex() - HEADER_RESERVE_BYTES;
         int start;

@@ -8,6 +8,7 @@ import io.ringcast.protocol.Selector;
 import io.ringcast.protocol.SubscribeOptions;
 
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
 /**
@@ -35,6 +36,8 @@ import java.util.function.IntFunction;
  * slot. {@link #releaseUnconsumed} only once every producer and the sequencer have stopped.
  */
 final class SequencerProxy {
+    /** How soon a caller that found the ring full tries again: soon, as the sequencer drains it fast. */
+    static final long RING_FULL_RETRY_US = 100;
     /** What {@link #tryClaim} returns when the ring has no free slot. */
     static final long RING_FULL = -1;
 
@@ -116,6 +119,16 @@ final class SequencerProxy {
      */
     boolean trySessionClosed(Session session) {
         return trySessionCommand(InboundEvent.SESSION_CLOSED, session);
+    }
+
+    /**
+     * Tells the sequencer to forget {@code session}, now or, while the ring is full, again every
+     * {@link #RING_FULL_RETRY_US} on the session's event loop. Never waits. The session's event loop.
+     */
+    void sessionClosed(Session session) {
+        if (!trySessionClosed(session)) {
+            session.channel.eventLoop().schedule(() -> sessionClosed(session), RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
+        }
     }
 
     /**

@@ -96,7 +96,8 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
             p.addLast("tls", tls.newHandler(ch.alloc()));
         }
         p.addLast("http", new HttpServerCodec());
-        p.addLast("http-aggregator", new HttpObjectAggregator(MAX_HTTP_REQUEST_BYTES));
+        // a request's body may be as large as a client's frame: an HTTP publish carries what a PUBLISH does
+        p.addLast("http-aggregator", new HttpObjectAggregator(Math.max(MAX_HTTP_REQUEST_BYTES, config.limits().maxFrameBytes())));
         // behind the aggregator, it sees whole requests and every response; the session removes it at the upgrade
         p.addLast("http-deadline", new HttpPhaseDeadline(counters, config.limits()));
         if (originCheck != null) {
@@ -114,7 +115,7 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
             // first event at half the timeout: the session pings; second: IDLE_TIMEOUT (SessionHandler)
             p.addLast("idle", new IdleStateHandler(idleMs / 2, 0, 0, TimeUnit.MILLISECONDS));
         }
-        p.addLast("http-endpoints", new HttpEndpointHandler(endpoints));
+        p.addLast("http-endpoints", new HttpEndpointHandler(endpoints, sessionServices));
         p.addLast("session", new SessionHandler(sessionServices));
     }
 }

@@ -13,7 +13,6 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionEncoder;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.ringcast.protocol.ErrorCode;
-import io.ringcast.protocol.MessageType;
 import io.ringcast.protocol.ProtocolException;
 import io.ringcast.protocol.WireCodec;
 import org.slf4j.Logger;
@@ -37,7 +36,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     private static final Logger log = LoggerFactory.getLogger(SessionHandler.class);
-    private static final long RING_FULL_RETRY_US = 100;
     /**
      * The most bytes of messages a session decodes before its event loop serves its other channels:
      * a large {@code SUBSCRIBE}'s resume list takes milliseconds to decode, and a client sending them
@@ -61,7 +59,6 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
      * is held back by TCP rather than by a queue that grows with every request it sends.
      */
     private boolean waitingForWritable;
-    private boolean closeCommandSent;
 
     SessionHandler(SessionServices node) {
         super(false); // frames are released here, after the pause logic decided
@@ -112,6 +109,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
         // upgraded: the HTTP phase's deadline ends and its place among limits.maxConnectionsBeforeUpgrade is released
         if (ctx.pipeline().get(HttpPhaseDeadline.class) != null) {
             ctx.pipeline().remove(HttpPhaseDeadline.class);
+        }
+        // a connection that published over HTTP before its upgrade: the session's frames must not pass it
+        if (ctx.pipeline().get(HttpPublisher.class) != null) {
+            ctx.pipeline().remove(HttpPublisher.class);
         }
         session = node.sessions().newSession(ctx, deflateNegotiated(ctx.pipeline()));
         session.continueReplies = this::sendContinueReplies;
@@ -166,20 +167,9 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
             node.sessions().remove(session);
             log.info("session {} (client '{}') closed: {}", session, session.clientName,
                     session.closeReason != null ? session.closeReason : "connection closed by the client");
-            sendSessionClosed();
+            sequencer.sessionClosed(session);
         }
         super.channelInactive(ctx);
-    }
-
-    /** Tells the sequencer to forget the session; retried on this loop while the ring is full. */
-    private void sendSessionClosed() {
-        if (closeCommandSent) {
-            return;
-        }
-        closeCommandSent = sequencer.trySessionClosed(session);
-        if (!closeCommandSent) {
-            session.channel.eventLoop().schedule(this::sendSessionClosed, RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
-        }
     }
 
     /**
@@ -191,7 +181,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
             return;
         }
         if (!sequencer.tryContinueReplies(session)) {
-            session.channel.eventLoop().schedule(this::sendContinueReplies, RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
+            session.channel.eventLoop().schedule(this::sendContinueReplies, SequencerProxy.RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
         }
     }
 
@@ -313,40 +303,17 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
             if (decodedThisTurn >= TURN_BYTES) {
                 return false;
             }
-            long slot = SequencerProxy.RING_FULL;
-            byte type = WireCodec.peekType(content);
-            if (session.welcomed && isPublish(type) && node.clusterRoute() != null && !node.clusterRoute().hasRoom()) {
-                return false; // the cluster's queue is full: pause as on a full inbound ring
-            }
-            if (session.welcomed && needsSlot(type)) {
-                slot = sequencer.tryClaim();
-                if (slot == SequencerProxy.RING_FULL) {
-                    return false;
-                }
-            }
             int start = content.readerIndex();
             try {
-                requests.decodeOne(content, slot);
+                if (!requests.decodeNext(content)) {
+                    return false;
+                }
                 decodedThisTurn += content.readerIndex() - start;
             } catch (ProtocolException e) {
                 replies.fatal(e.code(), e.reason());
-            } finally {
-                if (slot != SequencerProxy.RING_FULL) {
-                    sequencer.commit(slot); // a claimed slot is always published, as NOOP if refused
-                }
             }
         }
         return true;
-    }
-
-    private static boolean isPublish(byte type) {
-        return type == MessageType.PUBLISH || type == MessageType.REPUBLISH;
-    }
-
-    /** Whether a message of this type is a command for the sequencer, which needs an inbound slot. */
-    private static boolean needsSlot(byte type) {
-        return type == MessageType.PUBLISH || type == MessageType.REPUBLISH
-                || type == MessageType.SUBSCRIBE || type == MessageType.UNSUBSCRIBE;
     }
 
     private void pause() {
@@ -355,7 +322,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
         if (decodedThisTurn >= TURN_BYTES) {
             session.channel.eventLoop().execute(this::resume); // after the loop's other channels
         } else {
-            session.channel.eventLoop().schedule(this::resume, RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
+            session.channel.eventLoop().schedule(this::resume, SequencerProxy.RING_FULL_RETRY_US, TimeUnit.MICROSECONDS);
         }
     }
 

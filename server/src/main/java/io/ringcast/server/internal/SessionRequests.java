@@ -37,13 +37,17 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
     private final Session session;
     private final SessionReplies replies;
     private final PublishChecks publishChecks;
+    /** The {@code HELLO}'s deadline; null for a session welcomed by its caller. */
     private final ScheduledFuture<?> handshakeTimer;
     /** The inbound slot claimed for the message being decoded, or {@link SequencerProxy#RING_FULL}. */
     private long claimed = SequencerProxy.RING_FULL;
     /** A password is being checked off the event loop; the session is not welcomed yet. */
     private boolean authenticating;
 
-    /** Starts the session's handshake deadline: a {@code HELLO} within {@code limits.handshakeTimeoutMs}. */
+    /**
+     * A WebSocket session's requests: starts its handshake deadline, a {@code HELLO} within
+     * {@code limits.handshakeTimeoutMs}.
+     */
     SessionRequests(SessionServices node, Session session, SessionReplies replies) {
         this.node = node;
         this.session = session;
@@ -58,23 +62,68 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
     }
 
     /**
-     * Decodes the next message of {@code content} and does what it asks; a command for the
-     * sequencer fills {@code slot}, claimed for it by the caller, who publishes it whatever happens.
-     *
-     * @param slot the claimed inbound slot, or {@link SequencerProxy#RING_FULL} for a message that needs none
+     * The requests of a session its caller logged in and welcomed already ({@link HttpPublisher}):
+     * no {@code HELLO} comes, so no handshake deadline runs; its publishes climb {@code publishChecks},
+     * which the caller may share between sessions of one connection (its rate bucket with them).
      */
-    void decodeOne(ByteBuf content, long slot) throws ProtocolException {
+    SessionRequests(SessionServices node, Session session, SessionReplies replies, PublishChecks publishChecks) {
+        assert session.welcomed && session.permissions != null : "a session welcomed by its caller";
+        this.node = node;
+        this.session = session;
+        this.replies = replies;
+        this.publishChecks = publishChecks;
+        this.handshakeTimer = null;
+    }
+
+    /**
+     * Decodes the next message of {@code content} and does what it asks. A command for the
+     * sequencer first claims its inbound slot, published whatever happens (as NOOP if refused), and
+     * a publish in a cluster first finds room in the cluster's queue: the one place a session's
+     * message meets the ring, for a WebSocket's frames ({@link SessionHandler}) and for an HTTP
+     * publish's ({@link HttpPublisher}).
+     *
+     * @return false when the ring (or the cluster's queue) is full: nothing was read, the caller
+     *         retries later
+     */
+    boolean decodeNext(ByteBuf content) throws ProtocolException {
+        byte type = WireCodec.peekType(content);
+        if (session.welcomed && isPublish(type) && node.clusterRoute() != null && !node.clusterRoute().hasRoom()) {
+            return false;
+        }
+        long slot = SequencerProxy.RING_FULL;
+        if (session.welcomed && needsSlot(type)) {
+            slot = node.sequencer().tryClaim();
+            if (slot == SequencerProxy.RING_FULL) {
+                return false;
+            }
+        }
         claimed = slot;
         try {
             WireCodec.decodeOne(content, this);
         } finally {
             claimed = SequencerProxy.RING_FULL;
+            if (slot != SequencerProxy.RING_FULL) {
+                node.sequencer().commit(slot);
+            }
         }
+        return true;
+    }
+
+    private static boolean isPublish(byte type) {
+        return type == MessageType.PUBLISH || type == MessageType.REPUBLISH;
+    }
+
+    /** Whether a message of this type is a command for the sequencer, which needs an inbound slot. */
+    private static boolean needsSlot(byte type) {
+        return type == MessageType.PUBLISH || type == MessageType.REPUBLISH
+                || type == MessageType.SUBSCRIBE || type == MessageType.UNSUBSCRIBE;
     }
 
     /** The connection closed: the handshake deadline no longer matters. */
     void closed() {
-        handshakeTimer.cancel(false);
+        if (handshakeTimer != null) {
+            handshakeTimer.cancel(false);
+        }
     }
 
     @Override
@@ -124,7 +173,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         }
         session.permissions = permissions;
         session.welcomed = true;
-        handshakeTimer.cancel(false);
+        handshakeTimer.cancel(false); // a HELLO came: this is a WebSocket session's
         replies.welcome(node.limits().maxFrameBytes(), (int) node.idleTimeoutMs());
         replies.flush(); // the answer may come from the login executor, outside a read
         log.debug("session {} welcomed client '{}' as {}", session, session.clientName, permissions.who());

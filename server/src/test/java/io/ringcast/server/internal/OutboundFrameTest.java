@@ -31,6 +31,25 @@ class OutboundFrameTest {
         }
     }
 
+    /** What {@link OutboundFrame#payload} reads back is what was written, whichever header the length took. */
+    @ParameterizedTest
+    @CsvSource({"0", "125", "126", "65535", "65536", "70000"})
+    void payloadGivesBackTheMessagesWithoutTheHeader(int payloadBytes) {
+        ByteBuf frame = OutboundFrame.allocate(ALLOC, payloadBytes);
+        try {
+            for (int i = 0; i < payloadBytes; i++) {
+                frame.writeByte(i * 31);
+            }
+            ByteBuf payload = OutboundFrame.payload(OutboundFrame.finish(frame));
+            assertThat(payload.readableBytes()).isEqualTo(payloadBytes);
+            for (int i = 0; i < payloadBytes; i++) {
+                assertThat(payload.getByte(payload.readerIndex() + i)).isEqualTo((byte) (i * 31));
+            }
+        } finally {
+            frame.release();
+        }
+    }
+
     /** The three header lengths of RFC 6455, on each side of their limits. */
     @ParameterizedTest
     @CsvSource({"0, 2", "125, 2", "126, 4", "65535, 4", "65536, 10", "70000, 10"})
