@@ -4,7 +4,9 @@ import at.favre.lib.crypto.bcrypt.BCrypt;
 import io.ringcast.client.RingcastClient;
 import io.ringcast.client.RingcastException;
 import io.ringcast.client.Subscription;
+import io.ringcast.client.Update;
 import io.ringcast.client.UpdateKind;
+import io.ringcast.client.UpdateListener;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.server.RingcastServer;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -187,6 +190,48 @@ class SubscriptionViewsTest {
             assertThat(v.updates).extracting(Recorded.Got::kind).first().isEqualTo(UpdateKind.UPDATE);
             assertThat(v.updates).extracting(Recorded.Got::kind).contains(UpdateKind.CONFLATED)
                     .containsOnly(UpdateKind.UPDATE, UpdateKind.CONFLATED);
+        }
+    }
+
+    /**
+     * A value that keeps crossing the filter faster than {@code maxRate} sends: the subscription is
+     * told {@code UNMATCHED} only after a value it was shown, never twice in a row, and ends on the
+     * newest value (issue 27: 30 {@code onUnmatched} calls for 6 updates, 24 straight after another).
+     */
+    @Test
+    void underMaxRateAFilterFlappingFasterThanTheRateNeverRepeatsUnmatchedAndEndsOnTheNewestValue() throws Exception {
+        try (RingcastClient c = connect()) {
+            List<String> events = new CopyOnWriteArrayList<>();
+            c.subscribe("views/flap", SubscribeOptions.builder().maxRate(2).filter("spread < 5").fields("bid").build(),
+                    new UpdateListener() {
+                        @Override
+                        public void onUpdate(Update u) {
+                            events.add("value #" + u.sequence());
+                        }
+
+                        @Override
+                        public void onUnmatched(String topic, long sequence) {
+                            events.add("unmatched #" + sequence);
+                        }
+                    }).confirmed().get(10, TimeUnit.SECONDS);
+            long started = System.nanoTime();
+            long last = 0;
+            for (int i = 1; i <= 61; i++) { // odd ones pass, the last one too
+                last = publish("views/flap", quote(i, i % 2 == 1 ? 1 : 9));
+                Thread.sleep(50); // the pace of the report: a crossing every 50 ms
+            }
+            long newest = last;
+            Await.until(() -> events.contains("value #" + newest), "the newest value, at its time");
+            double seconds = (System.nanoTime() - started) / 1e9;
+            for (int i = 1; i < events.size(); i++) {
+                assertThat(events.get(i).startsWith("unmatched") && events.get(i - 1).startsWith("unmatched"))
+                        .as("UNMATCHED straight after UNMATCHED at %d: %s", i, events).isFalse();
+            }
+            assertThat(events.get(0)).as("the first thing told is a value: %s", events).startsWith("value");
+            long values = events.stream().filter(e -> e.startsWith("value")).count();
+            assertThat(values).as("at most 2/s over %.2f s, plus the first: %s", seconds, events)
+                    .isLessThanOrEqualTo((long) Math.ceil(seconds * 2) + 1);
+            assertThat(events.get(events.size() - 1)).isEqualTo("value #" + newest);
         }
     }
 

@@ -512,6 +512,7 @@ final class Subscriptions {
                           long rewindFrom) {
         TopicView v = viewed.open(topic, view);
         boolean joined = v.subscribers.contains(session);
+        viewed.showHeld(v); // before the join: the members are told what the joiner will be
         if (!joined) {
             boolean known = knows(session, topic);
             sets.add(v, session, session.pendingRequests != null);
@@ -611,7 +612,7 @@ final class Subscriptions {
         long before = v.currentSequence;
         viewed.refresh(v);
         boolean changed = v.matched && (!wasMatched || v.currentSequence != before);
-        boolean unmatched = wasMatched && !v.matched;
+        boolean unmatched = v.shownMatch && !v.matched;
         for (int loop = 0; loop < loops; loop++) {
             for (Session session : v.subscribers.forLoop(loop)) {
                 replies.holdFrames(v.subscribers.holds(session));
@@ -626,6 +627,9 @@ final class Subscriptions {
                 replies.flush();
                 replies.holdFrames(null);
             }
+        }
+        if (changed || unmatched) {
+            v.shownMatch = changed;
         }
     }
 

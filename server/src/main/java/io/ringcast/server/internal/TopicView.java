@@ -9,7 +9,9 @@ package io.ringcast.server.internal;
  * <p>Every member has been told the same: what the view shows of the topic's newest value, when
  * {@link #matched} (a snapshot when it joined, or the updates since), or nothing or
  * {@code UNMATCHED} when not. With {@code maxRate}, that may be {@link #held}: accepted, but not
- * yet sent.
+ * yet sent, the members still on what they were shown ({@link #shownMatch}); a member joining
+ * then has the held value sent to all first ({@code ViewedUpdates.showHeld}), so that it is told
+ * what the others are.
  *
  * <p>It keeps no copy of what it shows (a thousand views of a hundred topics of a few kB held
  * hundreds of MB, issue 29): a view that matches shows the topic's newest value, which the topic
@@ -26,6 +28,12 @@ final class TopicView extends Audience {
 
     /** Whether the topic's newest value passed the filter (and there is one). */
     boolean matched;
+    /**
+     * Whether the members were last shown a value that passes (a snapshot, an update), rather than
+     * {@code UNMATCHED} or nothing. Not {@link #matched} under {@code maxRate}: a value that passes
+     * may be {@link #held}, never sent, when the next one fails, and then nothing needs unsaying.
+     */
+    boolean shownMatch;
     /**
      * With a projection: what it shows of the newest value, its bytes when they are at most 32
      * (zeros after), else their SHA-256, as four longs; with {@link #shownLength}, equal for equal

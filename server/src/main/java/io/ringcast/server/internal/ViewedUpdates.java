@@ -247,9 +247,8 @@ final class ViewedUpdates implements AutoCloseable {
         }
         for (int i = 0, n = topic.viewCount(); i < n; i++) {
             TopicView v = topic.view(i);
-            boolean wasMatched = v.matched;
             int change = take(v, sequence, fields);
-            if (change == UNMATCHED && wasMatched) {
+            if (change == UNMATCHED && v.shownMatch) { // else a value held under maxRate is dropped unseen
                 unmatched(v, created, sequence);
                 continue;
             }
@@ -409,8 +408,26 @@ final class ViewedUpdates implements AutoCloseable {
         }
     }
 
+    /**
+     * A member is about to join {@code v}: when the view holds a value under {@code maxRate} that its
+     * members were not shown while they were last shown {@code UNMATCHED} (or nothing), it is sent to
+     * them now, a little before its time, so that the joiner, told what the view shows, and they are
+     * told the same ({@link TopicView}); otherwise a later {@code UNMATCHED} would reach only some of
+     * them. Afterwards the members were shown what the view shows.
+     */
+    void showHeld(TopicView v) {
+        if (v.held && !v.shownMatch) {
+            v.held = false;
+            v.lastSendNanos = clock.getAsLong();
+            v.sent = true;
+            send(v, shown(v), false, v.currentSequence, UpdateFlags.CONFLATED, 0);
+        }
+        v.shownMatch = v.matched;
+    }
+
     /** Sends {@code shown}'s readable bytes, what the view shows now, to its members. */
     private void send(TopicView v, ByteBuf shown, boolean created, long sequence, int flags, long receivedNanos) {
+        v.shownMatch = true;
         UpdateEncoder.Encoded u = encoder.encodeViewed(v, shown, created, sequence, flags);
         defer(u.frame, u.compressedFrame, u.heldValue, v, receivedNanos, sequence);
     }
@@ -474,6 +491,7 @@ final class ViewedUpdates implements AutoCloseable {
     }
 
     private void unmatched(TopicView v, boolean created, long sequence) {
+        v.shownMatch = false;
         Topic topic = v.topic;
         ByteBuf frame = UpdateEncoder.frameAfterDefinition(alloc, topic, created, WireCodec.UNMATCHED_BYTES);
         WireCodec.writeUnmatched(frame, v.view.id, topic.alias, sequence);

@@ -176,6 +176,51 @@ class ViewedSubscriptionsTest {
         }
     }
 
+    /** Members already told {@code UNMATCHED} are not told again when a value they were never sent stops passing. */
+    @Test
+    void aValueHeldAndDroppedUnseenAfterAnUnmatchedSendsNoSecondUnmatched() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            SubscribeOptions throttledTight = SubscribeOptions.builder().maxRate(1).filter("spread < 5").build();
+            Session sub = node.session(0);
+            node.subscribe(sub, 1, "f", throttledTight);
+            node.received(sub);
+            node.publish(null, 0, "f", "{\"spread\":1}");
+            node.publish(null, 0, "f", "{\"spread\":9}");
+            node.publish(null, 0, "f", "{\"spread\":2}"); // held: within the period
+            node.publish(null, 0, "f", "{\"spread\":9}"); // and dropped unseen
+            node.publish(null, 0, "f", "{\"spread\":3}");
+            node.advanceNanos(1_000_000_000);
+            node.flushHeld();
+            assertThat(lines(node.received(sub))).containsExactly("TOPIC 1 f", "UPDATE 1 #1 VIEWED @1 {\"spread\":1}",
+                    "UNMATCHED @1 1 #2", "UPDATE 1 #5 CONFLATED|VIEWED @1 {\"spread\":3}");
+        }
+    }
+
+    /**
+     * A member joining while the view holds a value its members were not sent (they were last told
+     * {@code UNMATCHED}) is told what they are: the held value goes to them first, so that a later
+     * {@code UNMATCHED} reaches every member that was shown a value.
+     */
+    @Test
+    void aMemberJoiningWhileAValueIsHeldUnseenIsToldWhatTheOthersAreAndBothHearTheNextUnmatched() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            SubscribeOptions throttledTight = SubscribeOptions.builder().maxRate(1).filter("spread < 5").build();
+            Session first = node.session(0);
+            Session joiner = node.session(0);
+            node.subscribe(first, 1, "j", throttledTight);
+            node.received(first);
+            node.publish(null, 0, "j", "{\"spread\":1}");
+            node.publish(null, 0, "j", "{\"spread\":9}");
+            node.publish(null, 0, "j", "{\"spread\":2}"); // held, unseen
+            node.subscribe(joiner, 1, "j", throttledTight);
+            node.publish(null, 0, "j", "{\"spread\":9}");
+            assertThat(lines(node.received(first))).containsExactly("TOPIC 1 j", "UPDATE 1 #1 VIEWED @1 {\"spread\":1}",
+                    "UNMATCHED @1 1 #2", "UPDATE 1 #3 CONFLATED|VIEWED @1 {\"spread\":2}", "UNMATCHED @1 1 #4");
+            assertThat(lines(node.received(joiner))).filteredOn(l -> l.startsWith("SNAPSHOT") || l.startsWith("UNMATCHED"))
+                    .containsExactly("SNAPSHOT 1 1 #3 VIEWED @1 {\"spread\":2}", "UNMATCHED @1 1 #4");
+        }
+    }
+
     @Test
     void aResumeThroughAViewSendsTheNewestValueOnlyWhenItIsNewerAndUnmatchedWhenItNoLongerPasses() {
         try (EmbeddedNode node = new EmbeddedNode()) {
