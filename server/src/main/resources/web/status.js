@@ -82,9 +82,11 @@ function format(v) {
 /**
  * For tests and the console: successful scrapes, failed ones, the latest scrape (series name with
  * its labels to value), each chart's current value by chart id (a rate per second for counters,
- * the value for gauges, ms for latency) and how many points each chart holds.
+ * the value for gauges, ms for latency), how many points each chart holds, where each chart drew
+ * (plots: the plot's left edge, its first and last point's x, its width, the value axis's top and
+ * the time labels) and the cluster object of the latest /health (null for a single node).
  */
-const state = { samples: 0, failures: 0, latest: {}, rates: {}, series: {} };
+const state = { samples: 0, failures: 0, latest: {}, rates: {}, series: {}, plots: {}, cluster: null };
 window.ringcastStatus = state;
 
 const panels = new Map();
@@ -97,12 +99,60 @@ function panel(chart) {
         el.innerHTML = `<h2><span>${chart.title}</span><span class="now"><span class="a">–</span>`
             + (chart.second ? ' · <span class="b">–</span>' : '') + '</span></h2><canvas></canvas>';
         document.getElementById('charts').append(el);
-        p = { el, canvas: el.querySelector('canvas'), a: el.querySelector('.a'), b: el.querySelector('.b'), points: [] };
+        p = { el, canvas: el.querySelector('canvas'), a: el.querySelector('.a'), b: el.querySelector('.b'), points: [],
+            times: [] };
         panels.set(chart.id, p);
     }
     return p;
 }
 
+/** Adds a point (a pair of values, either null for none) read at {@code at} ms, dropping the oldest past KEEP. */
+function add(p, values, at) {
+    p.points.push(values);
+    p.times.push(at);
+    if (p.points.length > KEEP) {
+        p.points.shift();
+        p.times.shift();
+    }
+}
+
+/** The value axis's top: 1, 2 or 5 times a power of ten, at or above {@code highest} with some headroom. */
+export function niceMax(highest) {
+    if (!(highest > 0)) return 1;
+    const want = highest * 1.1;
+    const power = 10 ** Math.floor(Math.log10(want));
+    for (const step of [1, 2, 2.5, 5, 10]) {
+        if (step * power >= want) return step * power;
+    }
+    return 10 * power;
+}
+
+/** An axis label: short, 250k rather than 250.0k, 1.25 rather than 1.25000. */
+export function axisLabel(v) {
+    for (const [unit, suffix] of [[1e9, 'G'], [1e6, 'M'], [1e3, 'k']]) {
+        if (v >= unit) return Number((v / unit).toFixed(2)) + suffix;
+    }
+    return String(Number(v.toFixed(2)));
+}
+
+/** Time ticks for a window of {@code spanSeconds}: a round step giving at most five ticks back from now. */
+export function timeTicks(spanSeconds) {
+    const step = [1, 2, 5, 10, 15, 30, 60, 120, 300].find((s) => spanSeconds / s <= 5) ?? 300;
+    const ticks = [];
+    for (let back = 0; back <= spanSeconds + 1e-9; back += step) {
+        ticks.push({ back, label: back === 0 ? 'now' : back % 60 === 0 ? `-${back / 60}m` : `-${back}s` });
+    }
+    return ticks;
+}
+
+const AXIS_LEFT = 44; // px for the value labels
+const AXIS_BOTTOM = 13; // px for the time labels
+
+/**
+ * One chart: its values over time (newest at the right edge; the window is the time read so far, up
+ * to five minutes, so the chart is filled from its first second), a value axis from 0 with two
+ * gridlines and a time axis back from now.
+ */
 function draw(p) {
     const c = p.canvas;
     const width = c.clientWidth;
@@ -116,9 +166,39 @@ function draw(p) {
     g.clearRect(0, 0, width, height);
     let highest = 0;
     for (const [a, b] of p.points) highest = Math.max(highest, a ?? 0, b ?? 0);
-    const max = highest > 0 ? highest * 1.15 : 1; // headroom above the highest point
+    const max = niceMax(highest);
     const styles = getComputedStyle(document.body);
-    const at = (i) => width - (p.points.length - 1 - i) * (width / (KEEP - 1)); // newest at the right edge
+    const plotWidth = width - AXIS_LEFT;
+    const plotHeight = height - AXIS_BOTTOM - 6;
+    const newest = p.times[p.times.length - 1] ?? 0;
+    const span = Math.max(1, (newest - (p.times[0] ?? newest)) / 1000); // seconds shown
+    const x = (at) => AXIS_LEFT + plotWidth - ((newest - at) / 1000 / span) * plotWidth;
+    const y = (v) => 6 + plotHeight - (v / max) * plotHeight;
+    // axes: gridlines at 0, half and the top; time ticks back from now
+    const dim = styles.getPropertyValue('--dim').trim() || '#56627a';
+    g.font = '10px ' + (styles.getPropertyValue('--mono').trim() || 'monospace');
+    g.fillStyle = dim;
+    g.strokeStyle = styles.getPropertyValue('--panel-border').trim() || '#1e2738';
+    g.lineWidth = 1;
+    g.textBaseline = 'middle';
+    g.textAlign = 'right';
+    for (const v of [0, max / 2, max]) {
+        g.beginPath();
+        g.moveTo(AXIS_LEFT, Math.round(y(v)) + 0.5);
+        g.lineTo(width, Math.round(y(v)) + 0.5);
+        g.stroke();
+        g.fillText(axisLabel(v) + (p.unit && v === max ? ' ' + p.unit : ''), AXIS_LEFT - 4, y(v));
+    }
+    g.textBaseline = 'bottom';
+    for (const tick of timeTicks(span)) {
+        const tx = AXIS_LEFT + plotWidth - (tick.back / span) * plotWidth;
+        g.textAlign = tick.back === 0 ? 'right' : tx - AXIS_LEFT < 14 ? 'left' : 'center';
+        g.fillText(tick.label, tx, height);
+    }
+    state.plots[p.el.dataset.chart] = {
+        left: AXIS_LEFT, firstX: p.times.length ? x(p.times[0]) : null, lastX: p.times.length ? x(newest) : null,
+        width, top: max, timeLabels: timeTicks(span).map((t) => t.label),
+    };
     for (const [index, color] of [[0, styles.getPropertyValue('--accent')], [1, styles.getPropertyValue('--second')]]) {
         g.strokeStyle = g.fillStyle = color.trim() || '#5aa9ff';
         g.lineWidth = 1.5;
@@ -126,18 +206,103 @@ function draw(p) {
         p.points.forEach((point, i) => {
             const v = point[index];
             if (v === null || v === undefined) return;
-            const y = height - (v / max) * (height - 4) - 2;
+            const px = x(p.times[i]);
+            const py = y(v);
             const before = p.points[i - 1]?.[index];
-            if (before === null || before === undefined) g.moveTo(at(i), y); else g.lineTo(at(i), y);
+            if (before === null || before === undefined) g.moveTo(px, py); else g.lineTo(px, py);
             const after = p.points[i + 1]?.[index];
-            if (after === null || after === undefined) g.fillRect(at(i) - 1.5, y - 1.5, 3, 3); // a dot ends each run, so a lone point shows too
+            if (after === null || after === undefined) g.fillRect(px - 1.5, py - 1.5, 3, 3); // a dot ends each run, so a lone point shows too
         });
         g.stroke();
     }
-    g.fillStyle = styles.getPropertyValue('--dim').trim() || '#56627a';
-    g.font = '10px ' + (styles.getPropertyValue('--mono').trim() || 'monospace');
-    g.textBaseline = 'top';
-    g.fillText(`max ${format(highest)}${p.unit ? ' ' + p.unit : ''}`, 0, 0);
+}
+
+/** Text safe inside HTML. */
+function esc(v) {
+    return String(v ?? '–').replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
+}
+
+function bytes(n) {
+    if (!(n >= 0)) return '–';
+    if (n >= 1 << 20) return (n / (1 << 20)).toFixed(1) + ' MB';
+    if (n >= 1 << 10) return (n / (1 << 10)).toFixed(1) + ' kB';
+    return n + ' B';
+}
+
+function ago(atMs) {
+    const s = Math.max(0, Math.round((Date.now() - atMs) / 1000));
+    return s < 120 ? `${s} s ago` : `${Math.round(s / 60)} min ago`;
+}
+
+/**
+ * The cluster as this node's /health tells it: every configured member (in this node's view or not,
+ * the groups it leads, how far behind the leader's log it is, which only a leader knows), then each
+ * Raft group (leader, term, commit and applied index, entries appended but not committed, publishes
+ * queued, snapshots: how many, and the last one's size, time and age).
+ */
+export function renderCluster(c) {
+    const view = new Set(c.view ?? []);
+    const lag = new Map();
+    for (const g of c.groups ?? []) {
+        for (const f of g.followers ?? []) lag.set(`${g.name} ${f.member}`, f.lag);
+    }
+    const led = (member) => (c.groups ?? []).filter((g) => g.leader === member).map((g) => g.name);
+    const lagOf = (member) => {
+        const known = (c.groups ?? []).filter((g) => g.leader === c.node && member !== c.node)
+            .map((g) => lag.get(`${g.name} ${member}`)).filter((v) => v !== undefined);
+        return known.length ? String(Math.max(...known)) : member === c.node || led(member).length ? '0' : '–';
+    };
+    let html = `<h2>cluster · this node <b>${esc(c.node)}</b> · engine ${esc(c.engine)} · `
+        + `${c.majority ? '<span class="up">leader known</span>' : '<span class="out">no leader known</span>'} · `
+        + `${c.ready ? 'caught up' : '<span class="out">catching up</span>'}</h2>`;
+    html += '<table class="members"><tr><th>member</th><th>state</th><th>leads</th><th class="num">lag (entries)</th></tr>';
+    for (const m of c.members ?? []) {
+        const state = m === c.node ? '<span class="up">this node</span>'
+            : view.has(m) ? '<span class="up">in view</span>' : '<span class="out">not in view</span>';
+        const groups = led(m);
+        html += `<tr data-member="${esc(m)}"><td${groups.length ? ' class="lead"' : ''}>${esc(m)}</td><td>${state}</td>`
+            + `<td>${groups.length ? esc(groups.join(' ')) : ''}</td><td class="num lag">${esc(lagOf(m))}</td></tr>`;
+    }
+    html += '</table><table class="groups"><tr><th>group</th><th>leader</th><th class="num">term</th>'
+        + '<th class="num">commit</th><th class="num">applied</th><th class="num">uncommitted</th>'
+        + '<th class="num">queued</th><th class="num">snapshots</th><th>last snapshot</th></tr>';
+    for (const g of c.groups ?? []) {
+        const s = g.lastSnapshot;
+        html += `<tr data-group="${esc(g.name)}"><td>${esc(g.name)}</td><td class="lead">${esc(g.leader ?? 'none')}</td>`
+            + `<td class="num">${esc(g.term)}</td><td class="num">${esc(g.commitIndex)}</td>`
+            + `<td class="num">${esc(g.appliedIndex)}</td><td class="num">${esc(Math.max(0, g.lastAppended - g.commitIndex))}</td>`
+            + `<td class="num">${esc(g.queuedPublishes)}</td><td class="num">${esc(g.snapshots)}</td>`
+            + `<td>${s ? `${bytes(s.bytes)} in ${s.millis} ms, ${ago(s.atMs)}` : 'none yet'}</td></tr>`;
+    }
+    html += '</table><p class="note">lag: entries of the leader\'s log a member does not have yet, as the leader of the'
+        + ' group knows it (on its page; elsewhere only the leaders\' own 0) · uncommitted: entries in this node\'s log'
+        + ' not known committed yet · term: elections so far</p>';
+    return html;
+}
+
+/** Reads /health for the cluster panel: shown when the node is a cluster member, left as it was when unreadable. */
+let clusterInFlight = false;
+async function readCluster() {
+    if (clusterInFlight) return;
+    clusterInFlight = true;
+    let health;
+    try {
+        const response = await fetch('/health', { cache: 'no-store', signal: AbortSignal.timeout(5 * PERIOD_MS) });
+        if (!response.ok) return;
+        health = await response.json();
+    } catch (e) {
+        return; // /metrics says the node is down, if it is
+    } finally {
+        clusterInFlight = false;
+    }
+    const panelEl = document.getElementById('cluster');
+    if (!health.cluster) {
+        panelEl.hidden = true;
+        return;
+    }
+    state.cluster = health.cluster;
+    panelEl.innerHTML = renderCluster(health.cluster);
+    panelEl.hidden = false;
 }
 
 let previous = null;
@@ -156,8 +321,7 @@ function down(message) {
         + (lastUp ? ` last read at ${lastUp.toLocaleTimeString()}.` : ' nothing read yet.');
     banner.hidden = false;
     for (const p of panels.values()) {
-        p.points.push([null, null]);
-        if (p.points.length > KEEP) p.points.shift();
+        add(p, [null, null], Date.now());
         p.a.textContent = '–';
         if (p.b) p.b.textContent = '–';
         draw(p);
@@ -187,8 +351,7 @@ async function scrape() {
         const b = chart.second ? chart.second(metrics, previous, seconds) ?? null : undefined;
         const p = panel(chart);
         p.unit = chart.unit;
-        p.points.push([a, b]);
-        if (p.points.length > KEEP) p.points.shift();
+        add(p, [a, b], Date.now());
         p.a.textContent = format(a);
         if (p.b) p.b.textContent = format(b);
         state.rates[chart.id] = a;
@@ -204,6 +367,7 @@ async function scrape() {
     badge.textContent = `live · ${lastUp.toLocaleTimeString()}`;
     badge.className = 'badge up';
     document.getElementById('down').hidden = true;
+    await readCluster();
     document.body.dataset.ready = 'true';
 }
 

@@ -44,8 +44,42 @@ public record ClusterStatus(String node, String leader, long term, boolean major
      * @param lastAppended    the last entry in this node's log of the group
      * @param queuedPublishes publishes received here waiting for one of its entries
      * @param snapshots       snapshots this node took of it since it started
+     * @param lastSnapshot    the last of them, or null when none (or the engine does not tell)
+     * @param followers       on its leader, each other member's progress; empty elsewhere
      */
     public record Group(String name, String leader, long term, long commitIndex, long appliedIndex,
-                        long lastAppended, int queuedPublishes, int snapshots) {
+                        long lastAppended, int queuedPublishes, int snapshots, Snapshot lastSnapshot,
+                        List<Follower> followers) {
+        public Group {
+            followers = List.copyOf(followers);
+        }
+
+        /** A group whose engine tells neither its last snapshot nor its followers' progress (Ratis, for now). */
+        public Group(String name, String leader, long term, long commitIndex, long appliedIndex, long lastAppended,
+                     int queuedPublishes, int snapshots) {
+            this(name, leader, term, commitIndex, appliedIndex, lastAppended, queuedPublishes, snapshots, null,
+                    List.of());
+        }
+    }
+
+    /**
+     * The last snapshot this node took of a group.
+     *
+     * @param bytes  its size
+     * @param millis how long writing it took
+     * @param atMs   when it was written (epoch milliseconds)
+     * @param index  the commit index it covers
+     */
+    public record Snapshot(long bytes, long millis, long atMs, long index) {
+    }
+
+    /**
+     * How far a member has the group's log, as its leader knows it: on the leader only.
+     *
+     * @param member     the member's name
+     * @param matchIndex the last entry the leader knows the member has
+     * @param lag        entries in the leader's log the member does not have yet
+     */
+    public record Follower(String member, long matchIndex, long lag) {
     }
 }

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 final class JGroupsEngine implements ClusterNode.Engine {
     private final ClusterSettings settings;
     private final RaftGroup group;
+    private final BarrierLog stateMachine;
     private final PublishBatcher batcher;
     private final LeaderWatch watch;
 
@@ -29,8 +30,8 @@ final class JGroupsEngine implements ClusterNode.Engine {
         // each entry's ordinal, once applied here, lets the batcher answer the publishes of that entry
         TopicLog log = new TopicLog(sink, content, settings.maxTopics(), settings.maxPublishers(), batcher::applied);
         RaftGroup[] self = new RaftGroup[1];
-        this.group = new RaftGroup(settings, raft, name, new BarrierLog(log, () -> self[0].raft(),
-                raft.maxLogSizeBytes()));
+        this.stateMachine = new BarrierLog(log, () -> self[0].raft(), raft.maxLogSizeBytes());
+        this.group = new RaftGroup(settings, raft, name, stateMachine);
         self[0] = group;
         this.watch = new LeaderWatch(group, raft.failureDetectionTimeoutMs());
     }
@@ -75,7 +76,8 @@ final class JGroupsEngine implements ClusterNode.Engine {
         String leader = group.leader();
         List<String> members = settings.members().stream().map(ClusterSettings.Member::name).toList();
         ClusterStatus.Group g = new ClusterStatus.Group(group.group(), leader, group.term(), group.commitIndex(),
-                group.commitIndex(), group.lastAppended(), batcher.queued(), group.snapshots());
+                group.commitIndex(), group.lastAppended(), batcher.queued(), group.snapshots(),
+                stateMachine.lastSnapshot(), group.followers());
         return new ClusterStatus(settings.nodeName(), leader, group.term(), leader != null, watch.isReady(),
                 members, group.view(), group.commitIndex(), group.lastAppended(), batcher.queued(), group.snapshots(),
                 "jgroups", List.of(g));

@@ -89,6 +89,8 @@ class StatusPageTest {
                     .as("the topics chart's current value in text").isEqualTo("10");
             assertThat(chromium.evalLong(STATUS + ".failures")).isZero();
             assertThat((Boolean) chromium.eval("document.getElementById('down').hidden")).isTrue();
+            assertThat((Boolean) chromium.eval("document.getElementById('cluster').hidden"))
+                    .as("no cluster panel on a single node").isTrue();
             Path shot = chromium.screenshot("status-page");
             assertThat(Files.size(shot)).isPositive();
         }

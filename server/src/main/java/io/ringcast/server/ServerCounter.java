@@ -42,8 +42,8 @@ public enum ServerCounter {
     SUBSCRIBE_REPLY_WINDOW_BYTES(Kind.GAUGE, "ringcast_subscribe_reply_window_bytes", "Bytes of streamed subscribe "
             + "replies produced and not yet written to the sockets: at most one window (64 KiB, plus one topic's "
             + "messages) per session with a reply pending.", ServerCounters::subscribeReplyWindowBytes),
-    RECEIVED_BYTES(Kind.COUNTER, "ringcast_received_bytes", "Payload bytes of the binary frames clients sent.",
-            ServerCounters::receivedBytes),
+    RECEIVED_BYTES(Kind.COUNTER, "ringcast_received_bytes", "Payload bytes of the binary frames clients sent, and "
+            + "the bodies of HTTP publishes.", ServerCounters::receivedBytes),
     VALUES_CACHED(Kind.GAUGE, "ringcast_values_cached", "Topics whose newest value is kept (last-value cache on).",
             ServerCounters::valuesCached),
     INBOUND_RING_REMAINING(Kind.GAUGE, "ringcast_inbound_ring_remaining", "Free slots of the inbound (sequencer) ring.",

@@ -158,10 +158,21 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
             cluster.put("engine", cs.engine());
             ArrayNode groups = cluster.putArray("groups");
             for (ClusterStatus.Group g : cs.groups()) {
-                groups.addObject().put("name", g.name()).put("leader", g.leader()).put("term", g.term())
+                ObjectNode group = groups.addObject().put("name", g.name()).put("leader", g.leader()).put("term", g.term())
                         .put("commitIndex", g.commitIndex()).put("appliedIndex", g.appliedIndex())
                         .put("lastAppended", g.lastAppended()).put("queuedPublishes", g.queuedPublishes())
                         .put("snapshots", g.snapshots());
+                ClusterStatus.Snapshot last = g.lastSnapshot();
+                if (last == null) {
+                    group.putNull("lastSnapshot");
+                } else {
+                    group.putObject("lastSnapshot").put("bytes", last.bytes()).put("millis", last.millis())
+                            .put("atMs", last.atMs()).put("index", last.index());
+                }
+                ArrayNode followers = group.putArray("followers");
+                for (ClusterStatus.Follower f : g.followers()) {
+                    followers.addObject().put("member", f.member()).put("matchIndex", f.matchIndex()).put("lag", f.lag());
+                }
             }
         }
         ByteBuf content = Unpooled.wrappedBuffer(JSON.writeValueAsBytes(body));

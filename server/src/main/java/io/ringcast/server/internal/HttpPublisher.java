@@ -102,6 +102,7 @@ final class HttpPublisher extends ChannelDuplexHandler {
     void publish(FullHttpRequest request, boolean batch) {
         assert endpointCtx.executor().inEventLoop();
         boolean keepAlive = HttpUtil.isKeepAlive(request);
+        node.counters().receivedBytes.add(request.content().readableBytes());
         HttpPublishBody body;
         Credentials credentials;
         String authorization = request.headers().get(HttpHeaderNames.AUTHORIZATION);

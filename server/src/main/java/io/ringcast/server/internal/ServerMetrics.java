@@ -110,6 +110,27 @@ final class ServerMetrics {
                 () -> cluster.status().queuedPublishes());
         CounterWithCallback.builder().name("ringcast_cluster_snapshots").help("Raft snapshots this node has "
                 + "taken since it started.").callback(cb -> cb.call(cluster.status().snapshots())).register(registry);
+        GaugeWithCallback.builder().name("ringcast_cluster_last_snapshot_bytes").unit(Unit.BYTES)
+                .help("Size of the last snapshot this node took of each Raft group (none yet: no line).")
+                .labelNames("group")
+                .callback(cb -> cluster.status().groups().forEach(g -> {
+                    if (g.lastSnapshot() != null) {
+                        cb.call(g.lastSnapshot().bytes(), g.name());
+                    }
+                })).register(registry);
+        GaugeWithCallback.builder().name("ringcast_cluster_last_snapshot_seconds").unit(Unit.SECONDS)
+                .help("How long writing the last snapshot of each Raft group took on this node.")
+                .labelNames("group")
+                .callback(cb -> cluster.status().groups().forEach(g -> {
+                    if (g.lastSnapshot() != null) {
+                        cb.call(g.lastSnapshot().millis() / 1000.0, g.name());
+                    }
+                })).register(registry);
+        GaugeWithCallback.builder().name("ringcast_cluster_follower_lag_entries")
+                .help("On a Raft group's leader, the entries of its log each other member does not have yet.")
+                .labelNames("group", "member")
+                .callback(cb -> cluster.status().groups().forEach(g -> g.followers().forEach(
+                        f -> cb.call(f.lag(), g.name(), f.member())))).register(registry);
     }
 
     private void gauge(String name, String help, DoubleSupplier value) {

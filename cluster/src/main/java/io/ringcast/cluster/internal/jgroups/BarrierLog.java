@@ -1,5 +1,6 @@
 package io.ringcast.cluster.internal.jgroups;
 
+import io.ringcast.cluster.ClusterStatus;
 import io.ringcast.cluster.internal.TopicLog;
 import org.jgroups.protocols.raft.RAFT;
 import org.slf4j.Logger;
@@ -40,6 +41,8 @@ public final class BarrierLog implements ReloadableStateMachine {
     private final TopicLog log;
     private final Supplier<RAFT> raft;
     private final long minLogBytes;
+    /** The last snapshot written here; read by any thread ({@code /health}). */
+    private volatile ClusterStatus.Snapshot lastSnapshot;
 
     /**
      * @param raft        the group's engine, to read the commit index when a barrier is applied and
@@ -87,12 +90,20 @@ public final class BarrierLog implements ReloadableStateMachine {
         log.writeContentTo(data);
         data.flush();
         RAFT r = raft.get();
+        long millis = (System.nanoTime() - startNs) / 1_000_000;
+        long index = r == null ? 0 : r.commitIndex();
+        lastSnapshot = new ClusterStatus.Snapshot(counted.bytes, millis, System.currentTimeMillis(), index);
         if (r != null) {
             long next = Math.max(minLogBytes, 2 * counted.bytes);
             r.maxLogSize(next);
             logger.info("cluster: snapshot of {} bytes at commit index {} written in {} ms; the next once the log "
-                    + "holds {} bytes", counted.bytes, r.commitIndex(), (System.nanoTime() - startNs) / 1_000_000, next);
+                    + "holds {} bytes", counted.bytes, index, millis, next);
         }
+    }
+
+    /** The last snapshot written on this node since it started, or null. Any thread. */
+    public ClusterStatus.Snapshot lastSnapshot() {
+        return lastSnapshot;
     }
 
     /** Passes bytes on to a {@link DataOutput}, counting them. */

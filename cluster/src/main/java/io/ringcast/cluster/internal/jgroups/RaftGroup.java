@@ -1,6 +1,7 @@
 package io.ringcast.cluster.internal.jgroups;
 
 import io.ringcast.cluster.ClusterSettings;
+import io.ringcast.cluster.ClusterStatus;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
 import org.jgroups.View;
@@ -8,6 +9,7 @@ import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.Role;
 import org.jgroups.raft.RaftHandle;
 import org.jgroups.raft.StateMachine;
+import org.jgroups.raft.util.CommitTable;
 import org.jgroups.raft.util.Utils;
 import org.jgroups.util.ExtendedUUID;
 import org.jgroups.util.NameCache;
@@ -15,6 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -367,6 +370,28 @@ public final class RaftGroup implements AutoCloseable {
             names.add(nameOf(a));
         }
         return names;
+    }
+
+    /**
+     * On the leader, each other member's progress in the log (the engine's commit table); empty on a
+     * follower. Any thread.
+     */
+    public List<ClusterStatus.Follower> followers() {
+        RaftHandle h = handle;
+        if (h == null || !h.isLeader()) {
+            return List.of();
+        }
+        RAFT raft = h.raft();
+        CommitTable table = raft.commitTable();
+        if (table == null) {
+            return List.of();
+        }
+        long last = raft.lastAppended();
+        List<ClusterStatus.Follower> followers = new ArrayList<>();
+        table.forEach((address, entry) -> followers.add(new ClusterStatus.Follower(nameOf(address),
+                entry.matchIndex(), Math.max(0, last - entry.matchIndex()))));
+        followers.sort(Comparator.comparing(ClusterStatus.Follower::member));
+        return followers;
     }
 
     /** Snapshots this node has taken since it started. */
