@@ -106,4 +106,61 @@ class SlowConsumerTest {
             }
         }
     }
+
+    /**
+     * A client stalled longer than {@code limits.slowConsumerCloseGraceMs}: the server's
+     * {@code SLOW_CONSUMER} waits behind the updates it does not read and is dropped with the
+     * connection, so the client infers it from its own stall rather than saying only "connection
+     * lost" (issue 27).
+     */
+    @org.junit.jupiter.api.Test
+    void aClientStalledPastTheGraceIsToldItWasMostLikelyClosedAsASlowConsumer() throws Exception {
+        try (RingcastServer server = TestServers.start(
+                "limits:\n  outboundQueueBytes: " + LIMIT_BYTES + "\n  slowConsumerCloseGraceMs: 200\n")) {
+            CountDownLatch unblock = new CountDownLatch(1);
+            CompletableFuture<RingcastException> slowReason = new CompletableFuture<>();
+            EventLoopGroup slowLoop = Transport.NIO.newEventLoopGroup(1, new DefaultThreadFactory("stalled-client", true));
+            RingcastClient slow = RingcastClient.builder().addresses(server.webSocketUrl()).eventLoopGroup(slowLoop)
+                    .reconnectDelay(java.time.Duration.ofSeconds(30), java.time.Duration.ofSeconds(30))
+                    .connectionListener(new ConnectionListener() {
+                        @Override
+                        public void onDisconnected(String address, RingcastException reason, int closeCode) {
+                            slowReason.complete(reason);
+                        }
+                    }).build();
+            RingcastClient publisher = RingcastClient.builder().addresses(server.webSocketUrl()).build();
+            try (slow; publisher) {
+                slow.connect().get(10, TimeUnit.SECONDS);
+                publisher.connect().get(10, TimeUnit.SECONDS);
+                slow.subscribe("stall/#", u -> {
+                    try {
+                        unblock.await(); // the listener holds the client's only I/O thread: it reads nothing
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }).confirmed().get(10, TimeUnit.SECONDS);
+                byte[] value = new byte[VALUE_BYTES];
+                int published = 0;
+                while (server.stats().get(SLOW_CONSUMER_DISCONNECTS) == 0) {
+                    assertThat(published).as("published before the slow consumer was detected").isLessThan(50_000);
+                    CompletableFuture<?>[] acks = new CompletableFuture<?>[BURST];
+                    for (int i = 0; i < acks.length; i++) {
+                        acks[i] = publisher.publish("stall/t", value);
+                    }
+                    CompletableFuture.allOf(acks).get(30, TimeUnit.SECONDS);
+                    published += acks.length;
+                }
+                // the grace passes and the server closes the socket while the client still reads nothing
+                Await.until(() -> server.stats().get(io.ringcast.server.ServerCounter.SESSIONS) == 1,
+                        "the server to close the stalled session after its grace");
+                unblock.countDown();
+                RingcastException reason = slowReason.get(30, TimeUnit.SECONDS);
+                assertThat(reason).isNotNull();
+                assertThat(reason.getMessage()).startsWith("connection lost, most likely closed by the server as a slow"
+                        + " consumer (SLOW_CONSUMER").contains("limits.slowConsumerCloseGraceMs");
+            } finally {
+                slowLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            }
+        }
+    }
 }

@@ -73,6 +73,23 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     private String localReason;
     private Throwable localCause;
     private long readerIdleMs;
+    /**
+     * The last frame whose messages held this connection's I/O thread at least {@link #STALL_NANOS}
+     * (listeners that block: printing to a full pipe, say): how long, and when it ended. 0: none.
+     */
+    private long lastStallNanos;
+    private long lastStallEndNanos;
+
+    /**
+     * How long a frame's listeners must hold the I/O thread to count as a stall. A server closes a
+     * session that falls behind by {@code limits.outboundQueueBytes} once
+     * {@code limits.slowConsumerCloseGraceMs} (5 s by default) pass, and its {@code SLOW_CONSUMER}
+     * then waits behind the updates this side is not reading: a client that stalls longer never
+     * receives it, only the end of the connection. So a connection lost within
+     * {@link #STALL_MEMORY_NANOS} of a stall is said to be most likely that.
+     */
+    static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long STALL_MEMORY_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     ConnectionHandler(ClientSession session, ConnectionObserver observer, String address, String clientName) {
         this(session, observer, address, clientName, Credentials.ANONYMOUS);
@@ -141,6 +158,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
             return new RingcastException("connection closed before the WebSocket upgrade: no HTTP answer from "
                     + address + " (if that port takes TLS, use wss://)");
         }
+        if (welcomed && lastStallNanos > 0 && System.nanoTime() - lastStallEndNanos < STALL_MEMORY_NANOS) {
+            return new RingcastException("connection lost, most likely closed by the server as a slow consumer"
+                    + " (SLOW_CONSUMER, which could not reach this client behind the updates it did not read): the"
+                    + " listeners held this client's I/O thread for " + TimeUnit.NANOSECONDS.toMillis(lastStallNanos)
+                    + " ms, reading nothing meanwhile, and a server closes a session that falls"
+                    + " limits.outboundQueueBytes behind once limits.slowConsumerCloseGraceMs (5 s by default) pass;"
+                    + " return from listeners sooner, or let the server conflate");
+        }
         return new RingcastException(welcomed ? "connection lost" : "connection closed before the session started");
     }
 
@@ -197,8 +222,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
         try {
             if (msg instanceof BinaryWebSocketFrame) {
                 if (!closing) {
+                    long start = System.nanoTime();
                     WireCodec.decode(((BinaryWebSocketFrame) msg).content(), this);
                     session.flush(); // publishes the frame's acks let out of the window
+                    long end = System.nanoTime();
+                    if (end - start >= STALL_NANOS) {
+                        lastStallNanos = end - start;
+                        lastStallEndNanos = end;
+                    }
                 }
             } else if (msg instanceof CloseWebSocketFrame) {
                 CloseWebSocketFrame close = (CloseWebSocketFrame) msg;
