@@ -93,6 +93,20 @@ final class SubscriberSet {
         }
     }
 
+    /**
+     * Drops every memo: no topic has this set any more, and a memo would keep its result, and that
+     * one's, alive (the chain from the empty set reached every set ever made). Sequencer thread
+     * ({@link SubscriberSets}).
+     */
+    void forgetAll() {
+        memoAdded = null;
+        memoAddedResult = null;
+        memoRemoved = null;
+        memoRemovedResult = null;
+        memoReleased = null;
+        memoReleasedResult = null;
+    }
+
     /** Drops the memos naming {@code session}. Sequencer thread ({@link SubscriberSets}). */
     void forget(Session session) {
         if (memoAdded == session) {

@@ -12,7 +12,9 @@ import java.util.List;
  *
  * <p>A set leaves the table when no topic has it any more. A session subscribing to {@code #}
  * changes every topic's set the same way, so each set remembers its last addition and removal
- * ({@link SubscriberSet#memoAdded}): the first topic builds the new set, the others reuse it.
+ * ({@link SubscriberSet#memoAdded}): the first topic builds the new set, the others reuse it. A set
+ * that leaves the table forgets its memos, so that a memo keeps at most one set alive, never a
+ * chain of every set made since.
  *
  * <p>Thread contract: the sequencer thread only.
  */
@@ -117,6 +119,7 @@ final class SubscriberSets {
         // a topic made outside this table (tests) starts with a set of its own, counted nowhere
         if (from != empty && from.size() > 0 && --from.uses == 0) {
             canonical.remove(from);
+            from.forgetAll(); // it may live on in a memo of another set: it keeps none alive itself
         }
         topic.subscribers = to;
     }
