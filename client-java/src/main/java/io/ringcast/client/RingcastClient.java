@@ -278,7 +278,9 @@ public interface RingcastClient extends AutoCloseable {
 
         /**
          * How long {@link RingcastClient#connect()} keeps trying before it fails, and how long any
-         * one attempt (TCP connect, WebSocket handshake, {@code WELCOME}) may take. Default 10 s.
+         * one attempt (TCP connect, WebSocket handshake, {@code WELCOME}) may take: all of it with
+         * one address; with several, an equal share, 2 s at least, so that an address that
+         * accepts connections but never answers leaves time for the others. Default 10 s.
          *
          * @param timeout 1 ms .. 2^31-1 ms
          * @return this builder

@@ -567,6 +567,28 @@ class ClientBehaviourTest {
         }
     }
 
+    /**
+     * The first address accepts connections and never answers (a frozen node): the attempt there
+     * gets its share of the connect timeout (3 s of 6), not all of it, and the client connects to
+     * the next address within the timeout.
+     */
+    @Test
+    void anAddressThatAcceptsAndNeverAnswersTakesOnlyItsShareOfTheConnectTimeout() throws Exception {
+        try (RingcastServer server = TestServers.start();
+             java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            String frozen = "ws://127.0.0.1:" + silent.getLocalPort() + "/ws"; // the kernel accepts; nobody reads
+            Sessions sessions = new Sessions();
+            RingcastClient client = client(sessions, frozen, server.webSocketUrl())
+                    .connectTimeout(Duration.ofSeconds(6)).build();
+            try (client) {
+                // before: the silent address took all 6 s, and connect() failed
+                client.connect().get(10, TimeUnit.SECONDS);
+                assertThat(sessions.events).singleElement()
+                        .satisfies(e -> assertThat(e.address()).isEqualTo(server.webSocketUrl()));
+            }
+        }
+    }
+
     @Test
     void connectFailsWhenNoAddressAnswersInTimeAndTheClientCloses() throws Exception {
         String dead = url(freePort());

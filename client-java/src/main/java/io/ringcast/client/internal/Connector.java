@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Opens connections and keeps one open: tries the addresses round robin, one per attempt, each
- * attempt bounded by the connect timeout (TCP connect, WebSocket handshake and {@code WELCOME});
+ * attempt bounded by its share of the connect timeout ({@link #attemptTimeoutMs}: TCP connect,
+ * WebSocket handshake and {@code WELCOME});
  * after a failed attempt or a dropped session waits a {@link Backoff} delay and tries the next
  * address, until {@link #shutdown}. Before the first session, gives up when the connect timeout
  * has passed. Logs one line per session start, session end and failed attempt, and tells the
@@ -31,6 +32,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class Connector implements ConnectionObserver {
     private static final Logger LOG = LoggerFactory.getLogger(RingcastClient.class);
+    /** The least an attempt is given among several addresses: a WELCOME from a busy server can take a second. */
+    static final long MIN_ATTEMPT_MS = 2_000;
 
     private final ClientConfig config;
     private final List<URI> addresses;
@@ -137,7 +140,7 @@ final class Connector implements ConnectionObserver {
         if (shutDown) {
             return;
         }
-        long timeoutMs = config.connectTimeoutMs();
+        long timeoutMs = attemptTimeoutMs(config.connectTimeoutMs(), addresses.size());
         if (state == ConnectionState.CONNECTING) {
             long leftMs = TimeUnit.NANOSECONDS.toMillis(connectDeadlineNs - System.nanoTime());
             if (leftMs <= 0) {
@@ -169,6 +172,16 @@ final class Connector implements ConnectionObserver {
         long limitMs = timeoutMs;
         timer = eventLoop.schedule(() -> h.fail("no WELCOME from the server within " + limitMs + " ms", null),
                 timeoutMs, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * How long one attempt may take: the whole connect timeout for a single address; with several,
+     * an equal share of it, {@link #MIN_ATTEMPT_MS} at least, so that an address that accepts
+     * connections and never answers (a frozen node) cannot take the whole timeout from the others.
+     */
+    static long attemptTimeoutMs(long connectTimeoutMs, int addresses) {
+        return addresses <= 1 ? connectTimeoutMs
+                : Math.min(connectTimeoutMs, Math.max(MIN_ATTEMPT_MS, connectTimeoutMs / addresses));
     }
 
     private void onConnectionEnded(ConnectionHandler h) {
