@@ -69,19 +69,7 @@ class SlowConsumerTest {
                 Recorded fastGot = new Recorded();
                 fast.subscribe("slow/#", fastGot).confirmed().get(10, TimeUnit.SECONDS);
 
-                // publish until the server gives up on the slow one (kernel socket buffers hold a few MB first)
-                byte[] value = new byte[VALUE_BYTES];
-                int published = 0;
-                while (server.stats().get(SLOW_CONSUMER_DISCONNECTS) == 0) {
-                    assertThat(published).as("published before the slow consumer was detected").isLessThan(50_000);
-                    CompletableFuture<?>[] acks = new CompletableFuture<?>[BURST];
-                    for (int i = 0; i < acks.length; i++) {
-                        acks[i] = publisher.publish("slow/t", value);
-                    }
-                    CompletableFuture.allOf(acks).get(30, TimeUnit.SECONDS);
-                    published += acks.length;
-                }
-                int total = published;
+                int total = publishUntilASlowConsumerIsClosed(server, publisher, "slow/t");
                 unblock.countDown();
 
                 RingcastException reason = slowReason.get(30, TimeUnit.SECONDS);
@@ -139,17 +127,7 @@ class SlowConsumerTest {
                         Thread.currentThread().interrupt();
                     }
                 }).confirmed().get(10, TimeUnit.SECONDS);
-                byte[] value = new byte[VALUE_BYTES];
-                int published = 0;
-                while (server.stats().get(SLOW_CONSUMER_DISCONNECTS) == 0) {
-                    assertThat(published).as("published before the slow consumer was detected").isLessThan(50_000);
-                    CompletableFuture<?>[] acks = new CompletableFuture<?>[BURST];
-                    for (int i = 0; i < acks.length; i++) {
-                        acks[i] = publisher.publish("stall/t", value);
-                    }
-                    CompletableFuture.allOf(acks).get(30, TimeUnit.SECONDS);
-                    published += acks.length;
-                }
+                publishUntilASlowConsumerIsClosed(server, publisher, "stall/t");
                 // the grace passes and the server closes the socket while the client still reads nothing
                 Await.until(() -> server.stats().get(io.ringcast.server.ServerCounter.SESSIONS) == 1,
                         "the server to close the stalled session after its grace");
@@ -162,5 +140,25 @@ class SlowConsumerTest {
                 slowLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /**
+     * Publishes bursts to {@code topic} until the server gives up on a slow subscriber (kernel socket
+     * buffers hold a few MB first); returns how many it published.
+     */
+    private static int publishUntilASlowConsumerIsClosed(RingcastServer server, RingcastClient publisher, String topic)
+            throws Exception {
+        byte[] value = new byte[VALUE_BYTES];
+        int published = 0;
+        while (server.stats().get(SLOW_CONSUMER_DISCONNECTS) == 0) {
+            assertThat(published).as("published before the slow consumer was detected").isLessThan(50_000);
+            CompletableFuture<?>[] acks = new CompletableFuture<?>[BURST];
+            for (int i = 0; i < acks.length; i++) {
+                acks[i] = publisher.publish(topic, value);
+            }
+            CompletableFuture.allOf(acks).get(30, TimeUnit.SECONDS);
+            published += acks.length;
+        }
+        return published;
     }
 }
