@@ -692,6 +692,13 @@ function matches(selector, path) {
 // ============================================================================ client
 
 const now = () => globalThis.performance?.now() ?? Date.now();
+/**
+ * A frame whose listeners hold the page's thread this long is a stall: the server's SLOW_CONSUMER
+ * then waits behind the updates not read, and goes with the connection once its grace ends, so a
+ * connection lost within STALL_MEMORY_MS of a stall is said to be most likely that.
+ */
+const STALL_MS = 1000;
+const STALL_MEMORY_MS = 30_000;
 
 /** Reports an exception thrown by application code without letting it break the connection. */
 function reportListenerError(what, error) {
@@ -876,6 +883,9 @@ class Connection {
         this.localReason = null;
         this.lastWriteAt = now();
         this.lastReceivedAt = now();
+        /** The last frame whose listeners held the page's thread STALL_MS or more: how long, and when it ended. */
+        this.lastStallMs = 0;
+        this.lastStallEndAt = 0;
         this.pingSentAt = -1;
         this.pingNonce = 0n;
         this.attemptTimer = null;
@@ -1175,6 +1185,14 @@ class RingcastClient {
         }
         if (c.localReason !== null) return new RingcastError(c.localReason, null, closeCode);
         const detail = closeReason ? ` (${closeReason})` : '';
+        if (c.welcomed && c.lastStallMs > 0 && now() - c.lastStallEndAt < STALL_MEMORY_MS) {
+            return new RingcastError('connection lost, most likely closed by the server as a slow consumer (SLOW_CONSUMER, '
+                + 'which could not reach this client behind the updates it did not read): the listeners held the '
+                + `page's thread for ${Math.round(c.lastStallMs)} ms, reading nothing meanwhile, and a server closes a `
+                + 'session that falls limits.outboundQueueBytes behind once limits.slowConsumerCloseGraceMs (5 s by '
+                + `default) pass; return from listeners sooner, or let the server conflate: WebSocket close code ${closeCode}`
+                + detail, null, closeCode);
+        }
         const what = c.welcomed ? 'connection lost' : 'connection closed before the session started';
         return new RingcastError(`${what}: WebSocket close code ${closeCode}${detail}`, null, closeCode);
     }
@@ -1219,6 +1237,7 @@ class RingcastClient {
                 'the server sent a text frame; Ringcast uses binary frames only'));
             return;
         }
+        const start = now();
         try {
             decodeFrame(new Uint8Array(data), (message) => {
                 if (!c.ended) this.#onMessage(c, message);
@@ -1226,6 +1245,11 @@ class RingcastClient {
         } catch (e) {
             if (!(e instanceof ProtocolError)) throw e;
             if (!c.ended) this.#protocolError(c, e);
+        }
+        const end = now();
+        if (end - start >= STALL_MS) {
+            c.lastStallMs = end - start;
+            c.lastStallEndAt = end;
         }
     }
 

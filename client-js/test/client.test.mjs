@@ -534,6 +534,31 @@ test('publishes unacked when the connection drops and publishes refused (NO_MAJO
         client.close();
     });
 
+test('a connection lost soon after listeners held the thread a second is said to be most likely a slow consumer', async () => {
+    const events = [];
+    const { client, ws } = await connected({ onStateChange: (e) => events.push(e) });
+    const sub = client.subscribe('fx/#', () => {
+        const until = Date.now() + 1100;
+        while (Date.now() < until) { /* a listener that blocks the thread: the stall under test */ }
+    });
+    await tick();
+    ws().push(S.topic(7, 'fx/EURUSD'), S.snapshot(sub.id, 7, 1, 0, 'v'), S.subscribed(sub.id, 1));
+    ws().drop(1006); // the server's close after its grace: no ERROR could come through
+    const e = events.at(-1);
+    assert.equal(e.state, 'reconnecting');
+    assert.match(e.reason, /^connection lost, most likely closed by the server as a slow consumer \(SLOW_CONSUMER/);
+    assert.match(e.reason, /listeners held the page's thread for 1\d{3} ms/);
+    client.close();
+});
+
+test('a connection lost with no stall before it is just lost', async () => {
+    const events = [];
+    const { client, ws } = await connected({ onStateChange: (e) => events.push(e) });
+    ws().drop(1006);
+    assert.match(events.at(-1).reason, /^connection lost: WebSocket close code 1006/);
+    client.close();
+});
+
 test('the state event carries the fatal error and close code', async () => {
     const events = [];
     const { client, ws } = await connected({ onStateChange: (e) => events.push(e) });
