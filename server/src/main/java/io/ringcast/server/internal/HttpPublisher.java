@@ -383,7 +383,7 @@ final class HttpPublisher extends ChannelDuplexHandler {
                 }
             }
             unanswered = 0;
-            answered();
+            respondIfAllAnswered();
         }
 
         /** The backstop: some publish had no answer within {@link #ANSWER_DEADLINE_MS}. */
@@ -397,10 +397,13 @@ final class HttpPublisher extends ChannelDuplexHandler {
                     + " it was applied is unknown (send it again with \"retry\": true to learn)");
         }
 
+        /** One more publish has its answer. */
         private void answered() {
-            if (unanswered > 0) {
-                unanswered--;
-            }
+            unanswered--;
+            respondIfAllAnswered();
+        }
+
+        private void respondIfAllAnswered() {
             if (unanswered == 0 && exchange == this) {
                 respond(results());
             }

@@ -49,16 +49,13 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
      * {@code limits.handshakeTimeoutMs}.
      */
     SessionRequests(SessionServices node, Session session, SessionReplies replies) {
-        this.node = node;
-        this.session = session;
-        this.replies = replies;
-        this.publishChecks = new PublishChecks(node.limits(), node.clusterRoute() != null, System.nanoTime());
-        this.handshakeTimer = session.ctx.executor().schedule(() -> {
-            if (!session.welcomed) {
-                replies.fatal(ErrorCode.HANDSHAKE_TIMEOUT, "no HELLO within limits.handshakeTimeoutMs = "
-                        + node.limits().handshakeTimeoutMs() + " ms");
-            }
-        }, node.limits().handshakeTimeoutMs(), TimeUnit.MILLISECONDS);
+        this(node, session, replies, new PublishChecks(node.limits(), node.clusterRoute() != null, System.nanoTime()),
+                session.ctx.executor().schedule(() -> {
+                    if (!session.welcomed) {
+                        replies.fatal(ErrorCode.HANDSHAKE_TIMEOUT, "no HELLO within limits.handshakeTimeoutMs = "
+                                + node.limits().handshakeTimeoutMs() + " ms");
+                    }
+                }, node.limits().handshakeTimeoutMs(), TimeUnit.MILLISECONDS));
     }
 
     /**
@@ -67,12 +64,17 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
      * which the caller may share between sessions of one connection (its rate bucket with them).
      */
     SessionRequests(SessionServices node, Session session, SessionReplies replies, PublishChecks publishChecks) {
+        this(node, session, replies, publishChecks, null);
         assert session.welcomed && session.permissions != null : "a session welcomed by its caller";
+    }
+
+    private SessionRequests(SessionServices node, Session session, SessionReplies replies, PublishChecks publishChecks,
+                            ScheduledFuture<?> handshakeTimer) {
         this.node = node;
         this.session = session;
         this.replies = replies;
         this.publishChecks = publishChecks;
-        this.handshakeTimer = null;
+        this.handshakeTimer = handshakeTimer;
     }
 
     /**
