@@ -158,6 +158,16 @@ export interface SubscribeOptions {
      */
     onUnmatched?: (topic: string, sequence: number) => void;
     /**
+     * Called when a topic this subscription matches and had received (plain or through its view)
+     * was removed (`client.remove`, the HTTP API, or expiry), once per topic and subscription:
+     * `lastSequence` is its last update before the removal. Also when the client, back from being
+     * away, finds the path under another incarnation (removed and created again meanwhile):
+     * `lastSequence` is then the newest the client had of the old one. The client forgets the
+     * topic; the subscription stays open, and a topic created again at the path comes as a new one,
+     * its updates from sequence 1.
+     */
+    onRemoved?: (topic: string, lastSequence: number) => void;
+    /**
      * At most this many updates per second per topic, 0.001 to 100000 (sent in thousandths,
      * rounded); an update held back is replaced by newer ones and sent as `'conflated'` when its
      * time comes, so a topic always ends on its newest value.
@@ -304,6 +314,24 @@ export interface RingcastClient {
      * publishes are sent and unacked at a time; the rest wait and go out as acks come.
      */
     publish(topic: string, value: string | Uint8Array | ArrayBuffer): Promise<number>;
+
+    /**
+     * Removes every existing topic the selector matches that this client may publish to (its
+     * roles' publish grants; other topics are left as they are), with their values and history.
+     * Resolves with how many the server removed (0 when the selector matches none). Subscribers of
+     * a removed topic hear of it through `onRemoved`; a publish to the path later creates it
+     * again, from sequence 1. Removals keep their call order with publishes, and one made while
+     * disconnected goes out on the next session.
+     *
+     * Rejects with a RingcastError: `code` `'INVALID_SELECTOR'` for a malformed selector (at once,
+     * locally, or from the server) or one that does not fit in the server's frame limit,
+     * `'PERMISSION_DENIED'` when this client may publish nothing the selector could match, and in a
+     * cluster `'NO_MAJORITY'` or `'REPLICATION_TIMEOUT'` (not sent again: call again to retry);
+     * `code` null when the connection was lost after it was sent and before the answer (it may or
+     * may not have been applied: it is not sent again, since that could remove a topic created
+     * again meanwhile), or `'client closed'`.
+     */
+    remove(selector: string): Promise<number>;
 
     /**
      * Closes the socket (code 1000), sets the state to `'closed'` and rejects everything pending

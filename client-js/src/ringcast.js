@@ -44,9 +44,9 @@ const MAX_BUFFERED_FRAMES = 2;
 const BACKPRESSURE_RETRY_MS = 10;
 
 const MessageType = Object.freeze({
-    HELLO: 0x01, SUBSCRIBE: 0x02, UNSUBSCRIBE: 0x03, PUBLISH: 0x04, PING: 0x05, REPUBLISH: 0x06,
+    HELLO: 0x01, SUBSCRIBE: 0x02, UNSUBSCRIBE: 0x03, PUBLISH: 0x04, PING: 0x05, REPUBLISH: 0x06, REMOVE: 0x07,
     WELCOME: 0x81, TOPIC: 0x82, SNAPSHOT: 0x83, UPDATE: 0x84, PUBLISH_ACK: 0x85,
-    SUBSCRIBED: 0x86, ERROR: 0x87, PONG: 0x88, VIEW: 0x89, UNMATCHED: 0x8A,
+    SUBSCRIBED: 0x86, ERROR: 0x87, PONG: 0x88, VIEW: 0x89, UNMATCHED: 0x8A, TOPIC_REMOVED: 0x8B, REMOVED: 0x8C,
 });
 
 /** VIEWED (issue 16, being built): the message comes through a view, its u32 viewId after the flags. */
@@ -230,9 +230,12 @@ function encodeHello(clientName, version = PROTOCOL_VERSION, credentials = undef
 /**
  * @param resume array of [pathUtf8OrString, lastSequence]
  * @param options undefined, or { maxRate, fields, filter, rewind, rewindSince }: see encodeSubscribeOptions
+ * @param incarnations undefined, or the incarnation of each resume position, in its order (0: not
+ *   known): the `incarnations` option, after the others; see withIncarnations
  */
-function encodeSubscribe(subscriptionId, selector, resume = [], options = undefined) {
-    return encodeSubscribeWithBlock(subscriptionId, selector, resume, encodeSubscribeOptions(options));
+function encodeSubscribe(subscriptionId, selector, resume = [], options = undefined, incarnations = undefined) {
+    return encodeSubscribeWithBlock(subscriptionId, selector, resume,
+        withIncarnations(encodeSubscribeOptions(options), incarnations, resume.length));
 }
 
 /**
@@ -251,6 +254,13 @@ function encodeSubscribeWithBlock(subscriptionId, selector, resume, block) {
 
 /** The kinds of the options block of SUBSCRIBE (docs/protocol.md, "Subscribe options"), by option name. */
 const SUBSCRIBE_OPTION_KINDS = Object.freeze({ maxRate: 1, fields: 2, filter: 3, rewind: 4, rewindSince: 5 });
+/**
+ * The kind of `incarnations`, which the client writes itself for a resume list (not an option of
+ * subscribe()): the highest kind, so it always comes after the others.
+ */
+const INCARNATIONS_KIND = 6;
+/** The most resume positions `incarnations` can name: its value, 4 bytes each, has a u16 length. */
+const MAX_RESUME_INCARNATIONS = Math.floor(0xFFFF / 4);
 const MAX_FIELDS = 32;
 const MAX_FILTER_CHARS = 1024;
 const MAX_OPTION_VALUE_BYTES = 0xFFFF;
@@ -350,6 +360,40 @@ function encodeSubscribeOptions(options) {
     return block;
 }
 
+/**
+ * An options block (encodeSubscribeOptions; empty for none) with the `incarnations` option added
+ * after its options: optionCount one more, then `u8 6`, `u16 4 x n`, and a u32 per resume position
+ * (docs/protocol.md, "Removing topics"). The block unchanged when there is nothing to say: no
+ * incarnations, all of them 0 (not known), or more than MAX_RESUME_INCARNATIONS positions (a longer
+ * resume list travels without the option).
+ *
+ * @param incarnations undefined, or an array of u32, one per resume position
+ * @param resumeCount the resume list's length, which `incarnations` must have
+ */
+function withIncarnations(block, incarnations, resumeCount) {
+    if (incarnations === undefined || incarnations === null) return block;
+    if (incarnations.length !== resumeCount) {
+        throw new RangeError(`incarnations: ${incarnations.length} for ${resumeCount} resume positions; one each`);
+    }
+    incarnations.forEach((incarnation, i) => {
+        if (!Number.isInteger(incarnation) || incarnation < 0 || incarnation > 0xFFFFFFFF) {
+            throw new RangeError(`incarnations: position ${i + 1} is ${incarnation}, not a u32`);
+        }
+    });
+    if (incarnations.length > MAX_RESUME_INCARNATIONS || incarnations.every((incarnation) => incarnation === 0)) {
+        return block;
+    }
+    const head = block.length === 0 ? 1 : block.length; // optionCount alone, or the block with its own
+    const out = new Uint8Array(head + 3 + 4 * incarnations.length);
+    const view = new DataView(out.buffer);
+    out.set(block, 0);
+    out[0] = (block.length === 0 ? 0 : block[0]) + 1;
+    out[head] = INCARNATIONS_KIND;
+    view.setUint16(head + 1, 4 * incarnations.length);
+    incarnations.forEach((incarnation, i) => view.setUint32(head + 3 + 4 * i, incarnation));
+    return out;
+}
+
 function encodeUnsubscribe(subscriptionId) {
     return new MessageWriter(MessageType.UNSUBSCRIBE, 4).u32(subscriptionId).bytes;
 }
@@ -367,6 +411,12 @@ function encodePublishBody(type, correlationId, topic, value) {
     const path = checkStringField(utf8Of(topic), 'topic');
     const bytes = utf8Of(value);
     return new MessageWriter(type, 4 + 2 + path.length + bytes.length).u32(correlationId).str(path).raw(bytes).bytes;
+}
+
+/** REMOVE: removes the topics the selector matches that the session may publish to; answered by REMOVED or ERROR. */
+function encodeRemove(correlationId, selector) {
+    const sel = checkStringField(utf8Of(selector), 'selector');
+    return new MessageWriter(MessageType.REMOVE, 4 + 2 + sel.length).u32(correlationId).str(sel).bytes;
 }
 
 function encodePing(nonce) {
@@ -422,7 +472,9 @@ function decodeBody(r) {
             return { type: 'WELCOME', version: r.u16('version'), sessionId: r.string('sessionId'),
                 maxFrameBytes: r.u32('maxFrameBytes'), idleTimeoutMs: r.u32('idleTimeoutMs') };
         case MessageType.TOPIC:
-            return { type: 'TOPIC', alias: r.u32('alias'), path: r.string('topicPath') };
+            // incarnation: appended (docs/protocol.md, "Removing topics"); without it, 0: not known
+            return { type: 'TOPIC', alias: r.u32('alias'), path: r.string('topicPath'),
+                incarnation: r.pos < r.end ? r.u32('incarnation') : 0 };
         case MessageType.SNAPSHOT:
             return viewed(r, { type: 'SNAPSHOT', subscriptionId: r.u32('subscriptionId'), alias: r.u32('alias'),
                 sequence: r.u64('sequence'), flags: r.u8('flags') });
@@ -444,6 +496,10 @@ function decodeBody(r) {
             return { type: 'VIEW', subscriptionId: r.u32('subscriptionId'), viewId: r.u32('viewId') };
         case MessageType.UNMATCHED:
             return { type: 'UNMATCHED', viewId: r.u32('viewId'), alias: r.u32('alias'), sequence: r.u64('sequence') };
+        case MessageType.TOPIC_REMOVED:
+            return { type: 'TOPIC_REMOVED', alias: r.u32('alias'), lastSequence: r.u64('lastSequence') };
+        case MessageType.REMOVED:
+            return { type: 'REMOVED', correlationId: r.u32('correlationId'), removedTopics: r.u32('removedTopics') };
         default:
             throw new ProtocolError('UNKNOWN_MESSAGE_TYPE', `unknown message type ${typeName(r.type)} from the server`);
     }
@@ -720,7 +776,7 @@ class Update {
 }
 
 /** The names of subscribe()'s third argument: callbacks, then the options sent in SUBSCRIBE. */
-const SUBSCRIBE_CALLBACKS = Object.freeze(['onError', 'onUnmatched']);
+const SUBSCRIBE_CALLBACKS = Object.freeze(['onError', 'onUnmatched', 'onRemoved']);
 const SUBSCRIBE_OPTION_NAMES = Object.freeze([...SUBSCRIBE_CALLBACKS, ...Object.keys(SUBSCRIBE_OPTION_KINDS)]);
 /** The options that make a view (docs/protocol.md, "Views"); rewind and rewindSince only shape the reply. */
 const VIEW_OPTIONS = Object.freeze(['maxRate', 'fields', 'filter']);
@@ -766,6 +822,7 @@ class Subscription {
     #onUpdate;
     #onError;
     #onUnmatched;
+    #onRemoved;
     #resolve;
     #reject;
 
@@ -774,6 +831,7 @@ class Subscription {
         this.#onUpdate = onUpdate;
         this.#onError = settings.callbacks.onError;
         this.#onUnmatched = settings.callbacks.onUnmatched;
+        this.#onRemoved = settings.callbacks.onRemoved;
         /** The selector as given. */
         this.selector = selector;
         /** The wire subscription id. */
@@ -835,6 +893,15 @@ class Subscription {
             this.#onUnmatched(topic, sequence);
         } catch (e) {
             reportListenerError(`onUnmatched of subscription '${this.selector}'`, e);
+        }
+    }
+
+    _removed(topic, lastSequence) {
+        if (this._closed || !this.#onRemoved) return;
+        try {
+            this.#onRemoved(topic, lastSequence);
+        } catch (e) {
+            reportListenerError(`onRemoved of subscription '${this.selector}'`, e);
         }
     }
 
@@ -924,13 +991,17 @@ class RingcastClient {
     /** Bumped on every change to #subscriptions: topics cache their matching subscriptions per version. */
     #subscriptionsVersion = 0;
     #nextSubscriptionId = 1;
-    /** path -> { path, segments, pathBytes, sequence, value, matches, matchesVersion }, for the client's life. */
+    /**
+     * path -> { path, segments, pathBytes, incarnation, sequence, value, plainReceivers, plainMatches,
+     * viewedMatches, matchesVersion }: the topics the client has heard of, until one is removed.
+     */
     #topics = new Map();
     /**
-     * Commands waiting for the next flush: publishes ('publish') and publishes to send again
-     * ('republish') survive a lost connection, the rest is rebuilt. Every 'republish' comes before
-     * every 'publish', the 'republish' ones in the order their publishes were first sent
-     * (request.sendOrder): a publisher's updates are applied in its order.
+     * Commands waiting for the next flush: publishes ('publish'), publishes to send again
+     * ('republish') and removals not sent yet ('remove') survive a lost connection, the rest is
+     * rebuilt. Every 'republish' comes before every 'publish' and 'remove', the 'republish' ones in
+     * the order their publishes were first sent (request.sendOrder): a publisher's updates are
+     * applied in its order, and publishes and removals in the order they were called.
      */
     #outbox = [];
     #flushScheduled = false;
@@ -938,6 +1009,11 @@ class RingcastClient {
     #unacked = new Map();
     /** Correlation ids of the publishes waiting in #outbox to be sent again: never given to another. */
     #sendAgainIds = new Set();
+    /**
+     * Sent removals waiting for their REMOVED or ERROR, by correlation id (from the publish id space).
+     * Never sent again: one whose connection is lost is rejected, its outcome unknown.
+     */
+    #pendingRemoves = new Map();
     #nextCorrelationId = FIRST_CORRELATION_ID;
     /** The send order the next publish first sent gets (request.sendOrder); a publish sent again keeps its own. */
     #nextSendOrder = 0;
@@ -1066,6 +1142,29 @@ class RingcastClient {
         return promise;
     }
 
+    /**
+     * Removes the topics the selector matches that this client may publish to; resolves with how
+     * many the server removed. See ringcast.d.ts.
+     */
+    remove(selector) {
+        if (this.#closedError) return Promise.reject(this.#closedError);
+        try {
+            parseSelector(selector);
+        } catch (e) {
+            return Promise.reject(new RingcastError(e.message, 'INVALID_SELECTOR'));
+        }
+        const selectorBytes = utf8Encoder.encode(selector);
+        const request = { selector, selectorBytes, messageBytes: HEADER_BYTES + 4 + 2 + selectorBytes.length };
+        const promise = new Promise((resolve, reject) => { request.resolve = resolve; request.reject = reject; });
+        const c = this.#connection;
+        if (c?.welcomed && request.messageBytes > c.maxFrameBytes) {
+            request.reject(this.#removeTooLarge(request, c.maxFrameBytes));
+        } else {
+            this.#enqueue({ kind: 'remove', request });
+        }
+        return promise;
+    }
+
     /** Closes the client: socket closed with 1000, everything pending rejected. Idempotent. */
     close() {
         if (this.#closedError) return;
@@ -1079,7 +1178,9 @@ class RingcastClient {
             try { c.ws.close(CLOSE_NORMAL, 'client closed'); } catch { /* already closing */ }
         }
         for (const request of this.#takeUnacked()) request.reject(error);
-        for (const cmd of this.#outbox) if (isPublishCommand(cmd)) cmd.request.reject(error);
+        for (const request of this.#pendingRemoves.values()) request.reject(error);
+        this.#pendingRemoves.clear();
+        for (const cmd of this.#outbox) if (outlivesConnection(cmd)) cmd.request.reject(error);
         this.#outbox = [];
         this.#sendAgainIds.clear();
         for (const s of this.#subscriptions.values()) s._abandon(error);
@@ -1158,6 +1259,7 @@ class RingcastClient {
         c.clearTimers();
         if (this.#connection === c) this.#connection = null;
         const error = this.#describeEnd(c, closeCode, closeReason);
+        this.#rejectUnansweredRemoves(error);
         if (c.welcomed) {
             // sent and not acked, so maybe applied: sent again first on the next session, with the
             // same correlation id, for the server to apply once; the rest of what was waiting is
@@ -1169,11 +1271,25 @@ class RingcastClient {
             // back: one refused may have been sent before one unacked, or after it
             const waiting = this.#outbox.filter((cmd) => cmd.kind === 'republish').map((cmd) => cmd.request);
             const sendAgain = mergeBySendOrder(unacked, waiting).map((request) => ({ kind: 'republish', request }));
-            this.#outbox = [...sendAgain, ...this.#outbox.filter((cmd) => cmd.kind === 'publish')];
+            this.#outbox = [...sendAgain, ...this.#outbox.filter((cmd) => cmd.kind === 'publish' || cmd.kind === 'remove')];
             if (c.fatalCode !== null) for (const s of [...this.#subscriptions.values()]) s._notifyError(error);
             this.#setState('reconnecting', error.message, error.closeCode);
         }
         this.#attemptFailed(error);
+    }
+
+    /**
+     * The connection that carried the removals still unanswered is gone: each may or may not have
+     * been applied. Rejected, not sent again: a second REMOVE would also remove a topic created
+     * again since the first.
+     */
+    #rejectUnansweredRemoves(error) {
+        for (const request of this.#pendingRemoves.values()) {
+            request.reject(new RingcastError(`removal of '${request.selector}' unanswered: the connection was lost `
+                + `after it was sent, so it may or may not have been applied (${error.message})`, null,
+            error.closeCode, { cause: error }));
+        }
+        this.#pendingRemoves.clear();
     }
 
     #describeEnd(c, closeCode, closeReason) {
@@ -1270,7 +1386,17 @@ class RingcastClient {
         const viewed = m.viewId !== undefined; // VIEW, UNMATCHED, or a SNAPSHOT or UPDATE flagged VIEWED
         switch (m.type) {
             case 'WELCOME': return this.#onWelcome(c, m);
-            case 'TOPIC': c.aliases.set(m.alias, this.#topic(m.path)); return;
+            case 'TOPIC': return this.#onTopic(c, m);
+            case 'TOPIC_REMOVED': return this.#onTopicRemoved(c, m);
+            case 'REMOVED': {
+                const request = this.#pendingRemoves.get(m.correlationId);
+                if (request) {
+                    this.#pendingRemoves.delete(m.correlationId);
+                    request.resolve(m.removedTopics);
+                }
+                this.#leaveMinorityNodeOnceAnswered(c);
+                return;
+            }
             case 'SNAPSHOT': {
                 const t = this.#aliased(c, m);
                 return viewed ? this.#onViewedSnapshot(t, m) : this.#onSnapshot(t, m);
@@ -1328,10 +1454,10 @@ class RingcastClient {
         // every open subscription first (in the order they were made, resume lists built at send
         // time), then the publishes that waited, keeping their order: those sent again (unacked
         // when the last session ended, or refused by a cluster node), in the order they were first
-        // sent (#ended merged them so), then those made meanwhile
+        // sent (#ended merged them so), then those made meanwhile, with the removals among them
         const resend = [...this.#subscriptions.values()].sort((a, b) => a.id - b.id)
             .map((subscription) => ({ kind: 'subscribe', subscription }));
-        this.#outbox = [...resend, ...this.#outbox.filter(isPublishCommand)];
+        this.#outbox = [...resend, ...this.#outbox.filter(outlivesConnection)];
         this.#flush();
         if (m.idleTimeoutMs > 0) {
             c.pingIntervalMs = Math.max(1, Math.min(Math.floor(m.idleTimeoutMs / 3), this.#options.maxPingIntervalMs));
@@ -1345,11 +1471,12 @@ class RingcastClient {
     }
 
     /**
-     * After a NO_MAJORITY or REPLICATION_TIMEOUT: once the node has answered every publish sent to
-     * it, move to the next address (the server refuses every later publish of the session anyway).
+     * After a NO_MAJORITY or REPLICATION_TIMEOUT: once the node has answered every publish and
+     * removal sent to it, move to the next address (the server refuses every later publish of the
+     * session anyway).
      */
     #leaveMinorityNodeOnceAnswered(c) {
-        if (c.leavingMinority && this.#unacked.size === 0) {
+        if (c.leavingMinority && this.#unacked.size === 0 && this.#pendingRemoves.size === 0) {
             this.#fail(c, 'the node is on the minority side of a split', CLOSE_NORMAL, 'minority node');
         }
     }
@@ -1390,6 +1517,14 @@ class RingcastClient {
                 this.#leaveMinorityNodeOnceAnswered(c);
                 return;
             }
+            const removal = this.#pendingRemoves.get(m.correlationId);
+            if (removal) {
+                // not sent again, even after NO_MAJORITY: the caller decides
+                this.#pendingRemoves.delete(m.correlationId);
+                removal.reject(error);
+                this.#leaveMinorityNodeOnceAnswered(c);
+                return;
+            }
         } else if (m.correlationId !== 0) {
             const s = this.#subscriptions.get(m.correlationId);
             if (s) {
@@ -1406,12 +1541,17 @@ class RingcastClient {
         }
     }
 
-    /** The topic with this path, known from now on for the client's life. */
+    /**
+     * The topic with this path, known from now on until it is removed. `incarnation` is 0 while
+     * not known; `plainReceivers` holds the plain subscriptions it was delivered to (those told
+     * when it is removed); `removed` marks a record forgotten, which no message may name again.
+     */
     #topic(path) {
         let t = this.#topics.get(path);
         if (!t) {
-            t = { path, segments: path.split('/'), pathBytes: utf8Encoder.encode(path), sequence: 0, value: null,
-                plainMatches: [], viewedMatches: [], matchesVersion: -1 };
+            t = { path, segments: path.split('/'), pathBytes: utf8Encoder.encode(path), incarnation: 0, sequence: 0,
+                value: null, plainReceivers: new WeakSet(), removed: false, plainMatches: [], viewedMatches: [],
+                matchesVersion: -1 };
             this.#topics.set(path, t);
         }
         return t;
@@ -1419,8 +1559,64 @@ class RingcastClient {
 
     #aliased(c, m) {
         const t = c.aliases.get(m.alias);
-        if (!t) throw new ProtocolError('MALFORMED_FRAME', `${m.type} names alias ${m.alias}, which no TOPIC announced`);
+        if (!t || t.removed) {
+            throw new ProtocolError('MALFORMED_FRAME', `${m.type} names alias ${m.alias}, which no TOPIC announced`
+                + (t ? ` (its topic ${t.path} was removed)` : ''));
+        }
         return t;
+    }
+
+    /**
+     * TOPIC: names the alias's topic on this connection. Of a path the client knows under another
+     * incarnation (both known, not 0), the topic the client had was removed while it was away: the
+     * subscriptions that had it are told, its state is forgotten, and the new topic starts from
+     * nothing, so its updates from #1 are delivered. Incarnation 0 (a server that sends none)
+     * leaves the one known as it is.
+     */
+    #onTopic(c, m) {
+        let t = this.#topics.get(m.path);
+        if (t && m.incarnation !== 0 && t.incarnation !== 0 && m.incarnation !== t.incarnation) {
+            this.#topicRemoved(c, t, null, this.#lastKnownSequence(t));
+            t = undefined;
+        }
+        t ??= this.#topic(m.path);
+        if (m.incarnation !== 0) t.incarnation = m.incarnation;
+        c.aliases.set(m.alias, t);
+    }
+
+    /**
+     * TOPIC_REMOVED: the alias's topic was removed after its update `lastSequence`. Ignored for an
+     * alias the connection does not know or has already forgotten: it comes once per view of the
+     * topic the session receives.
+     */
+    #onTopicRemoved(c, m) {
+        const t = c.aliases.get(m.alias);
+        if (!t || t.removed) return;
+        this.#topicRemoved(c, t, m.alias, m.lastSequence);
+    }
+
+    /**
+     * Forgets a removed topic (its alias on this connection, its sequence, incarnation and value, and
+     * what each subscription with a view holds of it), then calls onRemoved of every open subscription
+     * that matches it and had received it, plain or through its view, once each, in the order they
+     * were made. The topic's next incarnation is a new topic to the client.
+     */
+    #topicRemoved(c, t, alias, lastSequence) {
+        this.#refreshMatches(t);
+        const told = [...t.plainMatches.filter((s) => t.plainReceivers.has(s)),
+            ...t.viewedMatches.filter((s) => s._viewTopics.has(t))].sort((a, b) => a.id - b.id);
+        t.removed = true;
+        if (this.#topics.get(t.path) === t) this.#topics.delete(t.path);
+        if (alias !== null) c.aliases.delete(alias);
+        for (const s of t.viewedMatches) s._viewTopics.delete(t);
+        for (const s of told) s._removed(t.path, lastSequence);
+    }
+
+    /** The newest sequence the client has of the topic: its plain one, or one of a view's, if newer. */
+    #lastKnownSequence(t) {
+        let sequence = t.sequence;
+        for (const s of this.#refreshMatches(t).viewedMatches) sequence = Math.max(sequence, s._viewTopics.get(t)?.sequence ?? 0);
+        return sequence;
     }
 
     /**
@@ -1466,9 +1662,13 @@ class RingcastClient {
         const kind = noValue ? UpdateKind.GAP_WITHOUT_VALUE : gap ? UpdateKind.SNAPSHOT_AFTER_GAP : UpdateKind.SNAPSHOT;
         const update = new Update(t.path, m.sequence, value, kind);
         if (m.subscriptionId === 0) {
-            for (const s of this.#plainMatching(t)) s._deliver(update);
-        } else {
-            named?._deliver(update);
+            for (const s of this.#plainMatching(t)) {
+                t.plainReceivers.add(s);
+                s._deliver(update);
+            }
+        } else if (named) {
+            t.plainReceivers.add(named);
+            named._deliver(update);
         }
     }
 
@@ -1504,7 +1704,10 @@ class RingcastClient {
         const kind = (m.flags & Flags.CONFLATED) !== 0 ? UpdateKind.CONFLATED : UpdateKind.UPDATE;
         let update = null;
         for (const s of this.#plainMatching(t)) {
-            if (s._liveConnection === c.number) s._deliver(update ??= new Update(t.path, m.sequence, value, kind));
+            if (s._liveConnection === c.number) {
+                t.plainReceivers.add(s);
+                s._deliver(update ??= new Update(t.path, m.sequence, value, kind));
+            }
         }
     }
 
@@ -1656,11 +1859,11 @@ class RingcastClient {
 
     /**
      * Puts a publish to send again among the 'republish' commands of #outbox, in the order the
-     * publishes were first sent, before every 'publish' (never flushed before those: a flush
-     * takes the outbox in order, and the connection is being left).
+     * publishes were first sent, before every 'publish' and 'remove' (never flushed before those: a
+     * flush takes the outbox in order, and the connection is being left).
      */
     #insertRepublish(request) {
-        let at = this.#outbox.findIndex((cmd) => cmd.kind === 'publish'
+        let at = this.#outbox.findIndex((cmd) => cmd.kind === 'publish' || cmd.kind === 'remove'
             || (cmd.kind === 'republish' && cmd.request.sendOrder > request.sendOrder));
         if (at < 0) at = this.#outbox.length;
         this.#outbox.splice(at, 0, { kind: 'republish', request });
@@ -1733,6 +1936,16 @@ class RingcastClient {
                 this.#unacked.set(request.correlationId, request);
                 return encodeRepublish(request.correlationId, request.pathBytes, request.value);
             }
+            case 'remove': {
+                const request = cmd.request;
+                if (request.messageBytes > maxFrameBytes) {
+                    request.reject(this.#removeTooLarge(request, maxFrameBytes));
+                    return null;
+                }
+                const id = this.#nextCorrelation();
+                this.#pendingRemoves.set(id, request);
+                return encodeRemove(id, request.selectorBytes);
+            }
         }
         return null;
     }
@@ -1752,22 +1965,23 @@ class RingcastClient {
                 'INVALID_OPTIONS'));
             return null;
         }
-        const resume = [];
+        let listed = [];
+        let incarnations;
         if (s._confirmedOnce) {
             // a subscription with a view lists what it received through its view; a plain one what
             // the client has of each topic it matches
-            const held = s._viewed ? [...s._viewTopics].map(([t, h]) => [t, h.sequence])
-                : [...this.#topics.values()].filter((t) => segmentsMatch(s._segments, t.segments)).map((t) => [t, t.sequence]);
-            for (const [t, sequence] of held) {
-                if (sequence > 0) {
-                    const entryBytes = 2 + t.pathBytes.length + 8;
-                    // a message never spans frames: the server replays topics left out from #1
-                    // (#onUpdate drops what the client has), or sends a snapshot after a gap
-                    if (bytes + entryBytes <= maxFrameBytes) {
-                        resume.push([t.pathBytes, sequence]);
-                        bytes += entryBytes;
-                    }
-                }
+            const held = (s._viewed ? [...s._viewTopics].map(([t, h]) => [t, h.sequence])
+                : [...this.#topics.values()].filter((t) => segmentsMatch(s._segments, t.segments)).map((t) => [t, t.sequence]))
+                .filter(([, sequence]) => sequence > 0);
+            listed = fitResume(held, bytes, maxFrameBytes, 0, Infinity);
+            if (listed.length <= MAX_RESUME_INCARNATIONS && listed.some(([t]) => t.incarnation !== 0)) {
+                // with the incarnations option (docs/protocol.md, "Removing topics"): 4 bytes more a
+                // position and the option's head, and optionCount when the block had none; so the
+                // list is made again to fit, at most MAX_RESUME_INCARNATIONS long. A topic left out
+                // is taken from #1, which is always safe; one listed without its incarnation is not
+                const head = 3 + (s._optionsBlock.length === 0 ? 1 : 0);
+                listed = fitResume(held, bytes + head, maxFrameBytes, 4, MAX_RESUME_INCARNATIONS);
+                incarnations = listed.map(([t]) => t.incarnation); // all 0, if any: no option (withIncarnations)
             }
             s._liveConnection = c.number; // it already has the values: updates may follow at once
         } else {
@@ -1775,7 +1989,9 @@ class RingcastClient {
         }
         s._sentConnection = c.number;
         s._viewId = null; // the reply's VIEW tells its view's id on this connection
-        return encodeSubscribeWithBlock(s.id, s._selectorBytes, resume, s._optionsBlock);
+        const resume = listed.map(([t, sequence]) => [t.pathBytes, sequence]);
+        return encodeSubscribeWithBlock(s.id, s._selectorBytes, resume,
+            withIncarnations(s._optionsBlock, incarnations, resume.length));
     }
 
     #nextCorrelation() {
@@ -1783,13 +1999,18 @@ class RingcastClient {
         do {
             id = this.#nextCorrelationId;
             this.#nextCorrelationId = id === LAST_CORRELATION_ID ? FIRST_CORRELATION_ID : id + 1;
-        } while (this.#unacked.has(id) || this.#sendAgainIds.has(id)); // only after a wrap, with 2^30 ids to go round
+        } while (this.#unacked.has(id) || this.#sendAgainIds.has(id) || this.#pendingRemoves.has(id)); // only after a wrap
         return id;
     }
 
     #tooLarge(request, maxFrameBytes) {
         return new RingcastError(`publish to '${request.topic}' takes ${request.messageBytes} bytes, more than the `
             + `server's frame limit of ${maxFrameBytes}`, 'VALUE_TOO_LARGE');
+    }
+
+    #removeTooLarge(request, maxFrameBytes) {
+        return new RingcastError(`selector '${request.selector}' does not fit in the server's frame limit of `
+            + `${maxFrameBytes} bytes`, 'INVALID_SELECTOR');
     }
 
     /** Sends one frame; false when the socket refused it (the connection then ends). */
@@ -1866,6 +2087,25 @@ class RingcastClient {
     }
 }
 
+/**
+ * The resume positions ([topic, sequence]) that fit in a SUBSCRIBE of `bytes` so far within
+ * `maxFrameBytes`, each taking its path, its sequence and `extraBytes` (its incarnation), in the
+ * order held, at most `maxEntries`. A message never spans frames: the server replays topics left
+ * out from #1 (#onUpdate drops what the client has), or sends a snapshot after a gap.
+ */
+function fitResume(held, bytes, maxFrameBytes, extraBytes, maxEntries) {
+    const listed = [];
+    for (const entry of held) {
+        if (listed.length >= maxEntries) break;
+        const entryBytes = 2 + entry[0].pathBytes.length + 8 + extraBytes;
+        if (bytes + entryBytes <= maxFrameBytes) {
+            listed.push(entry);
+            bytes += entryBytes;
+        }
+    }
+    return listed;
+}
+
 /** Two lists of publish requests, each in send order, merged into one in send order. */
 function mergeBySendOrder(a, b) {
     const merged = [];
@@ -1875,9 +2115,12 @@ function mergeBySendOrder(a, b) {
     return merged.concat(a.slice(i), b.slice(j));
 }
 
-/** Whether an outbox command is a publish, first sent or sent again: those outlive a connection. */
-function isPublishCommand(cmd) {
-    return cmd.kind === 'publish' || cmd.kind === 'republish';
+/**
+ * Whether an outbox command outlives a lost connection: a publish, first sent or sent again, or a
+ * removal not sent yet (one sent is answered on its connection, or rejected when that is lost).
+ */
+function outlivesConnection(cmd) {
+    return cmd.kind === 'publish' || cmd.kind === 'republish' || cmd.kind === 'remove';
 }
 
 /**
@@ -1925,7 +2168,9 @@ export async function connect(urlOrUrls, options = {}) {
 /** Internals for the tests. Not public API: may change in any release. */
 export const internals = Object.freeze({
     MessageType, Flags, HEADER_BYTES, MAX_PATH_BYTES, MAX_PATH_DEPTH, PUBLISH_WINDOW,
-    encodeHello, encodeSubscribe, encodeSubscribeOptions, encodeUnsubscribe, encodePublish, encodeRepublish, encodePing,
+    MAX_RESUME_INCARNATIONS,
+    encodeHello, encodeSubscribe, encodeSubscribeOptions, withIncarnations, encodeUnsubscribe, encodePublish, encodeRepublish,
+    encodeRemove, encodePing,
     decodeFrame, packFrames, ProtocolError,
     validatePath, parseSelector, matches, segmentsMatch,
 });

@@ -28,7 +28,10 @@ function message(type, build) {
 const S = {
     welcome: (sessionId, maxFrameBytes = 1 << 20, idleTimeoutMs = 0) =>
         message(0x81, (w) => { w.u16(1); w.str(sessionId); w.u32(maxFrameBytes); w.u32(idleTimeoutMs); }),
-    topic: (alias, path) => message(0x82, (w) => { w.u32(alias); w.str(path); }),
+    /** Without `incarnation`, as a server of before removing topics sends it. */
+    topic: (alias, path, incarnation) => message(0x82, (w) => { w.u32(alias); w.str(path); if (incarnation !== undefined) w.u32(incarnation); }),
+    topicRemoved: (alias, lastSequence) => message(0x8B, (w) => { w.u32(alias); w.u64(lastSequence); }),
+    removed: (corr, n) => message(0x8C, (w) => { w.u32(corr); w.u32(n); }),
     snapshot: (id, alias, seq, flags, value) =>
         message(0x83, (w) => { w.u32(id); w.u32(alias); w.u64(seq); w.u8(flags); w.raw(value); }),
     update: (alias, seq, flags, value) => message(0x84, (w) => { w.u32(alias); w.u64(seq); w.u8(flags); w.raw(value); }),
@@ -79,6 +82,7 @@ function clientMessages(frame) {
             out.push({ type: type === MessageType.PUBLISH ? 'PUBLISH' : 'REPUBLISH', corr, topic, value: dec.decode(frame.subarray(q, end)) });
         }
         else if (type === MessageType.PING) out.push({ type: 'PING' });
+        else if (type === MessageType.REMOVE) { const corr = u32(); out.push({ type: 'REMOVE', corr, selector: str() }); }
         p = end;
     }
     return out;
@@ -960,10 +964,13 @@ test('bad subscribe options throw a TypeError naming the option and the rule, an
     refused({ rewind: 0 }, 'rewind: 0 updates, out of range (1 to 2147483647)');
     refused({ rewindSince: -1 }, 'rewindSince: -1 is not milliseconds since the epoch (a whole number, at least 0, at most 2^63-1)');
     refused({ maxrate: 4 },
-        "unknown subscribe option 'maxrate' (onError, onUnmatched, maxRate, fields, filter, rewind, rewindSince)");
+        "unknown subscribe option 'maxrate' (onError, onUnmatched, onRemoved, maxRate, fields, filter, rewind, rewindSince)");
     refused({ onUnmatched: 'log' }, 'onUnmatched: a function');
     refused({ onError: true }, 'onError: a function');
-    refused('fast', 'subscribe options must be an object of onError, onUnmatched, maxRate, fields, filter, rewind, rewindSince');
+    refused({ onRemoved: 'log' }, 'onRemoved: a function');
+    refused('fast', 'subscribe options must be an object of onError, onUnmatched, onRemoved, maxRate, fields, filter, rewind, rewindSince');
+    refused({ incarnations: [1] }, "unknown subscribe option 'incarnations' (onError, onUnmatched, onRemoved, maxRate, fields, "
+        + 'filter, rewind, rewindSince)'); // the client writes it itself, for resume lists
     assert.throws(() => client.subscribe('a/#/b', () => {}, { maxRate: 0 }), /'#' must be the last segment/, 'the selector first');
     await tick();
     assert.deepEqual(ws().received().map((m) => m.type), ['HELLO'], 'nothing sent');
@@ -1001,5 +1008,209 @@ test('a subscription with a view confirmed without a VIEW (a server before views
     await tick();
     assert.deepEqual(ws().received().filter((m) => m.type === 'UNSUBSCRIBE'), [{ type: 'UNSUBSCRIBE', id: sub.id }]);
     assert.equal(client.state, 'connected');
+    client.close();
+});
+
+// ---------------------------------------------------------------- removing topics
+
+const removesOn = (ws) => ws.received().filter((m) => m.type === 'REMOVE');
+/** The `incarnations` option as clientMessages shows an options block: kind 6, u16 length, a u32 each. */
+const incarnationsHex = (incarnations) => '06' + (4 * incarnations.length).toString(16).padStart(4, '0')
+    + incarnations.map((i) => i.toString(16).padStart(8, '0')).join('');
+/** A block of the given options (none: '') and then `incarnations`, optionCount counting it. */
+const withIncarnationsHex = (options, incarnations) => {
+    const block = options ? blockHex(options) : '00';
+    return (parseInt(block.slice(0, 2), 16) + 1).toString(16).padStart(2, '0') + block.slice(2) + incarnationsHex(incarnations);
+};
+
+test('remove() sends REMOVE with a correlation id of the publish space and resolves with REMOVED\'s count; an ERROR rejects it with its code and reason', { timeout: 10000 }, async () => {
+    const { client, ws } = await connected();
+    const published = client.publish('fx/a', 'v');
+    const removed = client.remove('fx/GBPUSD/#');
+    const refused = client.remove('eq/#');
+    const none = client.remove('nothing/+');
+    await tick();
+    const sent = ws().received().slice(1);
+    assert.deepEqual(sent.map((m) => [m.type, m.topic ?? m.selector]),
+        [['PUBLISH', 'fx/a'], ['REMOVE', 'fx/GBPUSD/#'], ['REMOVE', 'eq/#'], ['REMOVE', 'nothing/+']], 'in call order, one frame');
+    const ids = sent.map((m) => m.corr);
+    assert.ok(ids.every((id) => id >= 2 ** 30 && id < 2 ** 31), 'publish correlation ids: [2^30, 2^31)');
+    assert.equal(new Set(ids).size, 4, 'one space for publishes and removals: no id given twice');
+    ws().push(S.error(27, ids[2], "may publish no topic 'eq/#' could match"), S.removed(ids[1], 3), S.ack(ids[0], 1),
+        S.removed(ids[3], 0), S.removed(ids[1], 9)); // the last names nothing waited for: ignored
+    assert.equal(await removed, 3);
+    assert.equal(await none, 0, 'a selector that matches nothing removes nothing');
+    assert.equal(await published, 1);
+    await assert.rejects(refused, (e) => e instanceof RingcastError && e.code === 'PERMISSION_DENIED'
+        && e.message === "PERMISSION_DENIED: may publish no topic 'eq/#' could match");
+    // a bad selector, locally; one the server refuses
+    await assert.rejects(client.remove('fx/#/bid'), (e) => e instanceof RingcastError && e.code === 'INVALID_SELECTOR'
+        && /'#' must be the last segment/.test(e.message));
+    const invalid = client.remove('fx/+');
+    await until(() => removesOn(ws()).length === 4);
+    ws().push(S.error(21, removesOn(ws())[3].corr, 'limits.maxPathDepth'));
+    await assert.rejects(invalid, (e) => e.code === 'INVALID_SELECTOR' && /maxPathDepth/.test(e.message));
+    assert.equal(client.state, 'connected');
+    assert.equal(ws().closedWith, null);
+    client.close();
+    await assert.rejects(client.remove('fx/#'), /client closed/);
+});
+
+test('remove() waits for a session like a publish; one unanswered when the connection is lost is rejected as maybe applied, never sent again', { timeout: 10000 }, async () => {
+    const { client, sockets } = await connected();
+    const sentThenLost = client.remove('a/#');
+    const lost = watch(sentThenLost);
+    await until(() => removesOn(sockets[0]).length === 1);
+    sockets[0].drop(); // before REMOVED
+    await assert.rejects(sentThenLost, (e) => e instanceof RingcastError && e.code === null
+        && /^removal of 'a\/#' unanswered: the connection was lost after it was sent, so it may or may not have been applied \(connection lost/
+            .test(e.message));
+    assert.equal(lost.outcome[0], 'rejected', 'at once, not on the next session');
+    const p1 = client.publish('b/x', 'one');
+    const waiting = client.remove('b/#'); // made while disconnected: queued
+    const p2 = client.publish('b/x', 'two');
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    sockets[1].push(S.welcome('s-2'));
+    await until(() => removesOn(sockets[1]).length === 1);
+    await tick();
+    const sent = sockets[1].received().slice(1);
+    assert.deepEqual(sent.map((m) => [m.type, m.topic ?? m.selector]), [['PUBLISH', 'b/x'], ['REMOVE', 'b/#'], ['PUBLISH', 'b/x']],
+        'in call order; the lost one is not sent again');
+    sockets[1].push(S.ack(sent[0].corr, 1), S.removed(sent[1].corr, 1), S.ack(sent[2].corr, 1));
+    assert.deepEqual(await Promise.all([p1, waiting, p2]), [1, 1, 1]);
+    const pending = client.remove('c/#');
+    await until(() => removesOn(sockets[1]).length === 2);
+    client.close();
+    await assert.rejects(pending, (e) => e.message === 'client closed');
+});
+
+test('TOPIC_REMOVED calls onRemoved once per subscription that had the topic, plain or through its view; the next incarnation starts from #1', { timeout: 10000 }, async () => {
+    const { client, ws } = await connected();
+    const removed = [];
+    const got = { a: [], b: [], v: [], other: [] };
+    const onRemoved = (name) => (topic, seq) => removed.push([name, topic, seq]);
+    const a = client.subscribe('fx/#', (u) => got.a.push(u), { onRemoved: onRemoved('a') });
+    const b = client.subscribe('fx/EURUSD', (u) => got.b.push(u), { onRemoved: onRemoved('b') });
+    const v = client.subscribe('fx/+', (u) => got.v.push(u), { fields: ['bid'], onRemoved: onRemoved('v') });
+    const other = client.subscribe('fx/GBPUSD', (u) => got.other.push(u), { onRemoved: onRemoved('other') });
+    await tick();
+    ws().push(S.topic(7, 'fx/EURUSD', 100), S.topic(8, 'fx/GBPUSD', 100),
+        S.snapshot(a.id, 7, 42, 0, '{"bid":1}'), S.snapshot(a.id, 8, 5, 0, '{"bid":2}'), S.subscribed(a.id, 2),
+        S.snapshot(b.id, 7, 42, 0, '{"bid":1}'), S.subscribed(b.id, 1),
+        S.view(v.id, 3), S.viewedSnapshot(v.id, 7, 42, 0, 3, '{"bid":1}'), S.subscribed(v.id, 2),
+        S.snapshot(other.id, 8, 5, 0, '{"bid":2}'), S.subscribed(other.id, 1));
+    ws().push(S.update(7, 43, 0, '{"bid":1.1}'), S.viewedUpdate(7, 43, 0, 3, '{"bid":1.1}'));
+    const late = client.subscribe('fx/EURUSD', () => {}, { onRemoved: onRemoved('late') }); // sent, no reply yet
+    await tick();
+    ws().push(S.topicRemoved(7, 43), S.topicRemoved(7, 43), // once per view of the topic: the second is harmless
+        S.topicRemoved(99, 1)); // an alias never announced: ignored
+    assert.deepEqual(removed, [['a', 'fx/EURUSD', 43], ['b', 'fx/EURUSD', 43], ['v', 'fx/EURUSD', 43]],
+        'once each; not a subscription that does not match, nor one that had not received the topic');
+    // created again: another alias and incarnation, sequences from 1, delivered to each, not dropped as duplicates
+    ws().push(S.subscribed(late.id, 0), S.topic(12, 'fx/EURUSD', 200), S.update(12, 1, 0, '{"bid":3}'),
+        S.viewedUpdate(12, 1, 0, 3, '{"bid":3}'), S.update(12, 2, 0, '{"bid":4}'));
+    assert.deepEqual(seen(got.a).slice(-2), [['update', 'fx/EURUSD', 1, '{"bid":3}'], ['update', 'fx/EURUSD', 2, '{"bid":4}']]);
+    assert.deepEqual(seen(got.b).slice(-2), [['update', 'fx/EURUSD', 1, '{"bid":3}'], ['update', 'fx/EURUSD', 2, '{"bid":4}']]);
+    assert.deepEqual(seen(got.v).slice(-1), [['update', 'fx/EURUSD', 1, '{"bid":3}']]);
+    assert.equal(client.stats.duplicatesDropped, 0);
+    assert.equal(got.other.length, 1);
+    // the old alias is forgotten: naming it is a protocol error, as for any alias no TOPIC announced
+    assert.equal(client.state, 'connected');
+    ws().push(S.update(7, 44, 0, '{"bid":9}'));
+    assert.equal(ws().closedWith?.code, 4002);
+    assert.equal(seen(got.a).at(-1)[2], 2, 'not delivered');
+    assert.equal(removed.length, 3);
+    client.close();
+});
+
+test('a resume carries the incarnations option, parallel to its resume list and after the subscription\'s options, within the frame limit', { timeout: 10000 }, async () => {
+    const { client, sockets } = await connected();
+    const plain = client.subscribe('fx/#', () => {});
+    const viewed = client.subscribe('fx/+', () => {}, { maxRate: 2, fields: ['bid'] });
+    const unknown = client.subscribe('old/#', () => {}); // a server of before incarnations sent its topics
+    await tick();
+    sockets[0].push(S.topic(1, 'fx/EURUSD', 0x692A5E00), S.topic(2, 'fx/GBPUSD'), S.topic(3, 'fx/USDJPY', 5),
+        S.topic(4, 'old/a'),
+        S.snapshot(plain.id, 1, 42, 0, 'x'), S.snapshot(plain.id, 2, 7, 0, 'y'), S.snapshot(plain.id, 3, 9, 0, 'z'),
+        S.subscribed(plain.id, 3),
+        S.view(viewed.id, 4), S.viewedSnapshot(viewed.id, 3, 8, 0, 4, '{}'), S.viewedSnapshot(viewed.id, 1, 40, 0, 4, '{}'),
+        S.subscribed(viewed.id, 3),
+        S.snapshot(unknown.id, 4, 3, 0, 'o'), S.subscribed(unknown.id, 1));
+    sockets[0].drop();
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    sockets[1].push(S.welcome('s-2'));
+    await until(() => subscribesOn(sockets[1]).length === 3);
+    assert.deepEqual(subscribesOn(sockets[1]), [
+        { type: 'SUBSCRIBE', id: plain.id, selector: 'fx/#', resume: [['fx/EURUSD', 42], ['fx/GBPUSD', 7], ['fx/USDJPY', 9]],
+            options: withIncarnationsHex(null, [0x692A5E00, 0, 5]) },
+        { type: 'SUBSCRIBE', id: viewed.id, selector: 'fx/+', resume: [['fx/USDJPY', 8], ['fx/EURUSD', 40]],
+            options: withIncarnationsHex({ maxRate: 2, fields: ['bid'] }, [5, 0x692A5E00]) },
+        { type: 'SUBSCRIBE', id: unknown.id, selector: 'old/#', resume: [['old/a', 3]] }, // every incarnation 0: no option
+    ]);
+    client.close();
+
+    // the frame limit counts 4 bytes a position and the option's head: what does not fit is left out
+    const second = await connected();
+    const sub = second.client.subscribe('k/#', () => {});
+    await tick();
+    const paths = ['k/a', 'k/b', 'k/c', 'k/d', 'k/e'];
+    second.sockets[0].push(...paths.flatMap((p, i) => [S.topic(i + 1, p, 10 + i), S.snapshot(sub.id, i + 1, 2, 0, 'v')]),
+        S.subscribed(sub.id, paths.length));
+    second.sockets[0].drop();
+    await until(() => second.sockets.length === 2 && second.sockets[1].frames.length === 1);
+    // 64 bytes: the SUBSCRIBE (18), the option's head and optionCount (4), and 2 positions of 13 + 4 fit;
+    // without incarnations 3 would
+    second.sockets[1].push(S.welcome('s-2', 64));
+    await until(() => subscribesOn(second.sockets[1]).length === 1);
+    const [resub] = subscribesOn(second.sockets[1]);
+    assert.deepEqual(resub.resume, [['k/a', 2], ['k/b', 2]]);
+    assert.equal(resub.options, withIncarnationsHex(null, [10, 11]));
+    assert.ok(second.sockets[1].frames.every((f) => f.length <= 64));
+    second.client.close();
+});
+
+test('a TOPIC with another incarnation after a reconnect calls onRemoved with the last sequence the client had, then delivers the new topic from #1', { timeout: 10000 }, async () => {
+    const { client, sockets } = await connected();
+    const removed = [], got = [], viewedGot = [];
+    const sub = client.subscribe('fx/#', (u) => got.push(u), { onRemoved: (topic, seq) => removed.push(['plain', topic, seq]) });
+    const view = client.subscribe('fx/#', (u) => viewedGot.push(u),
+        { filter: 'bid > 0', onRemoved: (topic, seq) => removed.push(['view', topic, seq]) });
+    await tick();
+    sockets[0].push(S.topic(1, 'fx/EURUSD', 100), S.topic(2, 'fx/GBPUSD', 100),
+        S.snapshot(sub.id, 1, 42, 0, '{"bid":1}'), S.snapshot(sub.id, 2, 5, 0, '{"bid":2}'), S.subscribed(sub.id, 2),
+        S.view(view.id, 6), S.viewedSnapshot(view.id, 1, 42, 0, 6, '{"bid":1}'), S.subscribed(view.id, 2));
+    sockets[0].push(S.viewedUpdate(1, 44, 0, 6, '{"bid":1.2}')); // 43 was filtered out of the view
+    sockets[0].drop();
+    await until(() => sockets.length === 2 && sockets[1].frames.length === 1);
+    sockets[1].push(S.welcome('s-2'));
+    await until(() => subscribesOn(sockets[1]).length === 2);
+    const [plainResub, viewResub] = subscribesOn(sockets[1]);
+    assert.equal(plainResub.options, withIncarnationsHex(null, [100, 100]));
+    assert.equal(viewResub.options, withIncarnationsHex({ filter: 'bid > 0' }, [100]));
+    // while away fx/EURUSD was removed and created again: the server takes the position as 0 and
+    // sends the new incarnation's TOPIC, then its updates from #1; fx/GBPUSD is the one the client had
+    sockets[1].push(S.topic(9, 'fx/EURUSD', 300), S.topic(10, 'fx/GBPUSD', 100),
+        S.update(9, 1, 0, '{"bid":5}'), S.update(9, 2, 0, '{"bid":6}'), S.update(10, 6, 0, '{"bid":2.1}'),
+        S.subscribed(plainResub.id, 2),
+        S.view(view.id, 6), S.viewedSnapshot(0, 9, 2, 1, 6, '{"bid":6}'), S.subscribed(view.id, 2));
+    assert.deepEqual(removed, [['plain', 'fx/EURUSD', 44], ['view', 'fx/EURUSD', 44]],
+        'first, once each, with the newest sequence the client had of the old one');
+    assert.deepEqual(seen(got).slice(2), [['update', 'fx/EURUSD', 1, '{"bid":5}'], ['update', 'fx/EURUSD', 2, '{"bid":6}'],
+        ['update', 'fx/GBPUSD', 6, '{"bid":2.1}']]);
+    assert.deepEqual(seen(viewedGot).slice(2), [['snapshot-after-gap', 'fx/EURUSD', 2, '{"bid":6}']]);
+    assert.equal(client.stats.duplicatesDropped, 0);
+    // the same incarnation again, or none (a server of an earlier revision): nothing removed
+    sockets[1].push(S.topic(9, 'fx/EURUSD', 300), S.topic(11, 'fx/EURUSD'), S.update(11, 3, 0, '{"bid":7}'));
+    assert.equal(removed.length, 2);
+    assert.equal(seen(got).at(-1)[2], 3);
+    sockets[1].drop();
+    await until(() => sockets.length === 3 && sockets[2].frames.length === 1);
+    sockets[2].push(S.welcome('s-3'));
+    await until(() => subscribesOn(sockets[2]).length === 2);
+    const [plainAgain, viewAgain] = subscribesOn(sockets[2]);
+    assert.deepEqual(plainAgain.resume, [['fx/GBPUSD', 6], ['fx/EURUSD', 3]], 'the new incarnation, from what it had');
+    assert.equal(plainAgain.options, withIncarnationsHex(null, [100, 300]));
+    assert.deepEqual(viewAgain.resume, [['fx/EURUSD', 2]], 'nothing left of the old incarnation through the view');
+    assert.equal(viewAgain.options, withIncarnationsHex({ filter: 'bid > 0' }, [300]));
     client.close();
 });

@@ -33,7 +33,9 @@ import javax.net.ssl.SSLException;
  * reconnects with exponential backoff and jitter, to the next address each time, re-subscribes
  * every open subscription and resumes each topic from the last sequence it delivered: the server
  * replays what was missed or says, with {@link UpdateKind#SNAPSHOT_AFTER_GAP}, that it cannot.
- * A listener never sees the same sequence of a topic twice as an {@link UpdateKind#UPDATE}.
+ * A listener never sees the same sequence of a topic twice as an {@link UpdateKind#UPDATE}, but
+ * across a removal ({@link UpdateListener#onRemoved}): a topic created again at the path starts
+ * from sequence 1.
  */
 public interface RingcastClient extends AutoCloseable {
 
@@ -113,6 +115,26 @@ public interface RingcastClient extends AutoCloseable {
      *         send was applied (it did not apply it again)
      */
     CompletableFuture<Long> publish(String topic, byte[] value);
+
+    /**
+     * Removes every existing topic that {@code selector} matches and that this client's roles let
+     * it publish to (docs/protocol.md, "Removing topics"): its value, history and sequence go with
+     * it, and every subscriber that had it is told ({@link UpdateListener#onRemoved}). A later
+     * publish to a removed path creates it again, from sequence 1. Sent in call order with
+     * publishes (a removal made after a publish does not overtake it), queued until connected
+     * like a publish; it is never sent again by itself.
+     *
+     * @param selector a topic path whose segments may be {@code +} (one segment) or, last,
+     *                 {@code #} (the parent and everything below), as for {@link #subscribe}
+     * @return completes with the number of topics removed (0 when the selector matched none); fails
+     *         with a {@link RingcastException}: with the server's {@link io.ringcast.protocol.ErrorCode}
+     *         and reason when it refused the removal (e.g. {@code PERMISSION_DENIED},
+     *         {@code INVALID_SELECTOR}, in a cluster {@code NO_MAJORITY}), with
+     *         {@code INVALID_SELECTOR} at once when the selector is not valid here, without a code
+     *         when the connection was lost after it was sent and before its answer (the removal may
+     *         or may not have been applied: check before removing again) or when the client is closed
+     */
+    CompletableFuture<Integer> remove(String selector);
 
     /** {@return where the client stands now} */
     ConnectionState state();

@@ -12,7 +12,10 @@ public interface Update {
     /** {@return the topic path, e.g. {@code fx/EURUSD/bid}} */
     String topic();
 
-    /** {@return the topic's sequence of this value: 1 for the first publish, then strictly increasing} */
+    /**
+     * {@return the topic's sequence of this value: 1 for the first publish, then strictly increasing;
+     * 1 again for the first publish after the topic was removed ({@link UpdateListener#onRemoved})}
+     */
     long sequence();
 
     /** {@return the value's bytes, copied out of the network frame; shared, do not modify} */

@@ -33,6 +33,22 @@ public interface UpdateListener {
     }
 
     /**
+     * The topic was removed (docs/protocol.md, "Removing topics"), after its update
+     * {@code lastSequence}: nothing more of it comes, and the client forgot its sequence and value.
+     * The subscription stays open: a later publish to the path creates the topic again from
+     * sequence 1, which this listener then receives like any new topic (an
+     * {@link UpdateKind#UPDATE} from sequence 1, or a snapshot). Called once per subscription that
+     * received the topic, plain or through its view. When the client learns of the removal only
+     * from the next incarnation of the topic (the removal happened while it was disconnected),
+     * {@code lastSequence} is the last sequence of it the client received. Does nothing by default.
+     *
+     * @param topic        the topic path
+     * @param lastSequence the topic's last sequence before its removal
+     */
+    default void onRemoved(String topic, long lastSequence) {
+    }
+
+    /**
      * The server refused the subscription (its {@link RingcastException#code()} says why; the
      * subscription is dropped and gets nothing more), or the connection ended with a fatal server
      * error (the client reconnects and the subscription goes on).

@@ -23,20 +23,26 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * comes after the {@link UpdateSink} got the update (and every update before it in the log), also on
  * a follower, which learns that an entry is committed after the leader answered it.
  *
- * <p>Thread contract: {@link #publish}, {@link #hasRoom}, {@link #status} may be called from any
- * thread and never block. The {@link UpdateSink} and the {@link SnapshotContent} are called on the
- * engine's runner thread; publish callbacks on the group's answer thread
- * ({@code ringcast-cluster-answers-g0}), which a callback may hold (waiting for room in a ring, say:
- * the node's later answers wait meanwhile, and its publishes once its entries in flight are all
- * unanswered), or, for a refusal at once, on the caller's thread.
+ * <p>A topic is removed through its group's log as well ({@link #remove}): every node removes it at
+ * the same place among the topic's updates ({@link UpdateSink#removed}), and the next publish to the
+ * path makes a new topic, from sequence 1, with another incarnation.
+ *
+ * <p>Thread contract: {@link #publish}, {@link #remove}, {@link #hasRoom}, {@link #leadsGroupOf},
+ * {@link #status} may be called from any thread and never block. The {@link UpdateSink} and the
+ * {@link SnapshotContent} are called on the engine's runner thread; publish (and removal) callbacks
+ * on the group's answer thread ({@code ringcast-cluster-answers-g0}), which a callback may hold
+ * (waiting for room in a ring, say: the node's later answers wait meanwhile, and its publishes once
+ * its entries in flight are all unanswered), or, for a refusal at once, on the caller's thread.
  */
 public final class ClusterNode implements AutoCloseable {
 
-    /** Told once how a publish ended (see the class comment for the thread). */
+    /** Told once how a publish (or a removal) ended (see the class comment for the thread). */
     @FunctionalInterface
     public interface PublishCallback {
         /**
-         * @param topicSequence the sequence the topic gave the update, when {@code ACKED}, else 0
+         * @param topicSequence the sequence the topic gave the update, when {@code ACKED}, else 0; for
+         *                      a removal {@code ACKED}, the removed topic's last sequence, or 0 when
+         *                      nothing was removed
          * @param firstPath     for {@code CONFLICT}, the topic the correlation id was first used for, else null
          */
         void completed(PublishOutcome outcome, long topicSequence, String firstPath);
@@ -69,6 +75,12 @@ public final class ClusterNode implements AutoCloseable {
         /** {@link ClusterNode#publish}: false when the topic's group's queue is full. */
         boolean publish(LoggedPublish publish, PublishCallback callback);
 
+        /** {@link ClusterNode#remove}: false when the topic's group's queue is full. */
+        boolean remove(String path, long ifLastSequence, PublishCallback callback);
+
+        /** Whether this node is group {@code group}'s leader now, as its engine sees it. Any thread, at once. */
+        boolean leads(int group);
+
         ClusterStatus status();
 
         /** The number of Raft groups the topics are spread over. */
@@ -83,8 +95,8 @@ public final class ClusterNode implements AutoCloseable {
 
     /**
      * @param replication how this node keeps and replicates the log, and on which engine
-     * @param sink        where every committed publish goes, in log order, on the engine's apply thread
-     *                    (one per group under Ratis)
+     * @param sink        where every committed publish and removal goes, in log order, on the engine's
+     *                    apply thread (one per group under Ratis)
      * @param content     the node's own part of a snapshot ({@link SnapshotContent#NONE} for none)
      * @throws IOException              when {@link ReplicationSettings#secretFile} cannot be read
      * @throws IllegalArgumentException when it holds too little secret, or the engine cannot use one
@@ -188,7 +200,49 @@ public final class ClusterNode implements AutoCloseable {
         return engine.publish(p, callback);
     }
 
-    /** Tells the callback how a publish's entry ended. */
+    /**
+     * Submits the removal of the topic at {@code path} to its group, in turn with the publishes this
+     * node submits (as a publish, the leader orders it, on whichever node). Once applied, every node
+     * has removed the topic ({@link UpdateSink#removed}), if it still existed then and, with
+     * {@code ifLastSequence}, its last sequence was that one; the next publish to the path makes a
+     * new topic, from sequence 1, with another incarnation. Any thread.
+     *
+     * <p>The callback is told {@link PublishOutcome#ACKED} once this node has applied the removal
+     * (its sink has been told), with the removed topic's last sequence, or 0 when nothing was
+     * removed (no such topic, or its last sequence was not {@code ifLastSequence}); or
+     * {@link PublishOutcome#NO_MAJORITY} (not submitted) or {@link PublishOutcome#TIMED_OUT} (it may
+     * or may not have been applied), as a publish. An engine never sends an entry that holds a
+     * removal again after a leader change (it is not recognised if applied twice): it times out
+     * instead.
+     *
+     * @param path           the topic, exactly (not a selector)
+     * @param ifLastSequence remove it only if its last sequence is still this one, so that a publish
+     *                       that reached the log first keeps it (an expiry decided on what this node
+     *                       saw); 0 to remove it whatever its last sequence (a client's {@code REMOVE})
+     * @param callback       told once, unless this returns false
+     * @return false when the group's queue is full: nothing was submitted and the callback is not
+     *         called; offer it again later
+     * @throws IllegalArgumentException for an empty path or a negative {@code ifLastSequence}
+     */
+    public boolean remove(String path, long ifLastSequence, PublishCallback callback) {
+        if (path.isEmpty() || ifLastSequence < 0) {
+            throw new IllegalArgumentException("removal of '" + path + "' if its last sequence is " + ifLastSequence
+                    + ": a path, and a sequence of 0 or more");
+        }
+        return engine.remove(path, ifLastSequence, callback);
+    }
+
+    /**
+     * Whether this node is now the leader of the group of {@code path}'s topic, as its engine sees it
+     * (a leader that was cut off may still think so for a moment; a removal it decides on a
+     * condition, {@link #remove}'s {@code ifLastSequence}, is safe all the same). For decisions one
+     * node takes for the group, such as expiry. Any thread; cheap, never blocks.
+     */
+    public boolean leadsGroupOf(String path) {
+        return engine.leads(groupOf(path, engine.groups()));
+    }
+
+    /** Tells the callback how a publish's (or a removal's) entry ended. */
     static void answer(PublishResult result, Throwable failure, PublishCallback callback) {
         if (result == null) {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null

@@ -55,11 +55,33 @@ final class JGroupsEngine implements ClusterNode.Engine {
 
     @Override
     public boolean publish(LoggedPublish p, ClusterNode.PublishCallback callback) {
+        if (refusedForNoLeader(callback)) {
+            return true;
+        }
+        return batcher.offer(p, (result, failure) -> ClusterNode.answer(result, failure, callback));
+    }
+
+    @Override
+    public boolean remove(String path, long ifLastSequence, ClusterNode.PublishCallback callback) {
+        if (refusedForNoLeader(callback)) {
+            return true;
+        }
+        return batcher.offerRemoval(path, ifLastSequence, (result, failure) -> ClusterNode.answer(result, failure,
+                callback));
+    }
+
+    /** Answers {@code NO_MAJORITY} at once when no leader this node can reach is known. */
+    private boolean refusedForNoLeader(ClusterNode.PublishCallback callback) {
         if (group.leader() == null || watch.leaderUnreachable()) {
             callback.completed(PublishOutcome.NO_MAJORITY, 0, null);
             return true;
         }
-        return batcher.offer(p, (result, failure) -> ClusterNode.answer(result, failure, callback));
+        return false;
+    }
+
+    @Override
+    public boolean leads(int g) {
+        return g == 0 && group.isLeader();
     }
 
     /** Hands an entry to the group ({@link ClusterNode#submitted}). Batcher thread. */

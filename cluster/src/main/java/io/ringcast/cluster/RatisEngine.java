@@ -189,11 +189,34 @@ final class RatisEngine implements ClusterNode.Engine {
     @Override
     public boolean publish(LoggedPublish p, ClusterNode.PublishCallback callback) {
         int g = ClusterNode.groupOf(p.path(), batchers.size());
+        if (refusedForNoLeader(g, callback)) {
+            return true;
+        }
+        return batchers.get(g).offer(p, (result, failure) -> ClusterNode.answer(result, failure, callback));
+    }
+
+    @Override
+    public boolean remove(String path, long ifLastSequence, ClusterNode.PublishCallback callback) {
+        int g = ClusterNode.groupOf(path, batchers.size());
+        if (refusedForNoLeader(g, callback)) {
+            return true;
+        }
+        return batchers.get(g).offerRemoval(path, ifLastSequence, (result, failure) -> ClusterNode.answer(result,
+                failure, callback));
+    }
+
+    /** Answers {@code NO_MAJORITY} at once when group {@code g} is {@link #leaderless}. */
+    private boolean refusedForNoLeader(int g, ClusterNode.PublishCallback callback) {
         if (leaderless(g)) {
             callback.completed(PublishOutcome.NO_MAJORITY, 0, null);
             return true;
         }
-        return batchers.get(g).offer(p, (result, failure) -> ClusterNode.answer(result, failure, callback));
+        return false;
+    }
+
+    @Override
+    public boolean leads(int g) {
+        return groups.isLeader(g);
     }
 
     @Override

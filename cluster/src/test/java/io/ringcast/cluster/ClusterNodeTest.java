@@ -169,6 +169,73 @@ class ClusterNodeTest {
     }
 
     @Test
+    void aRemovalReachesEveryNodeInItsPlaceAmongThePublishes() throws Exception {
+        startCluster(3);
+        String t = "gone/t";
+        List<String> early = new java.util.concurrent.CopyOnWriteArrayList<>();
+        assertThat(publish(0, t, "v1").get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(publish(1, t, "v2").get(10, TimeUnit.SECONDS)).isEqualTo(2);
+        assertThat(publish(2, t, "v3").get(10, TimeUnit.SECONDS)).isEqualTo(3);
+        assertThat(remove(1, t, 0, early).get(10, TimeUnit.SECONDS)).as("removed at its last sequence").isEqualTo(3);
+        assertThat(publish(2, t, "w1").get(10, TimeUnit.SECONDS)).as("made anew").isEqualTo(1);
+        assertThat(remove(0, t, 5, early).get(10, TimeUnit.SECONDS)).as("an expiry whose condition fails").isZero();
+        assertThat(publish(0, t, "w2").get(10, TimeUnit.SECONDS)).isEqualTo(2);
+        assertThat(remove(2, t, 2, early).get(10, TimeUnit.SECONDS)).as("an expiry whose condition holds").isEqualTo(2);
+        assertThat(remove(1, t, 0, early).get(10, TimeUnit.SECONDS)).as("nothing left to remove").isZero();
+        assertThat(remove(1, "never/was", 0, early).get(10, TimeUnit.SECONDS)).isZero();
+        assertThat(early).as("a removal is acked only once its node applied it").isEmpty();
+
+        await(() -> sinks.stream().allMatch(s -> s.events(t).size() == 7), () -> "every node has the 7 events of " + t
+                + ": " + sinks.stream().map(s -> s.events(t)).toList());
+        List<String> events = sinks.get(0).events(t);
+        assertThat(events).extracting(e -> e.replaceAll("#-?\\d+ ", "")).containsExactly(
+                "apply 1 v1", "apply 2 v2", "apply 3 v3", "removed 3", "apply 1 w1", "apply 2 w2", "removed 2");
+        assertThat(incarnation(events.get(0))).isEqualTo(incarnation(events.get(2))).isNotZero()
+                .isNotEqualTo(incarnation(events.get(4)));
+        assertThat(incarnation(events.get(4))).isEqualTo(incarnation(events.get(5))).isNotZero();
+        for (RecordingSink s : sinks) {
+            assertThat(s.events(t)).as("the same events, incarnations included, on every node").isEqualTo(events);
+        }
+
+        // publishes through every node at once, a removal among them: the nodes agree on where it fell
+        String burst = "gone/burst";
+        List<CompletableFuture<Long>> acks = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            acks.add(publish(i % 3, burst, "b" + i));
+        }
+        CompletableFuture<Long> removedAt = remove(1, burst, 0, early);
+        for (int i = 60; i < 120; i++) {
+            acks.add(publish(i % 3, burst, "b" + i));
+        }
+        for (CompletableFuture<Long> ack : acks) {
+            assertThat(ack.get(15, TimeUnit.SECONDS)).isPositive();
+        }
+        long removed = removedAt.get(15, TimeUnit.SECONDS);
+        await(() -> sinks.stream().allMatch(s -> s.events(burst).size() == 121), () -> "every node has 121 events of "
+                + burst);
+        List<String> burstEvents = sinks.get(0).events(burst);
+        for (RecordingSink s : sinks) {
+            assertThat(s.events(burst)).isEqualTo(burstEvents);
+        }
+        int at = burstEvents.indexOf("removed " + removed);
+        assertThat(at).as("the removal, after the " + removed + " updates before it: " + burstEvents)
+                .isEqualTo((int) removed);
+        assertThat(burstEvents.get(at + 1)).as("the first update after it: sequence 1").startsWith("apply 1 #");
+    }
+
+    @Test
+    void exactlyOneNodeLeadsTheGroupOfAnyPath() throws Exception {
+        startCluster(3);
+        await(() -> nodes.stream().filter(n -> n.leadsGroupOf("any/path")).count() == 1,
+                () -> "one node leads: " + nodes.stream().map(n -> n.leadsGroupOf("any/path")).toList());
+        int leader = leaderIndex();
+        for (int i = 0; i < 3; i++) {
+            assertThat(nodes.get(i).leadsGroupOf("any/path")).as("n%d", i + 1).isEqualTo(i == leader);
+            assertThat(nodes.get(i).leadsGroupOf("another")).as("one group: every path").isEqualTo(i == leader);
+        }
+    }
+
+    @Test
     void aMinorityRefusesPublishes() throws Exception {
         startCluster(1, 3); // one node running of three configured
         CompletableFuture<PublishOutcome> outcome = new CompletableFuture<>();
@@ -245,6 +312,33 @@ class ClusterNodeTest {
                 });
         assertThat(queued).as("room for a publish").isTrue();
         return ack;
+    }
+
+    /**
+     * Removes {@code path} through node {@code via}; the future has the sequence it was removed at (0:
+     * nothing removed). An ack that came before that node's sink had the removal is added to {@code early}.
+     */
+    private CompletableFuture<Long> remove(int via, String path, long ifLastSequence, List<String> early) {
+        CompletableFuture<Long> ack = new CompletableFuture<>();
+        boolean queued = nodes.get(via).remove(path, ifLastSequence, (outcome, seq, firstPath) -> {
+            if (outcome != PublishOutcome.ACKED) {
+                ack.completeExceptionally(new AssertionError("removal of " + path + ": " + outcome));
+                return;
+            }
+            if (seq > 0 && !sinks.get(via).events(path).contains("removed " + seq)) {
+                early.add(path + " removed at " + seq + " acked through n" + (via + 1) + " before it applied it");
+            }
+            ack.complete(seq);
+        });
+        assertThat(queued).as("room for a removal").isTrue();
+        return ack;
+    }
+
+    /** The incarnation of an event of {@link RecordingSink#events}. */
+    static int incarnation(String applyEvent) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("#(-?\\d+) ").matcher(applyEvent);
+        assertThat(m.find()).as("an update: " + applyEvent).isTrue();
+        return Integer.parseInt(m.group(1));
     }
 
     private void awaitAllHave(int a, int b, int c, int total) {

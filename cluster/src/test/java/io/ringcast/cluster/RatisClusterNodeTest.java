@@ -102,6 +102,51 @@ class RatisClusterNodeTest {
     }
 
     @Test
+    void exactlyOneNodeLeadsEachGroupAndItIsTheLeaderTheStatusNames() throws Exception {
+        startCluster(3);
+        awaitLeadersSpread();
+        Map<Integer, String> topicOf = topicPerGroup("lead");
+        await(() -> topicOf.values().stream().allMatch(t -> nodes.stream().filter(n -> n.leadsGroupOf(t)).count() == 1),
+                () -> "one leader per group: " + topicOf);
+        for (int g = 0; g < GROUPS; g++) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(nodes.get(i).leadsGroupOf(topicOf.get(g))).as("n%d leads g%d", i + 1, g)
+                        .isEqualTo(i == g % 3);
+            }
+        }
+    }
+
+    @Test
+    void aRemovalReachesEveryNodeInItsPlaceAmongThePublishesOfItsGroup() throws Exception {
+        startCluster(3);
+        awaitLeadersSpread();
+        Map<Integer, String> topicOf = topicPerGroup("gone");
+        for (int g = 0; g < 3; g++) { // a group each node leads
+            String t = topicOf.get(g);
+            int notLeader = (g + 1) % 3;
+            assertThat(publish(g, t, "v1", 0, 0, false).get(20, TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(publish(notLeader, t, "v2", 0, 0, false).get(20, TimeUnit.SECONDS)).isEqualTo(2);
+            assertThat(remove(notLeader, t, 1).get(20, TimeUnit.SECONDS)).as("an expiry a publish overtook").isZero();
+            assertThat(remove(notLeader, t, 2).get(20, TimeUnit.SECONDS)).as("removed at 2").isEqualTo(2);
+            assertThat(publish(g, t, "w1", 0, 0, false).get(20, TimeUnit.SECONDS)).as("made anew").isEqualTo(1);
+            assertThat(remove(g, t, 0).get(20, TimeUnit.SECONDS)).isEqualTo(1);
+        }
+        for (int g = 0; g < 3; g++) {
+            String t = topicOf.get(g);
+            await(() -> sinks.stream().allMatch(s -> s.events(t).size() == 5), () -> "every node has the 5 events of "
+                    + t + ": " + sinks.stream().map(s -> s.events(t)).toList());
+            List<String> events = sinks.get(0).events(t);
+            assertThat(events).extracting(e -> e.replaceAll("#-?\\d+ ", ""))
+                    .containsExactly("apply 1 v1", "apply 2 v2", "removed 2", "apply 1 w1", "removed 1");
+            assertThat(ClusterNodeTest.incarnation(events.get(0))).isEqualTo(ClusterNodeTest.incarnation(events.get(1)))
+                    .isNotEqualTo(ClusterNodeTest.incarnation(events.get(3)));
+            for (RecordingSink s : sinks) {
+                assertThat(s.events(t)).isEqualTo(events);
+            }
+        }
+    }
+
+    @Test
     void aNodeThatLeavesPausesOnlyTheGroupsItLedAndTheLeadersMoveBackWhenItReturns() throws Exception {
         startCluster(3);
         awaitLeadersSpread();
@@ -309,6 +354,30 @@ class RatisClusterNodeTest {
                 });
         if (!queued) {
             ack.completeExceptionally(new AssertionError("no room for a publish of " + path));
+        }
+    }
+
+    /** Removes {@code path} through node {@code via}; sent again while refused {@code NO_MAJORITY}, as a publish. */
+    private CompletableFuture<Long> remove(int via, String path, long ifLastSequence) {
+        CompletableFuture<Long> ack = new CompletableFuture<>();
+        sendRemoval(via, path, ifLastSequence, ack,
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(NO_MAJORITY_RETRIES_MS));
+        return ack;
+    }
+
+    private void sendRemoval(int via, String path, long ifLastSequence, CompletableFuture<Long> ack, long deadlineNs) {
+        boolean queued = nodes.get(via).remove(path, ifLastSequence, (outcome, seq, firstPath) -> {
+            if (outcome == PublishOutcome.ACKED) {
+                ack.complete(seq);
+            } else if (outcome == PublishOutcome.NO_MAJORITY && System.nanoTime() - deadlineNs < 0) {
+                CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS).execute(() ->
+                        sendRemoval(via, path, ifLastSequence, ack, deadlineNs));
+            } else {
+                ack.completeExceptionally(new AssertionError("removal of " + path + ": " + outcome));
+            }
+        });
+        if (!queued) {
+            ack.completeExceptionally(new AssertionError("no room for a removal of " + path));
         }
     }
 

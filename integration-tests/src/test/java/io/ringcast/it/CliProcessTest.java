@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The jar's {@code sub} and {@code pub} commands as a user runs them: real processes of the jar
+ * The jar's {@code sub}, {@code pub} and {@code remove} commands as a user runs them: real processes of the jar
  * against a real node process (the jar too), their output, their exit status. The node runs the
  * embedded defaults (anonymous sessions hold the {@code demo} role: {@code demo/#} only) plus one
  * principal. Needs {@code server/target/ringcast-server.jar}, which the reactor builds before this module.
@@ -135,6 +135,67 @@ class CliProcessTest {
     }
 
     @Test
+    void removePrintsHowManyTopicsWentAndSubPrintsALineForEachThenTheNewIncarnationFromOne() throws Exception {
+        Run text = cli(null, "sub", url, "demo/rm/#", "-n", "5");
+        Run json = cli(null, "sub", url, "demo/rm/a", "-n", "3", "--format", "json");
+        text.awaitErr("subscribed to 'demo/rm/#'");
+        json.awaitErr("subscribed to 'demo/rm/a'");
+        assertThat(cli(null, "pub", url, "demo/rm/a", "one").exitStatus()).isZero();
+        assertThat(cli(null, "pub", url, "demo/rm/b", "first", "second").exitStatus()).isZero();
+
+        Run remove = cli(null, "remove", url, "demo/rm/#");
+
+        assertThat(remove.exitStatus()).as("remove's status; stderr: " + remove.err.lines).isZero();
+        assertThat(remove.outLines()).containsExactly("removed 2 topics matching 'demo/rm/#'");
+        assertThat(remove.errText()).isEmpty();
+        assertThat(cli(null, "pub", url, "demo/rm/a", "again").exitStatus()).isZero();
+        assertThat(text.exitStatus()).as("sub's status after -n 5; stderr: " + text.err.lines).isZero();
+        List<String> lines = text.outLines();
+        assertThat(lines.subList(0, 3)).containsExactly("demo/rm/a 1 one", "demo/rm/b 1 first", "demo/rm/b 2 second");
+        assertThat(lines.subList(3, 5)).as("one removal line per topic, in the server's order of removal")
+                .containsExactlyInAnyOrder("demo/rm/a removed after 1", "demo/rm/b removed after 2");
+        assertThat(json.exitStatus()).as("json sub's status; stderr: " + json.err.lines).isZero();
+        assertThat(json.outLines()).containsExactly(
+                "{\"topic\":\"demo/rm/a\",\"sequence\":1,\"kind\":\"UPDATE\",\"value\":\"one\"}",
+                "{\"topic\":\"demo/rm/a\",\"sequence\":1,\"kind\":\"REMOVED\"}",
+                "{\"topic\":\"demo/rm/a\",\"sequence\":1,\"kind\":\"UPDATE\",\"value\":\"again\"}");
+
+        Run again = cli(null, "remove", url, "demo/rm/a");
+        Run none = cli(null, "remove", url, "demo/rm/nothing/#");
+        assertThat(again.exitStatus()).isZero();
+        assertThat(again.outLines()).containsExactly("removed 1 topic matching 'demo/rm/a'");
+        assertThat(none.exitStatus()).as("a selector that matches nothing is no failure").isZero();
+        assertThat(none.outLines()).containsExactly("removed 0 topics matching 'demo/rm/nothing/#'");
+    }
+
+    @Test
+    void aRemovalTheAnonymousRoleMayNotMakeExitsFourWithTheErrorCodeAndReason() throws Exception {
+        Run remove = cli(null, "remove", url, "private/#");
+
+        assertThat(remove.exitStatus()).isEqualTo(4);
+        assertThat(remove.errText()).isEqualTo("ringcast: PERMISSION_DENIED: remove of 'private/#' refused: the "
+                + "session's roles grant publishing to no topic it can match");
+        assertThat(remove.outLines()).isEmpty();
+    }
+
+    /**
+     * A selector that breaks a rule of every server is refused by the CLI itself (2, nothing sent); one
+     * that only this server's limits refuse (17 segments; limits.maxPathDepth is 16) by the server (4).
+     */
+    @Test
+    void aBadRemovalSelectorExitsTwoBeforeConnectingAndOneTheServerRefusesExitsFour() throws Exception {
+        Run local = cli(null, "remove", url, "demo/#/x");
+        String deep = "demo/" + "x/".repeat(15) + "#";
+        Run refused = cli(null, "remove", url, deep);
+
+        assertThat(local.exitStatus()).isEqualTo(2);
+        assertThat(local.errText()).isEqualTo("ringcast: invalid selector 'demo/#/x': '#' must be the last segment");
+        assertThat(refused.exitStatus()).as("stderr: " + refused.err.lines).isEqualTo(4);
+        assertThat(refused.errText()).startsWith("ringcast: INVALID_SELECTOR: ").contains(deep);
+        assertThat(refused.outLines()).isEmpty();
+    }
+
+    @Test
     void aUrlThatIsNotWebSocketExitsTwoNamingIt() throws Exception {
         String http = url.replace("ws://", "http://");
 
@@ -185,7 +246,6 @@ class CliProcessTest {
         assertThat(sub.errText()).doesNotContain("Exception");
     }
 
-    /** Runs the jar with {@code args}, {@code stdin} (or nothing) as its standard input. */
     /** pub given two nodes says when it loses the first and goes on through the second, as sub does. */
     @Test
     void pubSaysWhenItFailsOverToTheNextNode() throws Exception {
@@ -294,6 +354,7 @@ class CliProcessTest {
         }
     }
 
+    /** Runs the jar with {@code args}, {@code stdin} (or nothing) as its standard input. */
     private static Run cli(String stdin, String... args) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "-jar", ServerProcesses.JAR.toAbsolutePath().toString()));

@@ -136,6 +136,10 @@ final class RawWebSocket implements AutoCloseable {
         send(out -> WireCodec.writeSubscribe(out, id, selector, Map.of()));
     }
 
+    void remove(int correlationId, String selector) {
+        send(out -> WireCodec.writeRemove(out, correlationId, selector));
+    }
+
     void publish(int correlationId, String topic, String value) {
         send(out -> WireCodec.writePublish(out, correlationId, topic, value.getBytes()));
     }
@@ -183,18 +187,33 @@ final class RawWebSocket implements AutoCloseable {
                 }
 
                 @Override
-                public void onTopic(int alias, String topicPath) {
-                    messages.add(new Msg("TOPIC", alias, 0, 0, topicPath, null));
+                public void onTopic(int alias, String topicPath, int incarnation) {
+                    messages.add(new Msg("TOPIC", alias, 0, incarnation, topicPath, null)); // flags: the incarnation
                 }
 
                 @Override
-                public void onSnapshot(int id, int alias, long seq, int flags, ByteBuf f, int i, int n) {
+                public void onTopicRemoved(int alias, long lastSequence) {
+                    messages.add(new Msg("TOPIC_REMOVED", alias, lastSequence, 0, null, null));
+                }
+
+                @Override
+                public void onRemoved(int correlationId, int removedTopics) {
+                    messages.add(new Msg("REMOVED", correlationId, removedTopics, 0, null, null));
+                }
+
+                @Override
+                public void onSnapshot(int id, int alias, long seq, int flags, int viewId, ByteBuf f, int i, int n) {
                     messages.add(new Msg("SNAPSHOT", alias, seq, flags, Integer.toString(id), bytes(f, i, n)));
                 }
 
                 @Override
-                public void onUpdate(int alias, long seq, int flags, ByteBuf f, int i, int n) {
+                public void onUpdate(int alias, long seq, int flags, int viewId, ByteBuf f, int i, int n) {
                     messages.add(new Msg("UPDATE", alias, seq, flags, null, bytes(f, i, n)));
+                }
+
+                @Override
+                public void onView(int subscriptionId, int viewId) {
+                    messages.add(new Msg("VIEW", subscriptionId, viewId, 0, null, null));
                 }
 
                 @Override

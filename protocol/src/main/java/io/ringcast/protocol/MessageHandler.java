@@ -104,6 +104,11 @@ public interface MessageHandler {
         throw unexpected(MessageType.REPUBLISH);
     }
 
+    /** {@code REMOVE}: remove the topics {@code selector} matches; answer with the correlation id. */
+    default void onRemove(int correlationId, String selector) throws ProtocolException {
+        throw unexpected(MessageType.REMOVE);
+    }
+
     /** {@code PING}: answered with {@code PONG} and the same {@code nonce}. */
     default void onPing(long nonce) throws ProtocolException {
         throw unexpected(MessageType.PING);
@@ -118,6 +123,25 @@ public interface MessageHandler {
     /** {@code TOPIC}: from now on in this session, {@code alias} stands for {@code topicPath}. */
     default void onTopic(int alias, String topicPath) throws ProtocolException {
         throw unexpected(MessageType.TOPIC);
+    }
+
+    /**
+     * {@code TOPIC} with the topic's incarnation (a {@code u32}; 0 from a server that sends none):
+     * a path removed and created again has another. The default drops it and hands the rest to
+     * {@link #onTopic(int, String)}.
+     */
+    default void onTopic(int alias, String topicPath, int incarnation) throws ProtocolException {
+        onTopic(alias, topicPath);
+    }
+
+    /** {@code TOPIC_REMOVED}: the topic of {@code alias} was removed after its update {@code lastSequence}. */
+    default void onTopicRemoved(int alias, long lastSequence) throws ProtocolException {
+        throw unexpected(MessageType.TOPIC_REMOVED);
+    }
+
+    /** {@code REMOVED}: the {@code REMOVE} of {@code correlationId} removed {@code removedTopics} topics. */
+    default void onRemoved(int correlationId, int removedTopics) throws ProtocolException {
+        throw unexpected(MessageType.REMOVED);
     }
 
     /**

@@ -12,6 +12,8 @@ public final class MessageType {
     public static final byte PING = 0x05;
     /** A publish sent again after its connection was lost before the ack (docs/protocol.md, "Publishing"). */
     public static final byte REPUBLISH = 0x06;
+    /** Removes the topics a selector matches (docs/protocol.md, "Removing topics"). */
+    public static final byte REMOVE = 0x07;
 
     public static final byte WELCOME = (byte) 0x81;
     public static final byte TOPIC = (byte) 0x82;
@@ -25,6 +27,10 @@ public final class MessageType {
     public static final byte VIEW = (byte) 0x89;
     /** A topic's value no longer passes a view's filter. */
     public static final byte UNMATCHED = (byte) 0x8A;
+    /** A topic the session received was removed. */
+    public static final byte TOPIC_REMOVED = (byte) 0x8B;
+    /** The answer to a {@code REMOVE}: how many topics it removed. */
+    public static final byte REMOVED = (byte) 0x8C;
 
     private MessageType() {
     }
@@ -38,6 +44,7 @@ public final class MessageType {
             case PUBLISH: return "PUBLISH";
             case PING: return "PING";
             case REPUBLISH: return "REPUBLISH";
+            case REMOVE: return "REMOVE";
             case WELCOME: return "WELCOME";
             case TOPIC: return "TOPIC";
             case SNAPSHOT: return "SNAPSHOT";
@@ -48,6 +55,8 @@ public final class MessageType {
             case PONG: return "PONG";
             case VIEW: return "VIEW";
             case UNMATCHED: return "UNMATCHED";
+            case TOPIC_REMOVED: return "TOPIC_REMOVED";
+            case REMOVED: return "REMOVED";
             default: return String.format("0x%02x", type & 0xff);
         }
     }

@@ -34,8 +34,12 @@ public final class SubscribeOptions {
     static final int REWIND = 4;
     /** Kind byte of {@code rewindSince}. */
     static final int REWIND_SINCE = 5;
+    /** Kind byte of {@code incarnations}. */
+    static final int INCARNATIONS = 6;
     /** Each kind's name, as the protocol and the error reasons spell it; index = kind. */
-    private static final String[] NAMES = {null, "maxRate", "fields", "filter", "rewind", "rewindSince"};
+    private static final String[] NAMES = {null, "maxRate", "fields", "filter", "rewind", "rewindSince",
+            "incarnations"};
+    private static final int[] NO_INCARNATIONS = new int[0];
 
     /** The lowest {@code maxRate}, in thousandths of an update per second: one update per 1,000 s. */
     public static final int MIN_MAX_RATE_THOUSANDTHS = 1;
@@ -49,20 +53,23 @@ public final class SubscribeOptions {
     public static final int MAX_OPTION_VALUE_BYTES = 0xFFFF;
 
     /** No option: a plain subscription, and a {@code SUBSCRIBE} byte for byte as in protocol version 1. */
-    public static final SubscribeOptions NONE = new SubscribeOptions(0, List.of(), "", 0, -1);
+    public static final SubscribeOptions NONE = new SubscribeOptions(0, List.of(), "", 0, -1, NO_INCARNATIONS);
 
     private final int maxRateThousandths;
     private final List<String> fields;
     private final String filter;
     private final int rewind;
     private final long rewindSince;
+    private final int[] incarnations;
 
-    private SubscribeOptions(int maxRateThousandths, List<String> fields, String filter, int rewind, long rewindSince) {
+    private SubscribeOptions(int maxRateThousandths, List<String> fields, String filter, int rewind, long rewindSince,
+                             int[] incarnations) {
         this.maxRateThousandths = maxRateThousandths;
         this.fields = fields;
         this.filter = filter;
         this.rewind = rewind;
         this.rewindSince = rewindSince;
+        this.incarnations = incarnations;
     }
 
     /** A builder with no option set; {@link Builder#build()} of it gives {@link #NONE}. */
@@ -72,7 +79,8 @@ public final class SubscribeOptions {
 
     /** Whether no option is given: a plain subscription, equal to {@link #NONE}. */
     public boolean isEmpty() {
-        return maxRateThousandths == 0 && fields.isEmpty() && filter.isEmpty() && rewind == 0 && rewindSince < 0;
+        return maxRateThousandths == 0 && fields.isEmpty() && filter.isEmpty() && rewind == 0 && rewindSince < 0
+                && incarnations.length == 0;
     }
 
     /**
@@ -125,12 +133,37 @@ public final class SubscribeOptions {
     }
 
     /**
+     * {@code incarnations}: the incarnation of each topic of the resume list, in its order (0: not
+     * known), so that a topic removed and created again is not resumed from a sequence of the one
+     * before; empty when not given. A copy.
+     */
+    public int[] incarnations() {
+        return incarnations.clone();
+    }
+
+    /** These options with {@code incarnations} for a resume list, or without any for an empty array. */
+    public SubscribeOptions withIncarnations(int[] incarnations) {
+        SubscribeOptions with = new SubscribeOptions(maxRateThousandths, fields, filter, rewind, rewindSince,
+                checkIncarnations(incarnations));
+        return with.isEmpty() ? NONE : with;
+    }
+
+    private static int[] checkIncarnations(int[] incarnations) {
+        if (incarnations.length > MAX_OPTION_VALUE_BYTES / 4) {
+            throw new IllegalArgumentException("incarnations: " + incarnations.length + " of them, more than the "
+                    + MAX_OPTION_VALUE_BYTES / 4 + " an option holds");
+        }
+        return incarnations.length == 0 ? NO_INCARNATIONS : incarnations.clone();
+    }
+
+    /**
      * The names of the options given, in the order of their kinds on the wire: some of
-     * {@code maxRate}, {@code fields}, {@code filter}, {@code rewind}, {@code rewindSince}.
+     * {@code maxRate}, {@code fields}, {@code filter}, {@code rewind}, {@code rewindSince},
+     * {@code incarnations}.
      */
     public List<String> names() {
-        List<String> names = new ArrayList<>(5);
-        for (int kind = MAX_RATE; kind <= REWIND_SINCE; kind++) {
+        List<String> names = new ArrayList<>(6);
+        for (int kind = MAX_RATE; kind <= INCARNATIONS; kind++) {
             if (has(kind)) {
                 names.add(NAMES[kind]);
             }
@@ -146,6 +179,7 @@ public final class SubscribeOptions {
             case FILTER -> !filter.isEmpty();
             case REWIND -> rewind != 0;
             case REWIND_SINCE -> rewindSince >= 0;
+            case INCARNATIONS -> incarnations.length > 0;
             default -> false;
         };
     }
@@ -159,12 +193,13 @@ public final class SubscribeOptions {
     public boolean equals(Object o) {
         return o instanceof SubscribeOptions other && maxRateThousandths == other.maxRateThousandths
                 && rewind == other.rewind && rewindSince == other.rewindSince && fields.equals(other.fields)
-                && filter.equals(other.filter);
+                && filter.equals(other.filter) && java.util.Arrays.equals(incarnations, other.incarnations);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(maxRateThousandths, fields, filter, rewind, rewindSince);
+        return Objects.hash(maxRateThousandths, fields, filter, rewind, rewindSince) * 31
+                + java.util.Arrays.hashCode(incarnations);
     }
 
     /** The options given, e.g. {@code {maxRate=4, fields=[bid, ask], filter='spread < 0.0005'}}; {@code {}} for none. */
@@ -186,6 +221,9 @@ public final class SubscribeOptions {
         if (rewindSince >= 0) {
             parts.add("rewindSince=" + rewindSince);
         }
+        if (incarnations.length > 0) {
+            parts.add("incarnations=" + incarnations.length);
+        }
         return "{" + String.join(", ", parts) + "}";
     }
 
@@ -200,8 +238,18 @@ public final class SubscribeOptions {
         private String filter = "";
         private int rewind;
         private long rewindSince = -1;
+        private int[] incarnations = NO_INCARNATIONS;
 
         private Builder() {
+        }
+
+        /**
+         * The incarnation of each topic of the {@code SUBSCRIBE}'s resume list, in its order (0: not
+         * known); at most {@code 16,383}, the most a {@code u16} of bytes holds.
+         */
+        public Builder incarnations(int[] incarnations) {
+            this.incarnations = checkIncarnations(incarnations);
+            return this;
         }
 
         /**
@@ -298,7 +346,8 @@ public final class SubscribeOptions {
 
         /** The options set so far; {@link #NONE} when none is. */
         public SubscribeOptions build() {
-            SubscribeOptions built = new SubscribeOptions(maxRateThousandths, fields, filter, rewind, rewindSince);
+            SubscribeOptions built = new SubscribeOptions(maxRateThousandths, fields, filter, rewind, rewindSince,
+                    incarnations);
             return built.isEmpty() ? NONE : built;
         }
     }

@@ -38,6 +38,12 @@ public final class WireCodec {
     public static final int VIEW_BYTES = HEADER_BYTES + 4 + 4;
     /** Bytes of an {@code UNMATCHED}. */
     public static final int UNMATCHED_BYTES = HEADER_BYTES + 4 + 4 + 8;
+    /** Bytes of a {@code TOPIC_REMOVED}. */
+    public static final int TOPIC_REMOVED_BYTES = HEADER_BYTES + 4 + 8;
+    /** Bytes of a {@code REMOVED}. */
+    public static final int REMOVED_BYTES = HEADER_BYTES + 4 + 4;
+    /** The most resume positions a {@code SUBSCRIBE} gives incarnations for: the option's value is a {@code u16} of bytes. */
+    public static final int MAX_RESUME_INCARNATIONS = SubscribeOptions.MAX_OPTION_VALUE_BYTES / 4;
     /** Bytes the view id adds to a {@code SNAPSHOT} or {@code UPDATE} flagged {@link UpdateFlags#VIEWED}. */
     public static final int VIEW_ID_BYTES = 4;
     /** Bytes an {@code UPDATE} through a view adds to its value. */
@@ -195,6 +201,13 @@ public final class WireCodec {
         if (options.has(SubscribeOptions.REWIND_SINCE)) {
             out.writeByte(SubscribeOptions.REWIND_SINCE).writeShort(8).writeLong(options.rewindSince());
         }
+        if (options.has(SubscribeOptions.INCARNATIONS)) {
+            int[] incarnations = options.incarnations();
+            out.writeByte(SubscribeOptions.INCARNATIONS).writeShort(incarnations.length * 4);
+            for (int incarnation : incarnations) {
+                out.writeInt(incarnation);
+            }
+        }
     }
 
     /** {@code UNSUBSCRIBE}: closes one subscription; {@link #UNSUBSCRIBE_BYTES} long. */
@@ -257,6 +270,9 @@ public final class WireCodec {
         if (options.has(SubscribeOptions.REWIND_SINCE)) {
             bytes += 8;
         }
+        if (options.has(SubscribeOptions.INCARNATIONS)) {
+            bytes += options.incarnations().length * 4;
+        }
         return bytes;
     }
 
@@ -266,6 +282,22 @@ public final class WireCodec {
         writeString(out, topicPath);
         out.writeBytes(value);
         end(out, start);
+    }
+
+    /**
+     * {@code REMOVE}: removes the topics {@code selector} matches that the session may publish to,
+     * answered by a {@code REMOVED} or {@code ERROR} with the correlation id.
+     */
+    public static void writeRemove(ByteBuf out, int correlationId, String selector) {
+        int start = begin(out, MessageType.REMOVE, selector);
+        out.writeInt(correlationId);
+        writeString(out, selector);
+        end(out, start);
+    }
+
+    /** Bytes of a {@code REMOVE} of a selector of {@code selectorBytes} UTF-8 bytes. */
+    public static int removeBytes(int selectorBytes) {
+        return HEADER_BYTES + 4 + 2 + selectorBytes;
     }
 
     /** {@code PING}: answered by a {@code PONG} with the same nonce; {@link #PING_BYTES} long. */
@@ -292,9 +324,9 @@ public final class WireCodec {
         return HEADER_BYTES + 2 + 2 + ByteBufUtil.utf8Bytes(sessionId) + 4 + 4;
     }
 
-    /** Bytes of a {@code TOPIC} defining {@code topicPath}. */
+    /** Bytes of a {@code TOPIC} defining {@code topicPath}, with its incarnation. */
     public static int topicBytes(String topicPath) {
-        return HEADER_BYTES + 4 + 2 + ByteBufUtil.utf8Bytes(topicPath);
+        return HEADER_BYTES + 4 + 2 + ByteBufUtil.utf8Bytes(topicPath) + 4;
     }
 
     /** Bytes of a {@code SNAPSHOT} carrying {@code valueLength} bytes of value. */
@@ -317,15 +349,41 @@ public final class WireCodec {
         return VIEWED_UPDATE_OVERHEAD_BYTES + valueLength;
     }
 
-    /**
-     * {@code TOPIC}: defines {@code alias} as {@code topicPath} for the updates that follow; {@link
-     * #topicBytes} long.
-     */
+    /** {@code TOPIC} of incarnation 0, not known: what a server of no incarnations means; {@link #topicBytes} long. */
     public static void writeTopic(ByteBuf out, int alias, String topicPath) {
+        writeTopic(out, alias, topicPath, 0);
+    }
+
+    /**
+     * {@code TOPIC}: defines {@code alias} as {@code topicPath}, of the topic's
+     * {@code incarnation} (a {@code u32}, 0 when unknown), for the updates that follow;
+     * {@link #topicBytes} long.
+     */
+    public static void writeTopic(ByteBuf out, int alias, String topicPath, int incarnation) {
         int start = begin(out, MessageType.TOPIC, topicPath);
         out.writeInt(alias);
         writeString(out, topicPath);
+        out.writeInt(incarnation);
         end(out, start);
+    }
+
+    /**
+     * {@code TOPIC_REMOVED}: the topic of {@code alias} was removed after its update
+     * {@code lastSequence}; {@link #TOPIC_REMOVED_BYTES} long.
+     */
+    public static void writeTopicRemoved(ByteBuf out, int alias, long lastSequence) {
+        out.writeByte(MessageType.TOPIC_REMOVED);
+        out.writeInt(TOPIC_REMOVED_BYTES - HEADER_BYTES);
+        out.writeInt(alias);
+        out.writeLong(lastSequence);
+    }
+
+    /** {@code REMOVED}: the answer to the {@code REMOVE} of {@code correlationId}; {@link #REMOVED_BYTES} long. */
+    public static void writeRemoved(ByteBuf out, int correlationId, int removedTopics) {
+        out.writeByte(MessageType.REMOVED);
+        out.writeInt(REMOVED_BYTES - HEADER_BYTES);
+        out.writeInt(correlationId);
+        out.writeInt(removedTopics);
     }
 
     /**

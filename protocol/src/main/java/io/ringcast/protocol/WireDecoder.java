@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +40,7 @@ final class WireDecoder {
                     throw malformed(type, "resumeCount " + count + " does not fit in the " + (end - in.readerIndex())
                             + " bytes left");
                 }
+                int resumeStart = in.readerIndex();
                 Map<String, Long> resume;
                 if (count == 0) {
                     resume = Collections.emptyMap();
@@ -58,11 +60,16 @@ final class WireDecoder {
                 checkOptionsFraming(in, end, type);
                 in.readerIndex(block);
                 SubscribeOptions.Builder options = SubscribeOptions.builder();
-                String fault = readOptions(in, options);
+                String fault = readOptions(in, options, (int) count);
                 if (fault != null) {
                     h.onSubscribeRefused(id, ErrorCode.INVALID_OPTIONS, fault);
                 } else {
-                    h.onSubscribe(id, selector, resume, options.build());
+                    SubscribeOptions built = options.build();
+                    if (resume.size() < count && built.has(SubscribeOptions.INCARNATIONS)) {
+                        // a path named twice: the map kept its last position, so one incarnation per path too
+                        built = built.withIncarnations(lastOfEachPath(in, resumeStart, built.incarnations(), resume));
+                    }
+                    h.onSubscribe(id, selector, resume, built);
                 }
                 return;
             }
@@ -80,6 +87,11 @@ final class WireDecoder {
                 }
                 return;
             }
+            case MessageType.REMOVE: {
+                int correlationId = u32(in, end, type, "correlationId");
+                h.onRemove(correlationId, string(in, end, type, "selector"));
+                return;
+            }
             case MessageType.PING:
                 h.onPing(nonce(in, end, type));
                 return;
@@ -92,7 +104,9 @@ final class WireDecoder {
             }
             case MessageType.TOPIC: {
                 int alias = u32(in, end, type, "alias");
-                h.onTopic(alias, string(in, end, type, "topicPath"));
+                String path = string(in, end, type, "topicPath");
+                int incarnation = in.readerIndex() < end ? u32(in, end, type, "incarnation") : 0;
+                h.onTopic(alias, path, incarnation);
                 return;
             }
             case MessageType.SNAPSHOT: {
@@ -142,6 +156,16 @@ final class WireDecoder {
                 h.onUnmatched(viewId, alias, u64(in, end, type, "sequence"));
                 return;
             }
+            case MessageType.TOPIC_REMOVED: {
+                int alias = u32(in, end, type, "alias");
+                h.onTopicRemoved(alias, u64(in, end, type, "lastSequence"));
+                return;
+            }
+            case MessageType.REMOVED: {
+                int correlationId = u32(in, end, type, "correlationId");
+                h.onRemoved(correlationId, u32(in, end, type, "removedTopics"));
+                return;
+            }
             default:
                 throw new ProtocolException(ErrorCode.UNKNOWN_MESSAGE_TYPE, "unknown message type "
                         + MessageType.name(type) + " at offset " + (in.readerIndex() - WireCodec.HEADER_BYTES));
@@ -176,7 +200,7 @@ final class WireDecoder {
      * @return null, or the first fault of content (the reason a server sends with
      *         {@code INVALID_OPTIONS}: the option, then what was wrong)
      */
-    private static String readOptions(ByteBuf in, SubscribeOptions.Builder options) {
+    private static String readOptions(ByteBuf in, SubscribeOptions.Builder options, int resumeCount) {
         int count = in.readUnsignedByte();
         if (count == 0) {
             return "options: optionCount 0; a SUBSCRIBE without options has no options block";
@@ -188,7 +212,8 @@ final class WireDecoder {
             int valueEnd = in.readerIndex() + length;
             String name = SubscribeOptions.name(kind);
             if (name == null) {
-                return "option kind " + kind + " is unknown (1 maxRate, 2 fields, 3 filter, 4 rewind, 5 rewindSince)";
+                return "option kind " + kind + " is unknown (1 maxRate, 2 fields, 3 filter, 4 rewind, 5 rewindSince, "
+                        + "6 incarnations)";
             }
             if ((seen & 1 << kind) != 0) {
                 return name + ": given twice";
@@ -201,7 +226,8 @@ final class WireDecoder {
                     case SubscribeOptions.FIELDS -> fields(in, valueEnd, options);
                     case SubscribeOptions.FILTER -> filter(in, length, options);
                     case SubscribeOptions.REWIND -> rewind(in, length, options);
-                    default -> rewindSince(in, length, options);
+                    case SubscribeOptions.REWIND_SINCE -> rewindSince(in, length, options);
+                    default -> incarnations(in, length, resumeCount, options);
                 };
             } catch (IllegalArgumentException refused) {
                 fault = refused.getMessage();
@@ -284,6 +310,39 @@ final class WireDecoder {
         }
         options.rewindSince(epochMillis);
         return null;
+    }
+
+    private static String incarnations(ByteBuf in, int length, int resumeCount, SubscribeOptions.Builder options) {
+        if (length != resumeCount * 4L) {
+            return "incarnations: " + length + " bytes for " + resumeCount + " resume positions; a u32 each, "
+                    + resumeCount * 4L + " bytes";
+        }
+        int[] incarnations = new int[resumeCount];
+        for (int i = 0; i < resumeCount; i++) {
+            incarnations[i] = in.readInt();
+        }
+        options.incarnations(incarnations);
+        return null;
+    }
+
+    /**
+     * The incarnation of each path of {@code resume}, in its order, taken from the path's last
+     * position in the resume list at {@code at} (read already, so well formed), as the map took
+     * that position's sequence.
+     */
+    private static int[] lastOfEachPath(ByteBuf in, int at, int[] byPosition, Map<String, Long> resume) {
+        Map<String, Integer> last = new HashMap<>();
+        for (int incarnation : byPosition) {
+            int length = in.getUnsignedShort(at);
+            last.put(in.toString(at + 2, length, StandardCharsets.UTF_8), incarnation);
+            at += 2 + length + 8;
+        }
+        int[] byPath = new int[resume.size()];
+        int i = 0;
+        for (String path : resume.keySet()) {
+            byPath[i++] = last.get(path);
+        }
+        return byPath;
     }
 
     private static void need(ByteBuf in, int end, int bytes, byte type, String field) throws ProtocolException {

@@ -75,11 +75,28 @@ class GoldenFramesTest {
             .rewindSince(1_795_737_600_000L) // 2026-11-27T00:00:00Z
             .build();
 
+    /** The incarnation of the topic in {@code topic.hex}, the doc's example and {@code subscribe-incarnations.hex}. */
+    static final int INCARNATION = 0x692A5E00;
+
     static Stream<Named<Golden>> goldens() {
         Map<String, Long> resume = new LinkedHashMap<>();
         resume.put("fx/EURUSD/bid", 42L);
         resume.put("fx/GBPUSD/bid", 7L);
+        Map<String, Long> resumeAcrossARemoval = new LinkedHashMap<>();
+        resumeAcrossARemoval.put("fx/EURUSD", 42L);
+        resumeAcrossARemoval.put("fx/GBPUSD", 7L);
         return Stream.of(
+                golden("remove.hex", out -> WireCodec.writeRemove(out, 6, "fx/GBPUSD/#"),
+                        event("REMOVE", 6, "fx/GBPUSD/#")),
+                golden("topic-removed.hex", out -> WireCodec.writeTopicRemoved(out, 7, 43),
+                        event("TOPIC_REMOVED", 7, 43)),
+                golden("removed.hex", out -> WireCodec.writeRemoved(out, 6, 3),
+                        event("REMOVED", 6, 3)),
+                golden("subscribe-incarnations.hex",
+                        out -> WireCodec.writeSubscribe(out, 4, "fx/#", resumeAcrossARemoval,
+                                SubscribeOptions.builder().incarnations(new int[] {INCARNATION, 0}).build()),
+                        event("SUBSCRIBE", 4, "fx/#", "{fx/EURUSD=42, fx/GBPUSD=7}", "{incarnations=2}",
+                                "incarnations [1764384256, 0]")),
                 golden("subscribe-options.hex",
                         out -> WireCodec.writeSubscribe(out, 3, "fx/+", Map.of("fx/EURUSD", 42L), EVERY_OPTION),
                         event("SUBSCRIBE", 3, "fx/+", "{fx/EURUSD=42}", "{maxRate=4, fields=[bid, ask], "
@@ -108,8 +125,8 @@ class GoldenFramesTest {
                         event("PING", 0x0123456789ABCDEFL)),
                 golden("welcome.hex", out -> WireCodec.writeWelcome(out, 1, "s-00002a", 1 << 20, 30_000),
                         event("WELCOME", 1, "s-00002a", 1048576, 30000)),
-                golden("topic.hex", out -> WireCodec.writeTopic(out, 256, "fx/€"),
-                        event("TOPIC", 256, "fx/€")),
+                golden("topic.hex", out -> WireCodec.writeTopic(out, 256, "fx/€", INCARNATION),
+                        event("TOPIC", 256, "fx/€", 1764384256)),
                 golden("snapshot.hex", out -> withValue("1.0842",
                                 v -> WireCodec.writeSnapshot(out, 0, 7, 42, UpdateFlags.GAP, v, 0, v.readableBytes())),
                         event("SNAPSHOT", 0, 7, 42, UpdateFlags.GAP, "312e30383432")),
@@ -208,7 +225,7 @@ class GoldenFramesTest {
             List.of(event("HELLO", 1, "demo1")),
             List.of(event("WELCOME", 1, "s-000001", 1048576, 120000)),
             List.of(event("SUBSCRIBE", 1, "fx/#", "{}")),
-            List.of(event("TOPIC", 7, "fx/EURUSD"),
+            List.of(event("TOPIC", 7, "fx/EURUSD", 1764384256),
                     event("SNAPSHOT", 1, 7, 42, 0, "312e30383432"),
                     event("SUBSCRIBED", 1, 1)),
             List.of(event("PUBLISH", 1, "fx/EURUSD", "312e30383433")),
@@ -233,7 +250,7 @@ class GoldenFramesTest {
                 out -> WireCodec.writeWelcome(out, 1, "s-000001", 1 << 20, 120_000),
                 out -> WireCodec.writeSubscribe(out, 1, "fx/#", Map.of()),
                 out -> {
-                    WireCodec.writeTopic(out, 7, "fx/EURUSD");
+                    WireCodec.writeTopic(out, 7, "fx/EURUSD", INCARNATION);
                     withValue("1.0842", v -> WireCodec.writeSnapshot(out, 1, 7, 42, 0, v, 0, v.readableBytes()));
                     WireCodec.writeSubscribed(out, 1, 1);
                 },

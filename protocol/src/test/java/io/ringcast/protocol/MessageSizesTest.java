@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -33,12 +34,33 @@ class MessageSizesTest {
         assertEquals(WireCodec.SUBSCRIBED_BYTES, written(out -> WireCodec.writeSubscribed(out, 1, 100)));
         assertEquals(WireCodec.VIEW_BYTES, written(out -> WireCodec.writeView(out, 1, 2)));
         assertEquals(WireCodec.UNMATCHED_BYTES, written(out -> WireCodec.writeUnmatched(out, 1, 2, Long.MAX_VALUE)));
+        assertEquals(WireCodec.TOPIC_REMOVED_BYTES, written(out -> WireCodec.writeTopicRemoved(out, 1, Long.MAX_VALUE)));
+        assertEquals(WireCodec.REMOVED_BYTES, written(out -> WireCodec.writeRemoved(out, 1, 0)));
     }
 
     @Test
-    void topicSizeCountsThePathInUtf8Bytes() {
+    void topicSizeCountsThePathInUtf8BytesAndTheIncarnation() {
         for (String path : PATHS) {
             assertEquals(WireCodec.topicBytes(path), written(out -> WireCodec.writeTopic(out, 1, path)), path);
+            assertEquals(WireCodec.topicBytes(path), written(out -> WireCodec.writeTopic(out, 1, path, -1)), path);
+        }
+    }
+
+    @Test
+    void subscribeSizeCountsAU32PerIncarnation() {
+        Map<String, Long> resume = new LinkedHashMap<>();
+        int withoutOptions = WireCodec.subscribeBytes(1);
+        for (int positions : new int[] {1, 2, WireCodec.MAX_RESUME_INCARNATIONS}) {
+            while (resume.size() < positions) {
+                String path = "t" + resume.size();
+                resume.put(path, 1L);
+                withoutOptions += WireCodec.resumeEntryBytes(ByteBufUtil.utf8Bytes(path));
+            }
+            SubscribeOptions options = SubscribeOptions.builder().incarnations(new int[positions]).build();
+            int expected = withoutOptions + 1 + 3 + 4 * positions; // optionCount, kind and length, the u32s
+            assertEquals(expected - withoutOptions, WireCodec.subscribeOptionsBytes(options), positions + " positions");
+            assertEquals(expected, written(out -> WireCodec.writeSubscribe(out, 1, "#", resume, options)),
+                    positions + " positions");
         }
     }
 

@@ -25,6 +25,12 @@ final class Recorder {
         return Integer.toUnsignedString(v);
     }
 
+    /** {@code incarnations [1764384256, 0]}: each shown unsigned, in the resume list's order. */
+    static String incarnations(int... incarnations) {
+        return Arrays.stream(incarnations).mapToObj(Recorder::u32)
+                .collect(Collectors.joining(", ", "incarnations [", "]"));
+    }
+
     private static String value(ByteBuf frame, int index, int length) {
         if (index < 0 || length < 0 || index + length > frame.writerIndex()) {
             throw new AssertionError("value range " + index + "+" + length + " outside the frame (writerIndex "
@@ -46,14 +52,21 @@ final class Recorder {
                 events.add(event("SUBSCRIBE", u32(subscriptionId), selector, resume));
             }
 
-            /** With options, the options after the resume list; without, through the default to the method above. */
+            /**
+             * With options, the options after the resume list, and the incarnations' values after
+             * them when given (the options' own text counts them only); without, through the
+             * default to the method above.
+             */
             @Override
             public void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume,
                                     SubscribeOptions options) throws ProtocolException {
                 if (options.isEmpty()) {
                     MessageHandler.super.onSubscribe(subscriptionId, selector, resume, options);
-                } else {
+                } else if (options.incarnations().length == 0) {
                     events.add(event("SUBSCRIBE", u32(subscriptionId), selector, resume, options));
+                } else {
+                    events.add(event("SUBSCRIBE", u32(subscriptionId), selector, resume, options,
+                            incarnations(options.incarnations())));
                 }
             }
 
@@ -78,6 +91,11 @@ final class Recorder {
             }
 
             @Override
+            public void onRemove(int correlationId, String selector) {
+                events.add(event("REMOVE", u32(correlationId), selector));
+            }
+
+            @Override
             public void onPing(long nonce) {
                 events.add(event("PING", nonce));
             }
@@ -92,9 +110,20 @@ final class Recorder {
                 events.add(event("WELCOME", version, sessionId, u32(maxFrameBytes), u32(idleTimeoutMs)));
             }
 
+            /** With the incarnation, 0 for a {@code TOPIC} that carries none. */
             @Override
-            public void onTopic(int alias, String topicPath) {
-                events.add(event("TOPIC", u32(alias), topicPath));
+            public void onTopic(int alias, String topicPath, int incarnation) {
+                events.add(event("TOPIC", u32(alias), topicPath, u32(incarnation)));
+            }
+
+            @Override
+            public void onTopicRemoved(int alias, long lastSequence) {
+                events.add(event("TOPIC_REMOVED", u32(alias), lastSequence));
+            }
+
+            @Override
+            public void onRemoved(int correlationId, int removedTopics) {
+                events.add(event("REMOVED", u32(correlationId), u32(removedTopics)));
             }
 
             @Override
@@ -210,6 +239,11 @@ final class Recorder {
             }
 
             @Override
+            public void onRemove(int correlationId, String selector) throws ProtocolException {
+                s.onRemove(correlationId, selector);
+            }
+
+            @Override
             public void onPing(long nonce) throws ProtocolException {
                 s.onPing(nonce);
             }
@@ -221,8 +255,18 @@ final class Recorder {
             }
 
             @Override
-            public void onTopic(int alias, String topicPath) throws ProtocolException {
-                c.onTopic(alias, topicPath);
+            public void onTopic(int alias, String topicPath, int incarnation) throws ProtocolException {
+                c.onTopic(alias, topicPath, incarnation);
+            }
+
+            @Override
+            public void onTopicRemoved(int alias, long lastSequence) throws ProtocolException {
+                c.onTopicRemoved(alias, lastSequence);
+            }
+
+            @Override
+            public void onRemoved(int correlationId, int removedTopics) throws ProtocolException {
+                c.onRemoved(correlationId, removedTopics);
             }
 
             @Override

@@ -148,4 +148,77 @@ class SubscribeOptionsTest {
                 .rewindSince(0).build());
         assertThat(a).isNotEqualTo(SubscribeOptions.NONE).isNotEqualTo(null).isNotEqualTo("{}");
     }
+
+    // ---------------------------------------------------------------- incarnations
+
+    @Test
+    void incarnationsReadBackInOrderAreNamedLastAndCountedInTheText() {
+        SubscribeOptions o = SubscribeOptions.builder().incarnations(new int[] {7, 0, 0xFFFFFFFF}).rewind(2).build();
+
+        assertThat(o.isEmpty()).isFalse();
+        assertThat(o.incarnations()).containsExactly(7, 0, 0xFFFFFFFF);
+        assertThat(o.names()).containsExactly("rewind", "incarnations");
+        assertThat(o).hasToString("{rewind=2, incarnations=3}");
+        assertThat(SubscribeOptions.NONE.incarnations()).isEmpty();
+    }
+
+    @Test
+    void incarnationsAloneMakeNoView() {
+        // they only qualify resume positions: the subscription is a plain one
+        assertThat(SubscribeOptions.builder().incarnations(new int[] {1}).build().makesView()).isFalse();
+    }
+
+    @Test
+    void incarnationsAreCopiedInAndOut() {
+        int[] given = {1, 2};
+        SubscribeOptions o = SubscribeOptions.builder().incarnations(given).build();
+        SubscribeOptions with = SubscribeOptions.NONE.withIncarnations(given);
+        given[0] = 99;
+        o.incarnations()[1] = 99;
+
+        assertThat(o.incarnations()).containsExactly(1, 2);
+        assertThat(with.incarnations()).containsExactly(1, 2);
+    }
+
+    @Test
+    void noIncarnationsIsNoOption() {
+        // an empty array is the option not given: the writer then sends no kind 6
+        assertThat(SubscribeOptions.builder().incarnations(new int[0]).build()).isSameAs(SubscribeOptions.NONE);
+        assertThat(SubscribeOptions.NONE.withIncarnations(new int[0])).isSameAs(SubscribeOptions.NONE);
+        assertThat(SubscribeOptions.builder().incarnations(new int[] {3}).build().withIncarnations(new int[0]))
+                .isSameAs(SubscribeOptions.NONE);
+    }
+
+    @Test
+    void withIncarnationsKeepsTheOtherOptionsAndReplacesEarlierIncarnations() {
+        SubscribeOptions rewind = SubscribeOptions.builder().rewind(5).filter("x = 1").incarnations(new int[] {1}).build();
+
+        SubscribeOptions with = rewind.withIncarnations(new int[] {4, 5});
+
+        assertThat(with).isEqualTo(SubscribeOptions.builder().rewind(5).filter("x = 1").incarnations(new int[] {4, 5})
+                .build());
+        assertThat(with.withIncarnations(new int[0])).isEqualTo(SubscribeOptions.builder().rewind(5).filter("x = 1")
+                .build());
+    }
+
+    @Test
+    void moreIncarnationsThanAU16OfBytesHoldsAreRefused() {
+        assertThat(SubscribeOptions.builder().incarnations(new int[WireCodec.MAX_RESUME_INCARNATIONS]).build()
+                .incarnations()).hasSize(16_383);
+        refused(() -> SubscribeOptions.builder().incarnations(new int[16_384]),
+                "incarnations: 16384 of them, more than the 16383 an option holds");
+        refused(() -> SubscribeOptions.NONE.withIncarnations(new int[16_384]),
+                "incarnations: 16384 of them, more than the 16383 an option holds");
+    }
+
+    @Test
+    void incarnationsCountInEqualityByTheirValuesAndOrder() {
+        SubscribeOptions a = SubscribeOptions.builder().rewind(3).incarnations(new int[] {1, 2}).build();
+        SubscribeOptions same = SubscribeOptions.builder().incarnations(new int[] {1, 2}).rewind(3).build();
+
+        assertThat(a).isEqualTo(same).hasSameHashCodeAs(same);
+        assertThat(a).isNotEqualTo(SubscribeOptions.builder().rewind(3).incarnations(new int[] {2, 1}).build());
+        assertThat(a).isNotEqualTo(SubscribeOptions.builder().rewind(3).incarnations(new int[] {1, 2, 0}).build());
+        assertThat(a).isNotEqualTo(SubscribeOptions.builder().rewind(3).build());
+    }
 }

@@ -213,7 +213,9 @@ class SubscribeOptionsWireTest {
                 Arguments.of(Named.of("a framing fault behind an unknown kind", "02 090000 0400040000"),
                         "field options[1].value needs 4 bytes, 2 left"),
                 Arguments.of(Named.of("a framing fault behind a repeated kind", "03 01000400000001 01000400000001 01"),
-                        "field options[2].length needs 2 bytes, 0 left"));
+                        "field options[2].length needs 2 bytes, 0 left"),
+                Arguments.of(Named.of("incarnations running past the body", "01 0600080000"),
+                        "field options[0].value needs 8 bytes, 2 left"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -246,18 +248,19 @@ class SubscribeOptionsWireTest {
         return String.format("01 03%04x", text.getBytes(StandardCharsets.UTF_8).length) + hexOf(text);
     }
 
+    /** The kinds an unknown one's reason lists. */
+    private static final String KINDS = " (1 maxRate, 2 fields, 3 filter, 4 rewind, 5 rewindSince, 6 incarnations)";
+
     static Stream<Arguments> contentFaults() {
         String maxRateRange = " thousandths of an update per second, out of range (1 to 100000000: 0.001 to 100000 "
                 + "updates per second)";
         return Stream.of(
                 Arguments.of(Named.of("optionCount 0", "00"),
                         "options: optionCount 0; a SUBSCRIBE without options has no options block"),
-                Arguments.of(Named.of("kind 0", "01 000000"),
-                        "option kind 0 is unknown (1 maxRate, 2 fields, 3 filter, 4 rewind, 5 rewindSince)"),
-                Arguments.of(Named.of("kind 6", "01 06000100"),
-                        "option kind 6 is unknown (1 maxRate, 2 fields, 3 filter, 4 rewind, 5 rewindSince)"),
+                Arguments.of(Named.of("kind 0", "01 000000"), "option kind 0 is unknown" + KINDS),
+                Arguments.of(Named.of("kind 7", "01 07000100"), "option kind 7 is unknown" + KINDS),
                 Arguments.of(Named.of("kind 255 after a good option", "02 04000400000001 ff0003616263"),
-                        "option kind 255 is unknown (1 maxRate, 2 fields, 3 filter, 4 rewind, 5 rewindSince)"),
+                        "option kind 255 is unknown" + KINDS),
                 Arguments.of(Named.of("maxRate twice", "02 01000400000fa0 01000400000fa0"),
                         "maxRate: given twice"),
                 Arguments.of(Named.of("rewind twice, apart", "03 04000400000001 030001 78 04000400000002"),
@@ -300,6 +303,12 @@ class SubscribeOptionsWireTest {
                         "rewindSince: 4 bytes; its value is a u64 of 8"),
                 Arguments.of(Named.of("rewindSince 2^63", "01 0500088000000000000000"),
                         "rewindSince: 9223372036854775808, above 2^63-1"),
+                Arguments.of(Named.of("incarnations of 4 bytes, no resume list", "01 06000400000001"),
+                        "incarnations: 4 bytes for 0 resume positions; a u32 each, 0 bytes"),
+                Arguments.of(Named.of("incarnations of 1 byte, no resume list", "01 06000100"),
+                        "incarnations: 1 bytes for 0 resume positions; a u32 each, 0 bytes"),
+                Arguments.of(Named.of("incarnations twice, both empty", "02 060000 060000"),
+                        "incarnations: given twice"),
                 Arguments.of(Named.of("the first of two faults", "02 01000400000000 090000"),
                         "maxRate: 0" + maxRateRange));
     }
@@ -322,6 +331,203 @@ class SubscribeOptionsWireTest {
         assertThat(ErrorCode.INVALID_OPTIONS.fatal()).isFalse();
         assertThat(ErrorCode.INVALID_OPTIONS.closeCode()).isZero();
         assertThat(ErrorCode.of(32)).isSameAs(ErrorCode.INVALID_OPTIONS);
+    }
+
+    // ---------------------------------------------------------------- incarnations
+
+    /** The incarnation docs/protocol.md's example gives its topic. */
+    private static final int INCARNATION = GoldenFramesTest.INCARNATION;
+
+    /**
+     * A {@code SUBSCRIBE} of {@code id} to {@code #} resuming {@code t0}, {@code t1}... from
+     * sequences 1, 2..., then {@code block}.
+     */
+    private ByteBuf subscribeResuming(int id, int resumeCount, byte[] block) {
+        ByteBuf frame = buffers.allocate();
+        frame.writeByte(MessageType.SUBSCRIBE).writeInt(0);
+        frame.writeInt(id).writeShort(1).writeByte('#').writeInt(resumeCount);
+        for (int i = 0; i < resumeCount; i++) {
+            WireCodec.writeString(frame, "t" + i);
+            frame.writeLong(i + 1);
+        }
+        frame.writeBytes(block);
+        frame.setInt(1, frame.writerIndex() - WireCodec.HEADER_BYTES);
+        return frame;
+    }
+
+    private static Map<String, Long> twoPositions() {
+        Map<String, Long> resume = new LinkedHashMap<>();
+        resume.put("fx/EURUSD", 42L);
+        resume.put("株価/東京", Long.MAX_VALUE);
+        return resume;
+    }
+
+    @ParameterizedTest
+    @MethodSource("combinations")
+    void everyCombinationWithIncarnationsRoundTripsWithItsResumeList(SubscribeOptions others)
+            throws ProtocolException {
+        SubscribeOptions options = others.withIncarnations(new int[] {INCARNATION, 0});
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writeSubscribe(frame, 9, "fx/#", twoPositions(), options);
+        ByteBuf again = buffers.allocate();
+        WireCodec.writeSubscribe(again, 9, "fx/#", twoPositions(), options);
+
+        SubscribeOptions decoded = decodedOptions(again);
+        WireCodec.decode(frame, recorder.serverSide());
+
+        assertThat(recorder.events).containsExactly(event("SUBSCRIBE", 9, "fx/#", twoPositions(), options,
+                "incarnations [1764384256, 0]"));
+        assertThat(decoded).isEqualTo(options).hasSameHashCodeAs(options);
+        assertThat(decoded.incarnations()).containsExactly(INCARNATION, 0);
+        assertThat(decoded.names()).endsWith("incarnations");
+    }
+
+    @Test
+    void incarnationsComeLastAsKind6WithAU32PerResumePosition() {
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writeSubscribe(frame, 2, "#", twoPositions(), SubscribeOptions.builder()
+                .incarnations(new int[] {INCARNATION, 0xFFFFFFFF}).rewind(4).build());
+
+        int block = frame.writerIndex() - (1 + 7 + 3 + 8);
+        assertThat(ByteBufUtil.hexDump(frame, block, frame.writerIndex() - block))
+                .isEqualTo("02" + "04000400000004" + "060008" + "692a5e00" + "ffffffff");
+    }
+
+    @Test
+    void theLargestResumeListThatCarriesIncarnationsFillsTheU16Length() throws ProtocolException {
+        Map<String, Long> resume = new LinkedHashMap<>();
+        int[] incarnations = new int[WireCodec.MAX_RESUME_INCARNATIONS];
+        for (int i = 0; i < incarnations.length; i++) {
+            resume.put("t" + i, (long) i + 1);
+            incarnations[i] = i * 7;
+        }
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writeSubscribe(frame, 1, "#", resume, SubscribeOptions.builder().incarnations(incarnations).build());
+
+        int optionLength = frame.getUnsignedShort(frame.writerIndex() - 16_383 * 4 - 2);
+        SubscribeOptions decoded = decodedOptions(frame);
+
+        assertThat(optionLength).isEqualTo(65_532);
+        assertThat(decoded.incarnations()).containsExactly(incarnations);
+    }
+
+    static Stream<Arguments> incarnationsOfTheWrongLength() {
+        return Stream.of(
+                Arguments.of(Named.of("8 bytes for 3 positions, the doc's example", "01 060008 0000000100000002"), 3,
+                        "incarnations: 8 bytes for 3 resume positions; a u32 each, 12 bytes"),
+                Arguments.of(Named.of("4 bytes for 2 positions", "01 060004 00000001"), 2,
+                        "incarnations: 4 bytes for 2 resume positions; a u32 each, 8 bytes"),
+                Arguments.of(Named.of("12 bytes for 2 positions", "01 06000c 000000010000000200000003"), 2,
+                        "incarnations: 12 bytes for 2 resume positions; a u32 each, 8 bytes"),
+                Arguments.of(Named.of("0 bytes for 2 positions", "01 060000"), 2,
+                        "incarnations: 0 bytes for 2 resume positions; a u32 each, 8 bytes"),
+                Arguments.of(Named.of("3 bytes for 1 position", "01 060003 000001"), 1,
+                        "incarnations: 3 bytes for 1 resume positions; a u32 each, 4 bytes"),
+                Arguments.of(Named.of("behind a good option", "02 04000400000001 060002 0000"), 1,
+                        "incarnations: 2 bytes for 1 resume positions; a u32 each, 4 bytes"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("incarnationsOfTheWrongLength")
+    void incarnationsOfTheWrongLengthAreRefusedWithTheirReasonAndTheFrameGoesOn(String block, int resumeCount,
+                                                                                String reason)
+            throws ProtocolException {
+        ByteBuf frame = subscribeResuming(5, resumeCount, hex(block));
+        WireCodec.writePing(frame, 2);
+
+        WireCodec.decode(frame, recorder.serverSide());
+
+        assertThat(recorder.events).containsExactly(
+                event("SUBSCRIBE_REFUSED", 5, ErrorCode.INVALID_OPTIONS, reason), event("PING", 2));
+    }
+
+    /**
+     * The codec's decision for no resume positions and an incarnations option of 0 bytes: accepted,
+     * as no incarnations. It keeps the documented rule (a length of 4 x resumeCount: 0), and a
+     * client that sends incarnations with every resume list is not refused for resuming nothing;
+     * the writer never sends it (an empty array is no option), so nothing depends on it either way.
+     */
+    @Test
+    void noResumePositionsAndIncarnationsOf0BytesAreAPlainSubscription() throws ProtocolException {
+        ByteBuf alone = subscribe(1, hex("01 060000"));
+        ByteBuf withRewind = subscribe(1, hex("02 04000400000005 060000"));
+        ByteBuf thenPing = subscribe(1, hex("01 060000"));
+        WireCodec.writePing(thenPing, 2);
+
+        assertThat(decodedOptions(alone)).isSameAs(SubscribeOptions.NONE);
+        assertThat(decodedOptions(withRewind)).isEqualTo(SubscribeOptions.builder().rewind(5).build());
+        WireCodec.decode(thenPing, recorder.serverSide());
+        assertThat(recorder.events).containsExactly(event("SUBSCRIBE", 1, "#", "{}"), event("PING", 2));
+    }
+
+    /** A resume list of {@code path:sequence} entries in this order, then {@code block}. */
+    private ByteBuf subscribeResuming(int id, List<String> entries, byte[] block) {
+        ByteBuf frame = buffers.allocate();
+        frame.writeByte(MessageType.SUBSCRIBE).writeInt(0);
+        frame.writeInt(id).writeShort(1).writeByte('#').writeInt(entries.size());
+        for (String entry : entries) {
+            String[] pathAndSequence = entry.split(":");
+            WireCodec.writeString(frame, pathAndSequence[0]);
+            frame.writeLong(Long.parseLong(pathAndSequence[1]));
+        }
+        frame.writeBytes(block);
+        frame.setInt(1, frame.writerIndex() - WireCodec.HEADER_BYTES);
+        return frame;
+    }
+
+    @Test
+    void aPathNamedTwiceKeepsTheIncarnationOfItsLastPositionAsItKeepsItsSequence() throws ProtocolException {
+        // the fuzzer's crash-ead88b7b: the handler got 2 incarnations for a resume map of 1 path
+        ByteBuf frame = subscribeResuming(3, List.of("a:5", "b:7", "a:9"),
+                hex("01 06000c 00000001 00000002 00000003"));
+
+        WireCodec.decode(frame, recorder.serverSide());
+
+        assertThat(recorder.events).containsExactly(event("SUBSCRIBE", 3, "#", "{a=9, b=7}", "{incarnations=2}",
+                "incarnations [3, 2]"));
+    }
+
+    @Test
+    void withAPathNamedTwiceTheLengthIsStillCountedPerPosition() throws ProtocolException {
+        ByteBuf frame = subscribeResuming(3, List.of("a:5", "a:9"), hex("01 060004 00000001"));
+
+        WireCodec.decode(frame, recorder.serverSide());
+
+        assertThat(recorder.events).containsExactly(event("SUBSCRIBE_REFUSED", 3, ErrorCode.INVALID_OPTIONS,
+                "incarnations: 4 bytes for 2 resume positions; a u32 each, 8 bytes"));
+    }
+
+    @Test
+    void theWriterSendsNoIncarnationsOptionForNoIncarnations() {
+        ByteBuf plain = buffers.allocate();
+        WireCodec.writeSubscribe(plain, 1, "#", Map.of());
+        ByteBuf none = buffers.allocate();
+        WireCodec.writeSubscribe(none, 1, "#", Map.of(), SubscribeOptions.NONE.withIncarnations(new int[0]));
+
+        assertThat(ByteBufUtil.hexDump(none)).isEqualTo(ByteBufUtil.hexDump(plain));
+    }
+
+    @Test
+    void aHandlerOfPlainSubscriptionsRefusesIncarnationsThroughTheDefault() throws ProtocolException {
+        // a handler that serves plain subscriptions only refuses, rather than resumes by sequence alone
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writeSubscribe(frame, 5, "#", twoPositions(), SubscribeOptions.builder()
+                .incarnations(new int[] {1, 2}).build());
+        List<String> got = new ArrayList<>();
+
+        WireCodec.decode(frame, new MessageHandler() {
+            @Override
+            public void onSubscribe(int subscriptionId, String selector, Map<String, Long> resume) {
+                got.add("open " + subscriptionId);
+            }
+
+            @Override
+            public void onSubscribeRefused(int subscriptionId, ErrorCode code, String reason) {
+                got.add("refuse " + subscriptionId + " " + code + " " + reason);
+            }
+        });
+
+        assertThat(got).containsExactly("refuse 5 INVALID_OPTIONS options are not served here: incarnations");
     }
 
     // ---------------------------------------------------------------- the handler's defaults

@@ -104,15 +104,41 @@ class WireCodecTest {
                 Named.of("REPUBLISH", new Sample(MessageType.REPUBLISH,
                         out -> WireCodec.writeRepublish(out, 9, "fx/EURUSD", VALUE),
                         event("REPUBLISH", 9, "fx/EURUSD", "0001feff"))),
+                Named.of("REMOVE", new Sample(MessageType.REMOVE,
+                        out -> WireCodec.writeRemove(out, 0xFFFFFFFF, "météo/+/zürich"),
+                        event("REMOVE", 4294967295L, "météo/+/zürich"))),
+                Named.of("REMOVE of #", new Sample(MessageType.REMOVE,
+                        out -> WireCodec.writeRemove(out, 0, "#"),
+                        event("REMOVE", 0, "#"))),
+                Named.of("SUBSCRIBE with resume and its incarnations", new Sample(MessageType.SUBSCRIBE,
+                        out -> WireCodec.writeSubscribe(out, 7, "fx/+/bid", resume(),
+                                SubscribeOptions.builder().incarnations(new int[] {1, 0, 0xFFFFFFFF}).build()),
+                        event("SUBSCRIBE", 7, "fx/+/bid", resume(), "{incarnations=3}",
+                                "incarnations [1, 0, 4294967295]"))),
                 Named.of("PING", new Sample(MessageType.PING,
                         out -> WireCodec.writePing(out, Long.MAX_VALUE),
                         event("PING", Long.MAX_VALUE))),
                 Named.of("WELCOME", new Sample(MessageType.WELCOME,
                         out -> WireCodec.writeWelcome(out, 1, "s-000001", 1 << 20, 120_000),
                         event("WELCOME", 1, "s-000001", 1048576, 120000))),
-                Named.of("TOPIC", new Sample(MessageType.TOPIC,
+                Named.of("TOPIC without an incarnation: 0", new Sample(MessageType.TOPIC,
                         out -> WireCodec.writeTopic(out, 0xFFFFFFFF, "株価/東京"),
-                        event("TOPIC", 4294967295L, "株価/東京"))),
+                        event("TOPIC", 4294967295L, "株価/東京", 0))),
+                Named.of("TOPIC u32 max incarnation", new Sample(MessageType.TOPIC,
+                        out -> WireCodec.writeTopic(out, 7, "fx/EURUSD", 0xFFFFFFFF),
+                        event("TOPIC", 7, "fx/EURUSD", 4294967295L))),
+                Named.of("TOPIC_REMOVED", new Sample(MessageType.TOPIC_REMOVED,
+                        out -> WireCodec.writeTopicRemoved(out, 0xFFFFFFFF, Long.MAX_VALUE),
+                        event("TOPIC_REMOVED", 4294967295L, Long.MAX_VALUE))),
+                Named.of("TOPIC_REMOVED lastSequence 0", new Sample(MessageType.TOPIC_REMOVED,
+                        out -> WireCodec.writeTopicRemoved(out, 1, 0),
+                        event("TOPIC_REMOVED", 1, 0))),
+                Named.of("REMOVED, nothing matched", new Sample(MessageType.REMOVED,
+                        out -> WireCodec.writeRemoved(out, 9, 0),
+                        event("REMOVED", 9, 0))),
+                Named.of("REMOVED u32 max", new Sample(MessageType.REMOVED,
+                        out -> WireCodec.writeRemoved(out, 0xFFFFFFFF, 0xFFFFFFFF),
+                        event("REMOVED", 4294967295L, 4294967295L))),
                 Named.of("SNAPSHOT after a gap, value at an offset", new Sample(MessageType.SNAPSHOT,
                         out -> withBuffer(framed, v -> WireCodec.writeSnapshot(out, 0, 7, 42, UpdateFlags.GAP, v, 2, 6)),
                         event("SNAPSHOT", 0, 7, 42, 1, "312e30383432"))),
@@ -473,12 +499,25 @@ class WireCodecTest {
 
     // ---------------------------------------------------------------- truncated fixed fields
 
-    private record Field(String name, int bytes) {
+    /** A field of a layout; an optional one is appended, and a body that ends where it starts is whole. */
+    private record Field(String name, int bytes, boolean optional) {
     }
 
     private record Layout(String typeName, byte type, Consumer<ByteBuf> writer, List<Field> fields) {
         int fixedBytes() {
             return fields.stream().mapToInt(Field::bytes).sum();
+        }
+
+        /** Whether a body cut to {@code cut} bytes ends right before an optional field: a whole message. */
+        boolean endsBeforeAnOptionalField(int cut) {
+            int start = 0;
+            for (Field f : fields) {
+                if (start == cut) {
+                    return f.optional();
+                }
+                start += f.bytes();
+            }
+            return false;
         }
 
         /** The field that byte {@code offset} of the body belongs to. */
@@ -495,7 +534,11 @@ class WireCodecTest {
     }
 
     private static Field f(String name, int bytes) {
-        return new Field(name, bytes);
+        return new Field(name, bytes, false);
+    }
+
+    private static Field optional(String name, int bytes) {
+        return new Field(name, bytes, true);
     }
 
     /** The body layout of each type per docs/protocol.md, with short strings and empty values. */
@@ -515,7 +558,13 @@ class WireCodecTest {
                         List.of(f("version", 2), f("sessionId length", 2), f("sessionId", 2), f("maxFrameBytes", 4),
                                 f("idleTimeoutMs", 4))),
                 new Layout("TOPIC", MessageType.TOPIC, out -> WireCodec.writeTopic(out, 1, "a"),
-                        List.of(f("alias", 4), f("topicPath length", 2), f("topicPath", 1))),
+                        List.of(f("alias", 4), f("topicPath length", 2), f("topicPath", 1), optional("incarnation", 4))),
+                new Layout("REMOVE", MessageType.REMOVE, out -> WireCodec.writeRemove(out, 1, "a/#"),
+                        List.of(f("correlationId", 4), f("selector length", 2), f("selector", 3))),
+                new Layout("TOPIC_REMOVED", MessageType.TOPIC_REMOVED, out -> WireCodec.writeTopicRemoved(out, 1, 1),
+                        List.of(f("alias", 4), f("lastSequence", 8))),
+                new Layout("REMOVED", MessageType.REMOVED, out -> WireCodec.writeRemoved(out, 1, 1),
+                        List.of(f("correlationId", 4), f("removedTopics", 4))),
                 new Layout("SNAPSHOT", MessageType.SNAPSHOT,
                         out -> withBuffer(new byte[0], v -> WireCodec.writeSnapshot(out, 1, 1, 1, 0, v, 0, 0)),
                         List.of(f("subscriptionId", 4), f("alias", 4), f("sequence", 8), f("flags", 1))),
@@ -551,9 +600,13 @@ class WireCodecTest {
         return layouts().stream().map(l -> Named.of(layoutName(l), l));
     }
 
-    /** Every (type, body length) pair that cuts a fixed field short. */
+    /**
+     * Every (type, body length) pair that cuts a field short; not the length that ends right
+     * before an optional field, which is a whole message of an earlier revision.
+     */
     static Stream<Arguments> truncations() {
         return layouts().stream().flatMap(l -> IntStream.range(0, l.fixedBytes())
+                .filter(cut -> !l.endsBeforeAnOptionalField(cut))
                 .mapToObj(cut -> Arguments.of(Named.of(layoutName(l), l), cut)));
     }
 
@@ -634,6 +687,7 @@ class WireCodecTest {
                 Arguments.of("PUBLISH", MessageType.PUBLISH, "00000001 0001ff", "topicPath"),
                 Arguments.of("WELCOME", MessageType.WELCOME, "0001 0001ff 00000001 00000001", "sessionId"),
                 Arguments.of("TOPIC", MessageType.TOPIC, "00000001 0001ff", "topicPath"),
+                Arguments.of("REMOVE", MessageType.REMOVE, "00000001 0001ff", "selector"),
                 Arguments.of("ERROR", MessageType.ERROR, "0001 00000000 0001ff", "reason"));
     }
 
@@ -752,7 +806,7 @@ class WireCodecTest {
     // ---------------------------------------------------------------- message types
 
     @ParameterizedTest
-    @ValueSource(ints = {0x00, 0x07, 0x7f, 0x80, 0x8b, 0xff})
+    @ValueSource(ints = {0x00, 0x08, 0x7f, 0x80, 0x8d, 0xff}) // 0x08 and 0x8d: the first after REMOVE and REMOVED
     void unknownTypeByteIsUnknownMessageType(int type) {
         ByteBuf frame = buffers.allocate();
         WireCodec.writePing(frame, 1);
@@ -841,6 +895,8 @@ class WireCodecTest {
                         WireCodec.writeSubscribe(out, 1, "#", Map.of("a", -1L))),
                 Arguments.of("UNMATCHED", "sequence", (Consumer<ByteBuf>) out ->
                         WireCodec.writeUnmatched(out, 1, 1, -1L)),
+                Arguments.of("TOPIC_REMOVED", "lastSequence", (Consumer<ByteBuf>) out ->
+                        WireCodec.writeTopicRemoved(out, 1, -1L)),
                 Arguments.of("UPDATE", "sequence", (Consumer<ByteBuf>) out ->
                         withBuffer(VALUE, v -> WireCodec.writeUpdate(out, 1, -1L, 0, 1, v, 0, 4))));
     }
@@ -1022,6 +1078,96 @@ class WireCodecTest {
             assertThatThrownBy(() -> WireCodec.writeSnapshot(out, 1, 1, 1, 0xFF, v, 0, 4))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("flags 0xff include VIEWED");
         });
+        assertThat(out.writerIndex()).isEqualTo(before);
+    }
+
+    // ---------------------------------------------------------------- removing topics
+
+    @Test
+    void aTopicWithoutAnIncarnationAsEarlierServersSendItDecodesAsIncarnationZero() throws ProtocolException {
+        // the old topic.hex: alias 256, "fx/€", and the body ends there
+        ByteBuf frame = message(MessageType.TOPIC, 12, hex("00000100 0006 66782fe282ac"));
+        WireCodec.writeTopic(frame, 256, "fx/€", GoldenFramesTest.INCARNATION);
+
+        WireCodec.decode(frame, recorder.clientSide());
+
+        assertThat(recorder.events).containsExactly(event("TOPIC", 256, "fx/€", 0),
+                event("TOPIC", 256, "fx/€", 1764384256));
+    }
+
+    @Test
+    void theTopicWriterWithoutAnIncarnationWritesIncarnationZero() {
+        ByteBuf without = buffers.allocate();
+        WireCodec.writeTopic(without, 7, "fx/EURUSD");
+        ByteBuf zero = buffers.allocate();
+        WireCodec.writeTopic(zero, 7, "fx/EURUSD", 0);
+
+        assertThat(ByteBufUtil.hexDump(without)).isEqualTo(ByteBufUtil.hexDump(zero))
+                .endsWith("0009" + "66782f455552555344" + "00000000");
+        assertThat(without.readableBytes()).isEqualTo(WireCodec.topicBytes("fx/EURUSD"));
+    }
+
+    @Test
+    void theIncarnationComesAfterThePathAndFieldsAppendedAfterItAreSkipped() throws ProtocolException {
+        byte[] body = hex("00000007 0001 61 80000001 cafe");
+        ByteBuf frame = message(MessageType.TOPIC, body.length, body);
+        WireCodec.writeTopicRemoved(frame, 7, 3);
+
+        WireCodec.decode(frame, recorder.clientSide());
+
+        assertThat(recorder.events).containsExactly(event("TOPIC", 7, "a", 2147483649L), event("TOPIC_REMOVED", 7, 3));
+    }
+
+    @Test
+    void aHandlerThatKnowsNoIncarnationsGetsTheTopicThroughTheDefault() throws ProtocolException {
+        ByteBuf frame = buffers.allocate();
+        WireCodec.writeTopic(frame, 7, "fx/EURUSD", GoldenFramesTest.INCARNATION);
+        WireCodec.writeTopic(frame, 8, "fx/GBPUSD");
+        List<String> got = new ArrayList<>();
+
+        WireCodec.decode(frame, new MessageHandler() {
+            @Override
+            public void onTopic(int alias, String topicPath) {
+                got.add(alias + " " + topicPath);
+            }
+        });
+
+        assertThat(got).containsExactly("7 fx/EURUSD", "8 fx/GBPUSD");
+    }
+
+    @Test
+    void aReceiverOfAnEarlierRevisionRefusesTheRemovalMessagesThroughItsDefaults() {
+        // as any type a receiver does not take: a client built before removals, which overrides
+        // neither onTopicRemoved nor onRemoved, fails its session on the first one it gets
+        List<Consumer<ByteBuf>> toClients = List.of(out -> WireCodec.writeTopicRemoved(out, 7, 43),
+                out -> WireCodec.writeRemoved(out, 6, 3));
+        for (Consumer<ByteBuf> writer : toClients) {
+            ByteBuf frame = buffers.allocate();
+            writer.accept(frame);
+
+            ProtocolException e = decodeFailure(frame, plainClient());
+
+            assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_MESSAGE_TYPE);
+            assertThat(e.reason()).matches("message type (TOPIC_REMOVED|REMOVED) is not accepted in this direction");
+        }
+        ByteBuf remove = buffers.allocate();
+        WireCodec.writeRemove(remove, 6, "fx/#");
+
+        ProtocolException e = decodeFailure(remove, new MessageHandler() {
+        });
+
+        assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_MESSAGE_TYPE);
+        assertThat(e.reason()).isEqualTo("message type REMOVE is not accepted in this direction");
+    }
+
+    @Test
+    void removeRefusesASelectorOfMoreThan65535BytesAndWritesNothing() {
+        ByteBuf out = buffers.allocate();
+        WireCodec.writePing(out, 1);
+        int before = out.writerIndex();
+
+        assertThatThrownBy(() -> WireCodec.writeRemove(out, 1, "a".repeat(65_536)))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThat(out.writerIndex()).isEqualTo(before);
     }
 }

@@ -8,6 +8,7 @@ import io.netty.util.ResourceLeakDetector;
 import io.ringcast.server.internal.FatalErrors;
 import io.ringcast.server.internal.SignalExit;
 import io.ringcast.server.cli.PubCommand;
+import io.ringcast.server.cli.RemoveCommand;
 import io.ringcast.server.cli.SubCommand;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -23,8 +24,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code java -jar ringcast-server.jar [--config PATH]}: starts a node and runs until SIGTERM or
- * Ctrl-C. The same jar is the command-line client: {@code sub} and {@code pub} (package
- * {@code io.ringcast.server.cli}, docs/cli.md), and it hashes passwords: {@code hash-password}.
+ * Ctrl-C. The same jar is the command-line client: {@code sub}, {@code pub} and {@code remove}
+ * (package {@code io.ringcast.server.cli}, docs/cli.md), and it hashes passwords: {@code hash-password}.
  * Config: {@code --config PATH}, else {@code config/server.yaml} when present in the working
  * directory, else the embedded defaults; then {@code RINGCAST_*} environment variables set keys
  * over it ({@link EnvOverrides}). Exit codes: 0 after a clean stop (SIGTERM, Ctrl-C),
@@ -33,8 +34,8 @@ import java.util.concurrent.CountDownLatch;
  * (see {@link FatalErrors}; run it with {@code -XX:+ExitOnOutOfMemoryError} too).
  */
 @Command(name = "ringcast-server", mixinStandardHelpOptions = true, version = "Ringcast 0.1.0",
-        description = "Runs one Ringcast pub/sub node; with a command, a client of one (sub, pub).",
-        subcommands = {SubCommand.class, PubCommand.class})
+        description = "Runs one Ringcast pub/sub node; with a command, a client of one (sub, pub, remove).",
+        subcommands = {SubCommand.class, PubCommand.class, RemoveCommand.class})
 public final class Main implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "PATH",
             description = "YAML config file (default: config/server.yaml when present, else the embedded defaults)")

@@ -21,6 +21,11 @@ public enum ServerCounter {
     SESSIONS(Kind.GAUGE, "ringcast_sessions", "Open sessions: WebSocket ones, and HTTP publish requests being "
             + "answered.", ServerCounters::sessions),
     TOPICS(Kind.GAUGE, "ringcast_topics", "Topics in the topic tree.", ServerCounters::topics),
+    TOPICS_REMOVED(Kind.COUNTER, "ringcast_topics_removed", "Topics removed: by a client's or an HTTP request's "
+            + "REMOVE, or expired.", ServerCounters::topicsRemoved),
+    TOPICS_EXPIRED(Kind.COUNTER, "ringcast_topics_expired", "Topics removed because no publish updated them for "
+            + "their features' expireAfterMs; in a cluster, the expiries this node logged as the leader of their group.",
+            ServerCounters::topicsExpired),
     VIEWS(Kind.GAUGE, "ringcast_views", "Distinct subscription views (maxRate, fields, filter) served, "
             + "at most limits.maxViews.", ServerCounters::views),
     SUBSCRIBE_KEPT_BYTES(Kind.GAUGE, "ringcast_subscribe_kept_bytes", "What clients' SUBSCRIBEs make the node keep "

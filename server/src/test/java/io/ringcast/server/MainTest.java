@@ -41,7 +41,8 @@ class MainTest {
         Outcome o = run("", option);
 
         assertThat(o.status).isZero();
-        assertThat(o.out).startsWith("Usage: ringcast-server").contains("--config=PATH", "hash-password", "sub", "pub");
+        assertThat(o.out).startsWith("Usage: ringcast-server").contains("--config=PATH", "hash-password", "sub", "pub",
+                "remove");
         assertThat(o.err).isEmpty();
     }
 
@@ -161,7 +162,7 @@ class MainTest {
         assertThat(o.out).isEmpty();
     }
 
-    // --- sub and pub, up to the point where they would connect (CliProcessTest runs them for real) ---
+    // --- sub, pub and remove, up to the point where they would connect (CliProcessTest runs them for real) ---
 
     @ParameterizedTest
     @ValueSource(strings = {"sub", "pub"})
@@ -172,6 +173,42 @@ class MainTest {
         assertThat(o.out).contains("Usage: ringcast-server " + command + " ", "URL[,URL...]", "--user=NAME",
                 "--password-file=PATH", "--token-file=PATH", "--trust=PEM", "--value-encoding=ENCODING",
                 "Exit status:", "  4   the server refused");
+    }
+
+    @Test
+    void removeHelpShowsTheLoginOptionsTheAckTimeoutAndTheExitStatuses() {
+        Outcome o = run("", "remove", "--help");
+
+        assertThat(o.status).isZero();
+        assertThat(o.out).contains("Usage: ringcast-server remove ", "URL[,URL...]", "SELECTOR", "--user=NAME",
+                "--password-file=PATH", "--token-file=PATH", "--trust=PEM", "--connect-timeout-ms=MS",
+                "--ack-timeout-ms=MS", "Exit status:", "  1   could not connect", "  4   the server refused");
+    }
+
+    @Test
+    void aRemovalSelectorThatBreaksARuleExitsTwoNamingTheRule() {
+        Outcome o = run("", "remove", "ws://localhost:8080/ws", "demo/#/bids");
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err.strip()).isEqualTo("ringcast: invalid selector 'demo/#/bids': '#' must be the last segment");
+        assertThat(o.out).isEmpty();
+    }
+
+    @Test
+    void aRemovalWithoutASelectorExitsTwo() {
+        Outcome o = run("", "remove", "ws://localhost:8080/ws");
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err).contains("Missing required parameter: 'SELECTOR'");
+    }
+
+    @Test
+    void aRemovalToAUrlThatIsNotWebSocketExitsTwoNamingIt() {
+        Outcome o = run("", "remove", "http://localhost:8080/ws", "demo/#");
+
+        assertThat(o.status).isEqualTo(2);
+        assertThat(o.err.strip()).isEqualTo("ringcast: addresses: 'http://localhost:8080/ws' must start with ws:// "
+                + "or wss://");
     }
 
     @Test

@@ -7,13 +7,13 @@ import io.ringcast.client.PublishOutcomeUnknownException;
 import io.ringcast.client.RingcastException;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.ProtocolException;
+import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.WireCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.security.SecureRandom;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li>the {@link SubscriptionTable}: subscriptions by id, open until the application closes them
  *       or the server refuses them, and topics by path with the last sequence delivered;</li>
- *   <li>the {@link PublishWindow}: publishes waiting for a session, and publishes sent and waiting
- *       for their ack;</li>
+ *   <li>the {@link PublishWindow}: publishes and removals waiting for a session, and those sent and
+ *       waiting for their answer;</li>
  *   <li>the {@link UpdateDelivery} that hands inbound updates to subscriptions;</li>
  *   <li>while a session is open ({@link #attach} .. {@link #detach}), its channel and the
  *       {@link FrameBatcher} that packs outbound messages into frames.</li>
@@ -37,9 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * sends them in each of its {@code SUBSCRIBE}s and receives its own stream, through the view the
  * server names in {@code VIEW}; {@link UpdateDelivery} routes both kinds of stream.
  *
- * <p>Ids: subscription ids count up from 1 and publish correlation ids cycle through
- * {@code [2^30, 2^31)}, so an {@code ERROR}'s correlation id names one or the other without
- * looking at its code.
+ * <p>Ids: subscription ids count up from 1 and the correlation ids of publishes and removals
+ * cycle through {@code [2^30, 2^31)}, so an {@code ERROR}'s correlation id names one or the other
+ * without looking at its code.
  */
 final class ClientSession {
     /** Frames one drain may write before it yields the event loop to reads. */
@@ -64,7 +64,10 @@ final class ClientSession {
      * others, up to once each.
      */
     private final int addressCount;
-    /** This session's node is on the minority side: new publishes wait, and the session ends once nothing is unacked. */
+    /**
+     * This session's node is on the minority side: new publishes and removals wait, and the session
+     * ends once nothing sent is unanswered.
+     */
     private boolean leavingMinorityNode;
     /**
      * Sent in {@code HELLO} on every connection: with it and correlation ids never reused, a publish
@@ -126,6 +129,21 @@ final class ClientSession {
         }
     }
 
+    /**
+     * A removal: sent now when a session is open and nothing waits before it, else queued behind
+     * what waits, so that it never overtakes a publish made before it.
+     */
+    void remove(RemoveRequest r) {
+        assert eventLoop.inEventLoop();
+        if (closedError != null) {
+            r.fail(closedError);
+        } else if (channel != null && !leavingMinorityNode && publishes.noneWaiting()) {
+            sendRemove(r);
+        } else {
+            publishes.addWaiting(r);
+        }
+    }
+
     /** Whether a drain should stop: the socket is backed up, or the drain wrote its share of frames. */
     boolean mustYield() {
         return channel != null && (!channel.isWritable() || frames.framesSinceFlush() >= MAX_FRAMES_PER_DRAIN);
@@ -181,21 +199,34 @@ final class ClientSession {
             // with its id: an earlier send on a lost connection may have been applied
             sendRepublish(p);
         }
-        sendWaitingPublishes();
+        sendWaiting();
         frames.flush();
     }
 
-    /** Sends publishes that waited while the window has room, oldest first; not flushed. */
-    private void sendWaitingPublishes() {
-        PublishRequest p;
-        while (channel != null && !leavingMinorityNode && publishes.hasRoom() && (p = publishes.pollWaiting()) != null) {
-            sendPublish(p);
+    /**
+     * Sends the publishes and removals that waited, oldest first, while the window has room for
+     * publishes (a removal takes none, but waits behind a publish that waits); not flushed.
+     */
+    private void sendWaiting() {
+        CorrelatedRequest next;
+        while (channel != null && !leavingMinorityNode && (next = publishes.peekWaiting()) != null) {
+            if (next instanceof PublishRequest p) {
+                if (!publishes.hasRoom()) {
+                    return;
+                }
+                publishes.pollWaiting();
+                sendPublish(p);
+            } else {
+                publishes.pollWaiting();
+                sendRemove((RemoveRequest) next);
+            }
         }
     }
 
     /**
      * The session ended: forgets the channel, keeps the publishes sent and not acked (they may or
-     * may not have been applied) to send again on the next session, and with
+     * may not have been applied) to send again on the next session, fails the removals sent and
+     * not answered (the same, but never sent again), and with
      * {@code tellSubscriptions} gives every subscription's listener the reason (a fatal server error).
      */
     void detach(RingcastException reasonOrNull, boolean tellSubscriptions) {
@@ -235,9 +266,30 @@ final class ClientSession {
 
     // ------------------------------------------------------------------ inbound (ConnectionHandler)
 
-    /** The topic with this path, known from now on for the client's life. */
-    TopicState topic(String path) throws ProtocolException {
-        return subscriptions.topic(path);
+    /**
+     * {@code TOPIC}: the topic with this path, known from now on until it is removed. When the
+     * client holds the path with another known incarnation, the topic it holds was removed while
+     * it could not hear it: the subscriptions that had it are told and it is forgotten
+     * ({@link UpdateDelivery#onIncarnationReplaced}), and the new one starts afresh. Incarnation 0
+     * (a server of no incarnations) changes nothing.
+     */
+    TopicState topic(String path, int incarnation) throws ProtocolException {
+        assert eventLoop.inEventLoop();
+        TopicState t = subscriptions.topic(path);
+        if (incarnation != 0 && t.incarnation != incarnation) {
+            if (t.incarnation != 0) {
+                delivery.onIncarnationReplaced(t, connection);
+                t = subscriptions.topic(path);
+            }
+            t.incarnation = incarnation;
+        }
+        return t;
+    }
+
+    /** {@code TOPIC_REMOVED}: see {@link UpdateDelivery#onTopicRemoved}. */
+    void onTopicRemoved(TopicState t, long lastSequence) {
+        assert eventLoop.inEventLoop();
+        delivery.onTopicRemoved(t, lastSequence, connection);
     }
 
     /** {@code SNAPSHOT}: see {@link UpdateDelivery#onSnapshot}. */
@@ -287,12 +339,25 @@ final class ClientSession {
             p.acked(sequence);
         }
         leaveMinorityNodeOnceAnswered();
-        sendWaitingPublishes();
+        sendWaiting();
     }
 
-    /** After a {@code NO_MAJORITY}: once every publish sent to this node is answered, move to the next address. */
+    /** {@code REMOVED}: completes the removal with the number of topics it removed. */
+    void onRemoved(int correlationId, int removedTopics) {
+        assert eventLoop.inEventLoop();
+        RemoveRequest r = publishes.removalAnswered(correlationId);
+        if (r != null) {
+            r.answered(removedTopics);
+        }
+        leaveMinorityNodeOnceAnswered();
+    }
+
+    /**
+     * After a {@code NO_MAJORITY}: once every publish and removal sent to this node is answered,
+     * move to the next address.
+     */
     private void leaveMinorityNodeOnceAnswered() {
-        if (leavingMinorityNode && publishes.noneUnacked() && channel != null) {
+        if (leavingMinorityNode && publishes.noneUnanswered() && channel != null) {
             channel.close();
         }
     }
@@ -325,14 +390,24 @@ final class ClientSession {
     }
 
     /**
-     * A non-fatal {@code ERROR}: fails the publish or drops the subscription its correlation id
-     * names. {@code code} is null for a code this version does not know.
+     * A non-fatal {@code ERROR}: fails the publish or removal, or drops the subscription, its
+     * correlation id names. {@code code} is null for a code this version does not know. A removal
+     * refused by a cluster node ({@code NO_MAJORITY}, {@code REPLICATION_TIMEOUT}) fails like any
+     * other refusal: it is not sent again elsewhere.
      *
-     * @return whether the id named a pending publish or an open subscription
+     * @return whether the id named a pending publish or removal, or an open subscription
      */
     boolean onRequestError(ErrorCode code, int wireCode, int correlationId, String reason) {
         assert eventLoop.inEventLoop();
         String message = (code != null ? code.name() : "error " + wireCode) + ": " + reason;
+        if (correlationId >= PublishWindow.FIRST_CORRELATION_ID) {
+            RemoveRequest r = publishes.removalAnswered(correlationId);
+            if (r != null) {
+                r.fail(new RingcastException(message, code, 0));
+                leaveMinorityNodeOnceAnswered();
+                return true;
+            }
+        }
         RingcastException error = code == ErrorCode.PUBLISH_OUTCOME_UNKNOWN
                 ? new PublishOutcomeUnknownException(message) : new RingcastException(message, code, 0);
         if (correlationId >= PublishWindow.FIRST_CORRELATION_ID) {
@@ -353,7 +428,7 @@ final class ClientSession {
                 p.fail(error);
             }
             leaveMinorityNodeOnceAnswered();
-            sendWaitingPublishes();
+            sendWaiting();
             return true;
         }
         ClientSubscription s = subscriptions.remove(correlationId);
@@ -395,8 +470,10 @@ final class ClientSession {
 
     /**
      * Sends the subscription's {@code SUBSCRIBE}, with its options, and with a resume list once
-     * the server has confirmed it. Either way its view id is forgotten until the {@code VIEW} of
-     * the reply: the server (another node, or one restarted) may number views otherwise.
+     * the server has confirmed it (and the list's incarnations with the options, when they go:
+     * {@link SubscriptionTable#resumeList}). Either way its view id is forgotten until the
+     * {@code VIEW} of the reply: the server (another node, or one restarted) may number views
+     * otherwise.
      */
     private void sendSubscribe(ClientSubscription s) {
         int maxFrameBytes = frames.maxFrameBytes();
@@ -414,13 +491,17 @@ final class ClientSession {
             return;
         }
         Map<String, Long> resume = Collections.emptyMap();
+        SubscribeOptions options = s.options;
         if (s.confirmedOnce) {
-            resume = new LinkedHashMap<>();
-            bytes += subscriptions.fillResumeList(s, maxFrameBytes - bytes, maxFrameBytes, resume);
+            SubscriptionTable.ResumeList list = subscriptions.resumeList(s, maxFrameBytes - bytes, maxFrameBytes);
+            resume = list.positions();
+            options = list.options();
+            bytes = WireCodec.subscribeBytes(s.selectorBytes) + list.positionBytes()
+                    + WireCodec.subscribeOptionsBytes(options);
             s.liveConnection = connection;
         }
         s.viewId = ClientSubscription.NO_VIEW;
-        WireCodec.writeSubscribe(frames.reserve(bytes), s.id, s.selector.text(), resume, s.options);
+        WireCodec.writeSubscribe(frames.reserve(bytes), s.id, s.selector.text(), resume, options);
     }
 
     /** A subscription this server can never take as it is: refused here, as the server would, without sending it. */
@@ -435,6 +516,21 @@ final class ClientSession {
         }
         int id = publishes.sent(p);
         WireCodec.writePublish(frames.reserve(p.messageBytes), id, p.topic, p.value);
+    }
+
+    /**
+     * Sends a removal with the next correlation id, or fails it with {@code INVALID_SELECTOR} when
+     * it exceeds this server's frame limit, as a subscription to the selector would be refused.
+     */
+    private void sendRemove(RemoveRequest r) {
+        int maxFrameBytes = frames.maxFrameBytes();
+        if (r.messageBytes > maxFrameBytes) {
+            r.fail(new RingcastException("selector '" + r.selector + "' of a removal does not fit in the server's "
+                    + "frame limit of " + maxFrameBytes + " bytes", ErrorCode.INVALID_SELECTOR, 0));
+            return;
+        }
+        int id = publishes.removalSent(r);
+        WireCodec.writeRemove(frames.reserve(r.messageBytes), id, r.selector);
     }
 
     /** A publish sent before whose ack never came, with the correlation id it had, as {@code REPUBLISH}. */

@@ -135,6 +135,20 @@ final class ClientSubscription implements Subscription {
         }
     }
 
+    /** Event loop: tells the listener that the topic was removed after its update {@code lastSequence}. */
+    void removed(String topic, long lastSequence) {
+        if (closed.get()) {
+            return;
+        }
+        try {
+            listener.onRemoved(topic, lastSequence);
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
+            LOG.warn("listener of subscription '{}' threw on removed {} #{}", selector.text(), topic, lastSequence, e);
+        }
+    }
+
     /** Event loop: an error the subscription survives (the connection ended with a fatal error). */
     void notifyError(RingcastException error) {
         if (!closed.get()) {

@@ -320,10 +320,34 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter implements Me
     }
 
     @Override
-    public void onTopic(int alias, String topicPath) throws ProtocolException {
+    public void onTopic(int alias, String topicPath, int incarnation) throws ProtocolException {
         if (!closing) {
             requireWelcome("TOPIC");
-            aliases.put(alias, session.topic(topicPath));
+            aliases.put(alias, session.topic(topicPath, incarnation));
+        }
+    }
+
+    /**
+     * {@code TOPIC_REMOVED}: the alias is forgotten with the topic. Harmless for an alias this
+     * connection does not know, or no longer does: the server may send it once per view of the
+     * topic, and the first told every subscription already.
+     */
+    @Override
+    public void onTopicRemoved(int alias, long lastSequence) throws ProtocolException {
+        if (!closing) {
+            requireWelcome("TOPIC_REMOVED");
+            TopicState t = aliases.remove(alias);
+            if (t != null) {
+                session.onTopicRemoved(t, lastSequence);
+            }
+        }
+    }
+
+    @Override
+    public void onRemoved(int correlationId, int removedTopics) throws ProtocolException {
+        if (!closing) {
+            requireWelcome("REMOVED");
+            session.onRemoved(correlationId, removedTopics);
         }
     }
 

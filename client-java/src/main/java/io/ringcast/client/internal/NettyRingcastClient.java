@@ -132,6 +132,22 @@ public final class NettyRingcastClient implements RingcastClient {
     }
 
     @Override
+    public CompletableFuture<Integer> remove(String selector) {
+        Objects.requireNonNull(selector, "selector");
+        try {
+            Selector.parse(selector, SubscriptionTable.PERMISSIVE_LIMITS);
+        } catch (ProtocolException e) {
+            return CompletableFuture.failedFuture(new RingcastException(e.reason(), ErrorCode.INVALID_SELECTOR, 0));
+        }
+        if (closeCalled.get()) {
+            return CompletableFuture.failedFuture(new RingcastException("client is closed"));
+        }
+        RemoveRequest request = new RemoveRequest(selector);
+        commands.offer(request);
+        return request.future;
+    }
+
+    @Override
     public ConnectionState state() {
         return closeCalled.get() ? ConnectionState.CLOSED : connector.state();
     }

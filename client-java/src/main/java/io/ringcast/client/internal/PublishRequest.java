@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * then the entry that waits for {@code PUBLISH_ACK}. Counts itself in the client's in-flight
  * counter from creation until {@link #acked} or {@link #fail}, whichever comes first (once).
  */
-final class PublishRequest implements ClientCommand {
+final class PublishRequest implements CorrelatedRequest {
     final String topic;
     final byte[] value;
     /** The encoded {@code PUBLISH} message's size, header included. */
@@ -31,7 +31,6 @@ final class PublishRequest implements ClientCommand {
         this.messageBytes = WireCodec.publishBytes(topicBytes, value.length);
         this.inFlight = inFlight;
     }
-
 
     @Override
     public void execute(ClientSession session) {

@@ -6,9 +6,7 @@ import io.ringcast.client.RingcastException;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.List;
 import java.util.PriorityQueue;
-import java.util.Queue;
 
 /**
  * The client's publishes from the application to their ack, across connections: those waiting
@@ -19,6 +17,11 @@ import java.util.Queue;
  * their refusals came in: the cluster applies a publisher's publishes in the order its session
  * sends them. Writes nothing itself: the
  * {@link ClientSession} asks what to send and tells what was sent.
+ *
+ * <p>Removals ({@link RemoveRequest}) wait in the same queue, so that publishes and removals go
+ * out in the order they were made, and take their correlation ids from the same cycle; they take
+ * no room in the window (the ledger's rule is about publishes) and are never sent again: one
+ * sent and not answered when the connection is lost fails.
  *
  * <p>Thread contract: event-loop confined, owned by {@link ClientSession}.
  *
@@ -33,9 +36,12 @@ final class PublishWindow {
      */
     static final int MAX_UNACKED = 1024;
 
-    private final ArrayDeque<PublishRequest> waiting = new ArrayDeque<>();
+    /** Publishes and removals waiting for a session, or behind a publish waiting for room, in call order. */
+    private final ArrayDeque<CorrelatedRequest> waiting = new ArrayDeque<>();
     /** Sent publishes by {@link #unackedKey} of their correlation id. */
     private final IntObjectHashMap<PublishRequest> unacked = new IntObjectHashMap<>();
+    /** Sent removals by correlation id: few at a time, so the id's own hash does. */
+    private final IntObjectHashMap<RemoveRequest> unansweredRemovals = new IntObjectHashMap<>();
     /**
      * Publishes to send again first on the next session, oldest (first sent) first: those whose
      * connection was lost before their ack, and those a cluster node refused or could not tell.
@@ -54,12 +60,22 @@ final class PublishWindow {
         return unacked.size() < MAX_UNACKED;
     }
 
-    void addWaiting(PublishRequest p) {
-        waiting.add(p);
+    /** Whether no publish or removal waits: a removal may go out now. */
+    boolean noneWaiting() {
+        return waiting.isEmpty();
     }
 
-    /** The oldest publish waiting, or null. */
-    PublishRequest pollWaiting() {
+    void addWaiting(CorrelatedRequest r) {
+        waiting.add(r);
+    }
+
+    /** The oldest publish or removal waiting, left in the queue; or null. */
+    CorrelatedRequest peekWaiting() {
+        return waiting.peek();
+    }
+
+    /** The oldest publish or removal waiting, or null. */
+    CorrelatedRequest pollWaiting() {
         return waiting.poll();
     }
 
@@ -77,6 +93,20 @@ final class PublishWindow {
         return id;
     }
 
+    /** Gives a removal its correlation id and holds it until its answer; returns the id. */
+    int removalSent(RemoveRequest r) {
+        int id = nextCorrelationId();
+        r.correlationId = id;
+        r.sendOrder = sendOrder++;
+        unansweredRemovals.put(id, r);
+        return id;
+    }
+
+    /** The removal sent with this correlation id, no longer held, or null. */
+    RemoveRequest removalAnswered(int correlationId) {
+        return unansweredRemovals.remove(correlationId);
+    }
+
     /** Holds a publish sent again with the correlation id it had until its ack. */
     void resent(PublishRequest p) {
         unacked.put(unackedKey(p.correlationId), p);
@@ -92,29 +122,45 @@ final class PublishWindow {
         sendAgain.add(p);
     }
 
-    boolean noneUnacked() {
-        return unacked.isEmpty();
+    /** Whether every publish and removal sent has had its answer. */
+    boolean noneUnanswered() {
+        return unacked.isEmpty() && unansweredRemovals.isEmpty();
     }
 
     int unackedCount() {
         return unacked.size();
     }
 
-    /** The session ended: the publishes sent and not acked may or may not have been applied; they go again next. */
+    /**
+     * The session ended: the publishes sent and not acked may or may not have been applied; they go
+     * again next. So may the removals sent and not answered, which fail, in the order they were
+     * sent: sent again, one could remove a topic created since.
+     */
     void connectionLost() {
         sendAgain.addAll(Arrays.asList(takeUnacked()));
+        for (RemoveRequest r : takeUnansweredRemovals()) {
+            r.lost();
+        }
     }
 
-    /** Fails every publish held, unacked ones first (in the order they were sent), then the queued ones. */
+    /**
+     * Fails every publish and removal held: the unanswered ones first (in the order they were
+     * sent), then those to send again, then the waiting ones.
+     */
     void failAll(RingcastException error) {
         for (PublishRequest p : takeUnacked()) {
             p.fail(error);
         }
-        for (Queue<PublishRequest> queue : List.of(sendAgain, waiting)) {
-            PublishRequest p;
-            while ((p = queue.poll()) != null) {
-                p.fail(error);
-            }
+        for (RemoveRequest r : takeUnansweredRemovals()) {
+            r.fail(error);
+        }
+        PublishRequest p;
+        while ((p = sendAgain.poll()) != null) {
+            p.fail(error);
+        }
+        CorrelatedRequest r;
+        while ((r = waiting.poll()) != null) {
+            r.fail(error);
         }
     }
 
@@ -123,8 +169,17 @@ final class PublishWindow {
         do {
             id = nextCorrelationId;
             nextCorrelationId = id == Integer.MAX_VALUE ? FIRST_CORRELATION_ID : id + 1;
-        } while (unacked.containsKey(unackedKey(id))); // after a wrap only; in flight is far below 2^30
+            // taken again after a wrap only: in flight is far below 2^30
+        } while (unacked.containsKey(unackedKey(id)) || unansweredRemovals.containsKey(id));
         return id;
+    }
+
+    /** The removals sent and not answered, in the order they were sent; none are left. */
+    private RemoveRequest[] takeUnansweredRemovals() {
+        RemoveRequest[] lost = unansweredRemovals.values().toArray(new RemoveRequest[0]);
+        unansweredRemovals.clear();
+        Arrays.sort(lost, Comparator.comparingLong(r -> r.sendOrder));
+        return lost;
     }
 
     /**

@@ -12,7 +12,7 @@ import io.ringcast.protocol.UpdateFlags;
 
 /**
  * Inbound {@code SNAPSHOT}, {@code UPDATE}, {@code VIEW} and {@code UNMATCHED} messages to the
- * subscriptions they are for, as two kinds of stream:
+ * subscriptions they are for, and a topic's removal to those that had it, as two kinds of stream:
  * <ul>
  *   <li><b>plain</b>: a message not flagged {@code VIEWED} goes to the plain subscriptions (those
  *       without a view). They share each topic's last sequence and value ({@link TopicState}),
@@ -224,6 +224,56 @@ final class UpdateDelivery {
         if (!taken) {
             viewMessagesDropped++;
         }
+    }
+
+    // ------------------------------------------------------------------ removals
+
+    /**
+     * {@code TOPIC_REMOVED}: tells each subscription that received the topic, once, then forgets
+     * the topic ({@link SubscriptionTable#forget}), so that a topic created again at the path is
+     * delivered from sequence 1 rather than dropped as duplicates of the old one. A topic forgotten
+     * already (a second {@code TOPIC_REMOVED}, one per view of it) tells nobody again.
+     */
+    void onTopicRemoved(TopicState t, long lastSequence, int connection) {
+        if (t.removed) {
+            return;
+        }
+        for (ClientSubscription s : subscriptions.matching(t)) {
+            if (received(s, t, connection)) {
+                s.removed(t.path, lastSequence);
+            }
+        }
+        subscriptions.forget(t);
+    }
+
+    /**
+     * A {@code TOPIC} named the topic's path with another incarnation than the one the client
+     * holds: the topic was removed (and the path created again) while the client could not hear
+     * it. Told as {@link #onTopicRemoved} with the last sequence the client received of it, which
+     * is all it knows.
+     */
+    void onIncarnationReplaced(TopicState t, int connection) {
+        long lastSequence = t.lastSequence;
+        for (ClientSubscription s : subscriptions.matching(t)) {
+            ViewedTopic v = s.hasView() ? s.viewedTopics.get(t) : null;
+            if (v != null) {
+                lastSequence = Math.max(lastSequence, v.lastSequence);
+            }
+        }
+        onTopicRemoved(t, lastSequence, connection);
+    }
+
+    /**
+     * Whether the subscription received the topic: through its view, when it holds a sequence of
+     * it there; a plain one shares the topic's stream, so it did when something of it was
+     * delivered and the subscription takes updates on {@code connection} (one whose
+     * {@code SUBSCRIBE} is not answered yet has not had the topic).
+     */
+    private static boolean received(ClientSubscription s, TopicState t, int connection) {
+        if (s.hasView()) {
+            return s.viewedTopics.containsKey(t);
+        }
+        return t.lastSequence > 0 && s.liveConnection == connection;
     }
 
     // ------------------------------------------------------------------ diagnostics

@@ -2,7 +2,7 @@ package io.ringcast.client.internal;
 
 /**
  * What one subscription with a view received of one topic through it, for the subscription's
- * whole life across connections: its stream is its own (a plain subscription of the same topic,
+ * whole life across connections or until the topic is removed: its stream is its own (a plain subscription of the same topic,
  * or another view, has other sequences and values), so this is kept per subscription and topic,
  * not per view id, which a new connection may change. Event-loop confined (owned by
  * {@link ClientSubscription}).

@@ -123,6 +123,13 @@ final class EmbeddedConnection implements AutoCloseable {
         return p.future;
     }
 
+    CompletableFuture<Integer> remove(String selector) {
+        RemoveRequest r = new RemoveRequest(selector);
+        commands.offer(r);
+        runTasks();
+        return r.future;
+    }
+
     /** Every message the client wrote since the last call, one line each; frames released. */
     List<String> sent() {
         List<String> lines = new ArrayList<>();
@@ -155,7 +162,8 @@ final class EmbeddedConnection implements AutoCloseable {
 
     /**
      * An {@link UpdateListener} that records what it gets, as {@code KIND topic #seq value} lines,
-     * and {@code UNMATCHED topic #seq} for {@link UpdateListener#onUnmatched}.
+     * {@code UNMATCHED topic #seq} for {@link UpdateListener#onUnmatched} and
+     * {@code REMOVED topic #lastSeq} for {@link UpdateListener#onRemoved}.
      */
     static final class Recorder implements UpdateListener {
         final List<String> updates = new ArrayList<>();
@@ -172,6 +180,11 @@ final class EmbeddedConnection implements AutoCloseable {
         @Override
         public void onUnmatched(String topic, long sequence) {
             updates.add("UNMATCHED " + topic + " #" + sequence);
+        }
+
+        @Override
+        public void onRemoved(String topic, long lastSequence) {
+            updates.add("REMOVED " + topic + " #" + lastSequence);
         }
 
         @Override

@@ -4,10 +4,11 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One publish as a group's log carries it, in a batch with others ({@link TopicLogCodec}): who
- * published it, its identity for the duplicate ledger, and the update itself. It has passed the
- * node's checks (permissions, path, size, rate) before it was logged; what the log still decides is
- * whether it is applied and with which sequence ({@link TopicLog}).
+ * One publish as a group's log carries it, in a batch with others and with removals
+ * ({@link TopicLogCodec}, {@link LoggedRemoval}): who published it, its identity for the duplicate
+ * ledger, and the update itself. It has passed the node's checks (permissions, path, size, rate)
+ * before it was logged; what the log still decides is whether it is applied and with which
+ * sequence ({@link TopicLog}).
  *
  * @param principal     the login identity of the publishing session, the ledger's key with the
  *                      publisher id; null when {@code publisherId} is 0 (then it is not logged)
@@ -28,7 +29,7 @@ import java.util.Objects;
  * @param value         the full value; not copied
  */
 public record LoggedPublish(String principal, long publisherId, long session, long sessionSequence, int correlationId,
-                            boolean republish, String path, byte[] value) {
+                            boolean republish, String path, byte[] value) implements LoggedRecord {
 
     public LoggedPublish {
         Objects.requireNonNull(path, "path");

@@ -8,7 +8,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Gathers the publishes a node receives into batched log entries for one Raft group: many
+ * Gathers the publishes (and removals) a node receives into batched log entries for one Raft group: many
  * publishes per entry is what makes the engine fast (jgroups-raft carries about 466k records/s at
  * 100 per entry against 15k at one per entry). Publishes come in from any thread through a bounded
  * queue ({@link #offer} returns false when it is full: the caller pauses, as on a full inbound ring);
@@ -28,7 +28,8 @@ public final class PublishBatcher implements AutoCloseable {
     public interface Submitter {
         /**
          * @param resendable whether the log recognises the entry's publishes if it applies the entry
-         *                   twice (each has a publisher id), so the engine may send it again
+         *                   twice (each has a publisher id, and it holds no removal), so the engine
+         *                   may send it again
          */
         CompletableFuture<byte[]> submit(byte[] entry, boolean resendable);
     }
@@ -43,7 +44,7 @@ public final class PublishBatcher implements AutoCloseable {
         void answered(PublishResult result, Throwable failure);
     }
 
-    record Pending(LoggedPublish publish, Answer answer) {
+    record Pending(LoggedRecord record, Answer answer) {
     }
 
     private final Submitter submitter;
@@ -94,7 +95,24 @@ public final class PublishBatcher implements AutoCloseable {
      * @return false when the queue is full (nothing was queued; offer it again later), or when stopped
      */
     public boolean offer(LoggedPublish publish, Answer answer) {
-        return running && queue.offer(new Pending(publish, answer));
+        return offerRecord(publish, answer);
+    }
+
+    /**
+     * Queues the removal of the topic at {@code path} for the next entry, in turn with the publishes
+     * (a {@link LoggedRemoval}); its {@link PublishResult} is {@code APPLIED} with the removed topic's
+     * last sequence, or 0 when nothing was removed. Any thread.
+     *
+     * @param ifLastSequence remove it only at this last sequence; 0: whatever it is
+     * @return false when the queue is full (nothing was queued; offer it again later), or when stopped
+     * @throws IllegalArgumentException for an empty path or a negative {@code ifLastSequence}
+     */
+    public boolean offerRemoval(String path, long ifLastSequence, Answer answer) {
+        return offerRecord(new LoggedRemoval(path, ifLastSequence), answer);
+    }
+
+    private boolean offerRecord(LoggedRecord record, Answer answer) {
+        return running && queue.offer(new Pending(record, answer));
     }
 
     /** Publishes the queue has room for now. Any thread. */
@@ -130,15 +148,16 @@ public final class PublishBatcher implements AutoCloseable {
 
     /** Submits one entry; its permit is given back once its publishes are answered. Batcher thread. */
     private void submit(List<Pending> batch) {
-        List<LoggedPublish> publishes = new ArrayList<>(batch.size());
+        List<LoggedRecord> records = new ArrayList<>(batch.size());
         boolean resendable = true;
         for (Pending p : batch) {
-            publishes.add(p.publish());
-            resendable &= p.publish().hasPublisher();
+            records.add(p.record());
+            // a removal applied twice is not recognised: it could remove the topic a publish made since
+            resendable &= p.record() instanceof LoggedPublish publish && publish.hasPublisher();
         }
         CompletableFuture<byte[]> response;
         try {
-            response = submitter.submit(TopicLogCodec.encodeEntry(publishes), resendable);
+            response = submitter.submit(TopicLogCodec.encodeEntry(records), resendable);
         } catch (RuntimeException e) {
             response = CompletableFuture.failedFuture(e); // the engine may throw instead of failing the future
         }

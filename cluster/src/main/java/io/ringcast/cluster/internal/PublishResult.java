@@ -1,11 +1,14 @@
 package io.ringcast.cluster.internal;
 
 /**
- * What a group's log decided for one publish of an entry ({@link TopicLog}), as the node that
- * submitted it reads it from the entry's response ({@link TopicLogCodec#decodeResponse}).
+ * What a group's log decided for one publish of an entry ({@link TopicLog}), or one removal, as the
+ * node that submitted it reads it from the entry's response ({@link TopicLogCodec#decodeResponse}).
+ * A removal is always {@link Outcome#APPLIED}: with the removed topic's last sequence, or 0 when it
+ * removed nothing.
  *
  * @param outcome   what happened
  * @param sequence  the topic sequence for {@link Outcome#APPLIED} and {@link Outcome#ALREADY_APPLIED}, else 0
+ *                  (for a removal, see above)
  * @param firstPath for {@link Outcome#CONFLICT}, the topic the correlation id was first published to, else null
  */
 public record PublishResult(Outcome outcome, long sequence, String firstPath) {

@@ -18,9 +18,10 @@ import java.util.function.LongConsumer;
 
 /**
  * The state machine of one Raft group: applies the group's committed entries, each a batch of
- * publishes ({@link TopicLogCodec}), in log order, and decides for each whether it is applied and
- * with which topic sequence. Everything it decides depends only on the log (and on the two bounds
- * it is made with, which must be the same on every node): never on time, on the node, or on chance.
+ * publishes and removals ({@link TopicLogCodec}), in log order, and decides for each publish whether
+ * it is applied and with which topic sequence, and for each removal whether it removes its topic.
+ * Everything it decides depends only on the log (and on the two bounds it is made with, which must
+ * be the same on every node): never on time, on the node, or on chance.
  * So every node of the group numbers every topic alike and recognises the same duplicates.
  *
  * <p>For each publish of an entry, in order:
@@ -36,10 +37,26 @@ import java.util.function.LongConsumer;
  *   <li>else it is {@link PublishResult.Outcome#APPLIED}: the topic's next sequence (the first is 1),
  *       recorded in the ledger, and handed to the {@link UpdateSink}.</li>
  * </ol>
- * Only those applied reach the sink, in log order. The response (when asked for) carries the
- * entry's ordinal and one result per publish, in the entry's order. A malformed entry is refused as
- * a whole, before any of it is applied, with a response saying why; it never throws, since an
- * exception from {@link #apply} would stop the engine's commit index at that entry for good.
+ * Only those applied reach the sink, in log order.
+ *
+ * <p>A removal ({@link LoggedRemoval}) removes its topic if the topic exists and, when the removal
+ * names an {@code ifLastSequence}, its last sequence is that one (an expiry: a publish that reached
+ * the log first keeps the topic). The topic leaves the replicated state (its sequence, its place
+ * under {@code maxTopics}), the sink is told ({@link UpdateSink#removed}), in log order with the
+ * updates, and the next publish to the path creates a new topic from sequence 1. Its result is
+ * {@link PublishResult.Outcome#APPLIED} with the removed topic's last sequence, or with 0 when it
+ * removed nothing. The publishers' ledgers keep what they recorded for the removed topic: a publish
+ * sent again is still recognised, and answered with the sequence it got then.
+ *
+ * <p>Each topic has an <em>incarnation</em>, decided by the log when the topic is made: the ordinal
+ * of the entry that made it (below), cast to an int, 1 for 0, so the same on every node; a path
+ * removed and made again within one entry is told apart too ({@link #incarnation}). It tells a
+ * path's removed topic from the one made after it: docs/protocol.md, "Removing topics".
+ *
+ * <p>The response (when asked for) carries the entry's ordinal and one result per record, in the
+ * entry's order. A malformed entry is refused as a whole, before any of it is applied, with a
+ * response saying why; it never throws, since an exception from {@link #apply} would stop the
+ * engine's commit index at that entry for good.
  *
  * <p>Each entry applied gets the next <em>ordinal</em> (the count of entries applied,
  * {@link #appliedEntries}; a malformed one, refused whole, changes nothing and gets none): the same
@@ -56,8 +73,9 @@ import java.util.function.LongConsumer;
  * ({@link ReplicatedLedgers.Ledger#inOrder}). The rule depends on the log alone, like the rest.
  *
  * <p>Replicated state, and so the snapshot: the count of entries applied, each topic's last
- * sequence and the ledgers. Topic values and history are not kept here: the node keeps them (the
- * server's sequencer), and adds them to the snapshot through its {@link SnapshotContent}.
+ * sequence and incarnation, and the ledgers. Topic values and history are not kept here: the node
+ * keeps them (the server's sequencer), and adds them to the snapshot through its
+ * {@link SnapshotContent}.
  *
  * <p>Engine-free: each engine hands it its committed entries ({@code internal.jgroups.BarrierLog},
  * {@code internal.ratis.TopicLogStateMachine}); nothing here imports one.
@@ -69,8 +87,18 @@ import java.util.function.LongConsumer;
  */
 public final class TopicLog {
     private static final int SNAPSHOT_MAGIC = 0x52435431; // "RCT1"
-    /** 2: with the count of entries applied; 1 (without it) is refused, see {@link #readContentFrom}. */
-    private static final int SNAPSHOT_VERSION = 2;
+    /**
+     * 3: with each topic's incarnation. 2, without them, is still read (its topics' incarnations are
+     * 0, not known); 1, without the count of entries applied, is refused, see {@link #readContentFrom}.
+     */
+    private static final int SNAPSHOT_VERSION = 3;
+    private static final int SNAPSHOT_VERSION_WITHOUT_INCARNATIONS = 2;
+    /**
+     * Added to a path's incarnation for each time it was made before in the same entry: 2^32 over the
+     * golden ratio, odd, so that n times it differs for every n below 2^32, and far from the ordinals
+     * of the entries around (the path's later incarnations). See {@link #incarnation}.
+     */
+    private static final int INCARNATION_STRIDE = 0x9E3779B9;
     private static final int MAX_PATH_BYTES = 1 << 20;
 
     private final UpdateSink sink;
@@ -88,6 +116,11 @@ public final class TopicLog {
     private long appliedBeforeStaleSnapshot;
     /** Each topic's last sequence, in the order the topics were made (the snapshot's order). */
     private LinkedHashMap<String, TopicSequence> topics = new LinkedHashMap<>();
+    /**
+     * While an entry that holds a removal is applied: how many topics each path made in it so far
+     * ({@link #incarnation}); null for any other entry (a path is then made at most once in it).
+     */
+    private Map<String, Integer> madeInEntry;
     private ReplicatedLedgers ledgers;
     private final TopicLogCodec.ResponseWriter response = new TopicLogCodec.ResponseWriter();
     private long refusedEntries;
@@ -98,7 +131,7 @@ public final class TopicLog {
     private boolean busy;
 
     /**
-     * @param sink          where applied publishes go, in log order
+     * @param sink          where applied publishes and removals go, in log order
      * @param content       the node's own part of a snapshot; {@link SnapshotContent#NONE} for none
      * @param maxTopics     topics at most ({@code limits.maxTopics}); the same on every node
      * @param maxPublishers publishers' ledgers at most ({@code limits.publisherLedgers}); the same on every node
@@ -144,9 +177,9 @@ public final class TopicLog {
         assert enter();
         try {
             long ordinal = appliedEntries + 1;
-            List<LoggedPublish> publishes;
+            List<LoggedRecord> records;
             try {
-                publishes = TopicLogCodec.decodeEntry(data, offset, length);
+                records = TopicLogCodec.decodeEntry(data, offset, length);
             } catch (MalformedEntryException e) {
                 refusedEntries++;
                 return serializeResponse ? TopicLogCodec.encodeRefusal("entry refused, nothing of it applied: "
@@ -157,10 +190,16 @@ public final class TopicLog {
                 return serializeResponse ? TopicLogCodec.encodeRefusal("entry " + ordinal + " was applied on this "
                         + "node before it was sent an older snapshot; not applied again") : null;
             }
-            TopicLogCodec.ResponseWriter out = serializeResponse ? response.start(ordinal, publishes.size()) : null;
-            for (LoggedPublish p : publishes) {
-                applyOne(p, out);
+            TopicLogCodec.ResponseWriter out = serializeResponse ? response.start(ordinal, records.size()) : null;
+            madeInEntry = holdsRemoval(records) ? new HashMap<>() : null;
+            for (LoggedRecord r : records) {
+                if (r instanceof LoggedPublish p) {
+                    applyOne(p, ordinal, out);
+                } else {
+                    remove((LoggedRemoval) r, out);
+                }
             }
+            madeInEntry = null;
             applied(ordinal);
             return out == null ? null : out.toBytes();
         } finally {
@@ -168,12 +207,21 @@ public final class TopicLog {
         }
     }
 
+    private static boolean holdsRemoval(List<LoggedRecord> records) {
+        for (LoggedRecord r : records) {
+            if (r instanceof LoggedRemoval) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void applied(long ordinal) {
         appliedEntries = ordinal;
         onApplied.accept(ordinal);
     }
 
-    private void applyOne(LoggedPublish p, TopicLogCodec.ResponseWriter out) {
+    private void applyOne(LoggedPublish p, long ordinal, TopicLogCodec.ResponseWriter out) {
         ReplicatedLedgers.Ledger ledger = null;
         if (p.hasPublisher()) {
             ledger = ledgers.ledgerOf(p.principal(), p.publisherId());
@@ -223,7 +271,8 @@ public final class TopicLog {
                 }
                 return; // not recorded: it was not applied, and a ledger that vouches may apply it when sent again
             }
-            topic = new TopicSequence(p.path());
+            int madeBefore = madeInEntry == null ? 0 : madeInEntry.merge(p.path(), 1, Integer::sum) - 1;
+            topic = new TopicSequence(p.path(), incarnation(ordinal, madeBefore));
             topics.put(topic.path, topic);
         }
         long sequence = ++topic.last;
@@ -233,7 +282,34 @@ public final class TopicLog {
         if (out != null) {
             out.sequenced(PublishResult.Outcome.APPLIED, sequence);
         }
-        sink.apply(topic.path, sequence, p.value());
+        sink.apply(topic.path, sequence, topic.incarnation, p.value());
+    }
+
+    /**
+     * The incarnation of a topic made by the entry of {@code ordinal}, where its path made
+     * {@code madeBefore} topics before it (removed since): the ordinal's low 32 bits, plus
+     * {@link #INCARNATION_STRIDE} for each of those, 1 for 0. Without the stride a path made, removed
+     * and made again within one entry would get its removed topic's incarnation.
+     */
+    static int incarnation(long ordinal, int madeBefore) {
+        int incarnation = (int) ordinal + madeBefore * INCARNATION_STRIDE;
+        return incarnation == 0 ? 1 : incarnation;
+    }
+
+    /** Removes the topic if it exists (at the removal's last sequence, when it names one), and says so. */
+    private void remove(LoggedRemoval r, TopicLogCodec.ResponseWriter out) {
+        TopicSequence topic = topics.get(r.path());
+        long removed = 0;
+        if (topic != null && (!r.conditional() || r.ifLastSequence() == topic.last)) {
+            topics.remove(topic.path);
+            removed = topic.last;
+        }
+        if (out != null) {
+            out.sequenced(PublishResult.Outcome.APPLIED, removed);
+        }
+        if (removed != 0) {
+            sink.removed(topic.path, removed, topic.incarnation);
+        }
     }
 
     /** The topic's own path string when it exists, so a ledger entry costs no string of its own. */
@@ -244,8 +320,8 @@ public final class TopicLog {
 
     /**
      * Writes the replicated state (magic, version, the count of entries applied, topics with their
-     * last sequences in the order they were made, then the ledgers: {@link ReplicatedLedgers#write}),
-     * then the node's {@link SnapshotContent}.
+     * last sequences and incarnations in the order they were made, then the ledgers:
+     * {@link ReplicatedLedgers#write}), then the node's {@link SnapshotContent}.
      */
     public void writeContentTo(DataOutput out) throws IOException {
         capture().writeTo(out);
@@ -271,6 +347,7 @@ public final class TopicLog {
                 indexes.put(topic.path, indexes.size());
                 TopicLogCodec.writeString(own, topic.path);
                 TopicLogCodec.writeVarLong(own, topic.last);
+                TopicLogCodec.writeVarLong(own, Integer.toUnsignedLong(topic.incarnation));
             }
             ledgers.write(own, indexes);
             byte[] replicated = bytes.toByteArray();
@@ -299,9 +376,10 @@ public final class TopicLog {
      * skips them until it is back where it was. One of as many entries as this node applied changes
      * nothing, and is not read either.
      *
-     * <p>A version 1 snapshot (written before entries were counted) is refused: a count started
-     * anew from it would differ between nodes whose snapshots were taken at different entries, and
-     * a node would then hold or release its acks at the wrong entry.
+     * <p>A version 2 snapshot (written before topics had incarnations) is read with incarnation 0,
+     * not known, for its topics. A version 1 snapshot (written before entries were counted) is
+     * refused: a count started anew from it would differ between nodes whose snapshots were taken
+     * at different entries, and a node would then hold or release its acks at the wrong entry.
      */
     public void readContentFrom(DataInput in) throws IOException {
         assert enter();
@@ -316,7 +394,7 @@ public final class TopicLog {
                         + "count of entries applied that this version orders acks by, and cannot be read: start every "
                         + "node of the cluster from an empty cluster.dataDir");
             }
-            if (version != SNAPSHOT_VERSION) {
+            if (version != SNAPSHOT_VERSION && version != SNAPSHOT_VERSION_WITHOUT_INCARNATIONS) {
                 throw new IOException("unknown topic log snapshot version " + version);
             }
             long readApplied = TopicLogCodec.readVarLong(in);
@@ -333,11 +411,15 @@ public final class TopicLog {
             LinkedHashMap<String, TopicSequence> readTopics = new LinkedHashMap<>();
             List<String> paths = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                TopicSequence topic = new TopicSequence(TopicLogCodec.readString(in, MAX_PATH_BYTES, "topic path"));
-                topic.last = TopicLogCodec.readVarLong(in);
-                if (topic.path.isEmpty() || topic.last < 1) {
-                    throw new IOException("topic '" + topic.path + "' with last sequence " + topic.last);
+                String path = TopicLogCodec.readString(in, MAX_PATH_BYTES, "topic path");
+                long last = TopicLogCodec.readVarLong(in);
+                long incarnation = version == SNAPSHOT_VERSION ? TopicLogCodec.readVarLong(in) : 0;
+                if (path.isEmpty() || last < 1 || incarnation < 0 || incarnation > 0xFFFF_FFFFL) {
+                    throw new IOException("topic '" + path + "' with last sequence " + last + " and incarnation "
+                            + Long.toUnsignedString(incarnation));
                 }
+                TopicSequence topic = new TopicSequence(path, (int) incarnation);
+                topic.last = last;
                 if (readTopics.put(topic.path, topic) != null) {
                     throw new IOException("topic '" + topic.path + "' twice");
                 }
@@ -386,7 +468,7 @@ public final class TopicLog {
         return appliedEntries;
     }
 
-    /** Topics that have been published to. */
+    /** Topics that have been published to and not removed since. */
     public int topics() {
         return topics.size();
     }
@@ -395,6 +477,12 @@ public final class TopicLog {
     public long lastSequence(String path) {
         TopicSequence topic = topics.get(path);
         return topic == null ? 0 : topic.last;
+    }
+
+    /** The topic's incarnation, 0 if there is no such topic (or it came from a snapshot that did not tell). */
+    public int incarnation(String path) {
+        TopicSequence topic = topics.get(path);
+        return topic == null ? 0 : topic.incarnation;
     }
 
     /** Publishers' ledgers held. */
@@ -425,13 +513,16 @@ public final class TopicLog {
         return publishesOutOfOrder;
     }
 
-    /** A topic's last sequence, with its path string, shared by the ledgers' entries. */
+    /** A topic's last sequence and incarnation, with its path string, shared by the ledgers' entries. */
     private static final class TopicSequence {
         final String path;
+        /** {@link #incarnation(long, int)}; 0 for a topic read from a snapshot without incarnations. */
+        final int incarnation;
         long last;
 
-        TopicSequence(String path) {
+        TopicSequence(String path, int incarnation) {
             this.path = path;
+            this.incarnation = incarnation;
         }
     }
 }

@@ -47,6 +47,8 @@ class PublishBatcherTest {
         volatile PublishBatcher batcher;
         final TopicLog log = new TopicLog(sink, SnapshotContent.NONE, 1000, 1000, ordinal -> batcher.applied(ordinal));
         final List<Integer> entrySizes = new CopyOnWriteArrayList<>();
+        /** Per entry submitted, whether it was submitted as one the engine may send again. */
+        final List<Boolean> resendable = new CopyOnWriteArrayList<>();
         final List<CompletableFuture<byte[]>> held = new CopyOnWriteArrayList<>();
         final List<byte[]> responses = new CopyOnWriteArrayList<>();
         volatile boolean hold;
@@ -58,6 +60,7 @@ class PublishBatcherTest {
             } catch (MalformedEntryException e) {
                 throw new AssertionError(e);
             }
+            this.resendable.add(resendable);
             byte[] response = log.apply(entry, 0, entry.length, true);
             if (!hold) {
                 return CompletableFuture.completedFuture(response);
@@ -228,6 +231,34 @@ class PublishBatcherTest {
         assertThat(answers.get(0).result()).isEqualTo(PublishResult.applied(1));
         assertThat(answers.get(1).result()).isEqualTo(PublishResult.alreadyApplied(1));
         assertThat(engine.sink.applied).hasSize(1);
+    }
+
+    @Test
+    void aRemovalGoesInTurnWithThePublishesInAnEntryTheEngineMustNotSendAgain() {
+        LogSubmitter engine = new LogSubmitter();
+        engine.hold = true;
+        List<Answered> answers = new CopyOnWriteArrayList<>();
+        try (PublishBatcher batcher = engine.batcher(10, 1, 100)) {
+            batcher.start();
+            batcher.offer(publish(1, "a"), (r, f) -> answers.add(new Answered(1, r, f)));
+            Await.until(() -> engine.entrySizes.size() == 1, WAIT, POLL, () -> "the first entry");
+            batcher.offer(publish(2, "a"), (r, f) -> answers.add(new Answered(2, r, f)));
+            assertThat(batcher.offerRemoval("a", 0, (r, f) -> answers.add(new Answered(-1, r, f)))).isTrue();
+            batcher.offer(publish(3, "a"), (r, f) -> answers.add(new Answered(3, r, f)));
+            assertThat(batcher.offerRemoval("a", 2, (r, f) -> answers.add(new Answered(-2, r, f)))).isTrue();
+            engine.hold = false;
+            engine.release();
+            Await.until(() -> answers.size() == 5, WAIT, POLL, () -> answers.size() + " answered");
+        }
+        assertThat(engine.entrySizes).containsExactly(1, 4);
+        assertThat(engine.resendable).as("publishes with publisher ids; then the same with a removal")
+                .containsExactly(true, false);
+        assertThat(answers).containsExactly(new Answered(1, PublishResult.applied(1), null),
+                new Answered(2, PublishResult.applied(2), null),
+                new Answered(-1, PublishResult.applied(2), null), // removed a at its sequence 2
+                new Answered(3, PublishResult.applied(1), null),  // a made anew
+                new Answered(-2, PublishResult.applied(0), null)); // a is at 1, not 2: nothing removed
+        assertThat(engine.sink.removed).containsExactly(new TopicLogTesting.Removed("a", 2));
     }
 
     @Test

@@ -255,9 +255,9 @@ class TopicLogSnapshotTest {
         wrongMagic[0] ^= 1;
         assertThatThrownBy(() -> restore(target, wrongMagic)).hasMessageContaining("not a topic log snapshot");
         byte[] wrongVersion = taken.clone();
-        wrongVersion[4] = 3;
+        wrongVersion[4] = 4;
         assertThatThrownBy(() -> restore(target, wrongVersion))
-                .hasMessageContaining("unknown topic log snapshot version 3");
+                .hasMessageContaining("unknown topic log snapshot version 4");
         assertThat(snapshot(target)).isEqualTo(before);
     }
 

@@ -148,13 +148,27 @@ class TopicLogTest {
      * sent again (as REPUBLISH or as a plain publish), some to another topic; a few malformed.
      */
     static List<byte[]> randomEntries(Random random, int count) {
+        return randomEntries(random, count, false);
+    }
+
+    /**
+     * {@link #randomEntries(Random, int)}, and with {@code removals} one record in ten a removal of
+     * one of the 50 topics, half of them on a last sequence of 1 to 5 (an expiry, which may or may
+     * not hold); without, the same entries as before removals existed, for the same seed.
+     */
+    static List<byte[]> randomEntries(Random random, int count, boolean removals) {
         List<byte[]> entries = new ArrayList<>();
         List<LoggedPublish> sent = new ArrayList<>();
         int[] nextId = new int[30];
         for (int e = 0; e < count; e++) {
-            List<LoggedPublish> batch = new ArrayList<>();
+            List<LoggedRecord> batch = new ArrayList<>();
             int size = 1 + random.nextInt(20);
             for (int i = 0; i < size; i++) {
+                if (removals && random.nextInt(10) == 0) {
+                    String path = "t/" + random.nextInt(50);
+                    batch.add(new LoggedRemoval(path, random.nextBoolean() ? 0 : 1 + random.nextInt(5)));
+                    continue;
+                }
                 int publisher = random.nextInt(31);
                 String path = "t/" + random.nextInt(50);
                 String value = "v" + e + "." + i;

@@ -23,17 +23,48 @@ public final class TopicLogTesting {
     private TopicLogTesting() {
     }
 
-    /** One call of the sink. */
+    /** One call of the sink's {@code apply}. */
     record Applied(String path, long sequence, String value) {
     }
 
-    /** Records every update handed to it, in order. */
+    /** One call of the sink's {@code removed}. */
+    record Removed(String path, long lastSequence) {
+    }
+
+    /**
+     * Records every update handed to it, in order, with each update's incarnation beside it; and
+     * every removal, also among the updates ({@link #events}).
+     */
     public static final class RecordingSink implements UpdateSink {
         final List<Applied> applied = new ArrayList<>();
+        /** Each update's incarnation, in the order of {@link #applied}. */
+        final List<Integer> incarnations = new ArrayList<>();
+        final List<Removed> removed = new ArrayList<>();
+        /** Every call, in order: "apply path sequence #incarnation value", "removed path lastSequence". */
+        final List<String> events = new ArrayList<>();
 
         @Override
-        public void apply(String path, long topicSequence, byte[] value) {
-            applied.add(new Applied(path, topicSequence, new String(value, StandardCharsets.UTF_8)));
+        public void apply(String path, long topicSequence, int incarnation, byte[] value) {
+            Applied a = new Applied(path, topicSequence, new String(value, StandardCharsets.UTF_8));
+            applied.add(a);
+            incarnations.add(incarnation);
+            events.add("apply " + path + " " + topicSequence + " #" + incarnation + " " + a.value());
+        }
+
+        @Override
+        public void removed(String path, long lastSequence, int incarnation) {
+            removed.add(new Removed(path, lastSequence));
+            events.add("removed " + path + " " + lastSequence);
+        }
+
+        /** The incarnation the last update of {@code path} came with; 0 if none came. */
+        int lastIncarnation(String path) {
+            for (int i = applied.size() - 1; i >= 0; i--) {
+                if (applied.get(i).path().equals(path)) {
+                    return incarnations.get(i);
+                }
+            }
+            return 0;
         }
     }
 
@@ -49,9 +80,16 @@ public final class TopicLogTesting {
         Thread thread;
 
         @Override
-        public void apply(String path, long topicSequence, byte[] value) {
+        public void apply(String path, long topicSequence, int incarnation, byte[] value) {
             values.put(path, value);
-            calls.add("apply " + path + " " + topicSequence);
+            calls.add("apply " + path + " " + topicSequence + " #" + incarnation);
+            thread = Thread.currentThread();
+        }
+
+        @Override
+        public void removed(String path, long lastSequence, int incarnation) {
+            values.remove(path);
+            calls.add("removed " + path + " " + lastSequence);
             thread = Thread.currentThread();
         }
 
@@ -110,13 +148,23 @@ public final class TopicLogTesting {
         return new LoggedPublish(null, 0, 0, false, path, utf8(value));
     }
 
-    /** Applies one entry of {@code publishes}, as committed, and decodes its response. */
-    static EntryResponse apply(TopicLog log, LoggedPublish... publishes) {
-        return apply(log, List.of(publishes));
+    /** The removal of {@code path} whatever its last sequence. */
+    static LoggedRemoval removal(String path) {
+        return new LoggedRemoval(path, 0);
     }
 
-    static EntryResponse apply(TopicLog log, List<LoggedPublish> publishes) {
-        byte[] entry = TopicLogCodec.encodeEntry(publishes);
+    /** The removal of {@code path} only at {@code ifLastSequence} (an expiry). */
+    static LoggedRemoval removal(String path, long ifLastSequence) {
+        return new LoggedRemoval(path, ifLastSequence);
+    }
+
+    /** Applies one entry of {@code records}, as committed, and decodes its response. */
+    static EntryResponse apply(TopicLog log, LoggedRecord... records) {
+        return apply(log, List.of(records));
+    }
+
+    static EntryResponse apply(TopicLog log, List<? extends LoggedRecord> records) {
+        byte[] entry = TopicLogCodec.encodeEntry(records);
         try {
             return TopicLogCodec.decodeResponse(log.apply(entry, 0, entry.length, true));
         } catch (MalformedEntryException e) {
@@ -124,9 +172,9 @@ public final class TopicLogTesting {
         }
     }
 
-    /** The one result of an entry of one publish. */
-    static PublishResult applyOne(TopicLog log, LoggedPublish publish) {
-        EntryResponse response = apply(log, publish);
+    /** The one result of an entry of one publish or removal. */
+    static PublishResult applyOne(TopicLog log, LoggedRecord record) {
+        EntryResponse response = apply(log, record);
         if (response.isRefused() || response.results().size() != 1) {
             throw new AssertionError("one result expected, got " + response);
         }

@@ -7,9 +7,10 @@ import org.slf4j.ILoggerFactory;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves logging off standard output for {@code sub} and {@code pub}: the jar's {@code logback.xml} is
- * the server's, which logs to standard output, where these commands print their data. Called on
- * the command's thread once its command line is known to be good, before the client starts.
+ * Moves logging off standard output for {@code sub}, {@code pub} and {@code remove}: the jar's
+ * {@code logback.xml} is the server's, which logs to standard output, where these commands print
+ * their data. Called on the command's thread once its command line is known to be good, before the
+ * client starts.
  */
 final class CliLogging {
     private CliLogging() {

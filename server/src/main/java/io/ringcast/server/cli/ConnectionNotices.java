@@ -8,7 +8,8 @@ import java.util.function.Consumer;
 /**
  * A command's news of its connection for standard error, after the first connect (which the
  * command reports itself): "connection to URL lost (why); reconnecting", then "reconnected to URL"
- * (another node of a cluster, or the same one back). {@code sub} and {@code pub} alike.
+ * (another node of a cluster, or the same one back). {@code sub}, {@code pub} and {@code remove}
+ * alike.
  *
  * <p>Thread contract: the client calls it on its event loop; {@code notice} must not block.
  */

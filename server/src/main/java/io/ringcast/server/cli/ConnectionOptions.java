@@ -21,14 +21,14 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 
 /**
- * What {@code sub} and {@code pub} share: the server's URL (or a cluster's URLs) and the options of
- * {@link RingcastClient#builder()} a command line needs, logins included. Secrets never come from
- * the command line, where {@code ps} shows them: a password from {@code --password-file},
- * {@code RINGCAST_PASSWORD} or a prompt, a token from {@code --token-file}. Used on the command's
- * thread only.
+ * What {@code sub}, {@code pub} and {@code remove} share: the server's URL (or a cluster's URLs)
+ * and the options of {@link RingcastClient#builder()} a command line needs, logins included.
+ * Secrets never come from the command line, where {@code ps} shows them: a password from
+ * {@code --password-file}, {@code RINGCAST_PASSWORD} or a prompt, a token from {@code --token-file}.
+ * Used on the command's thread only.
  */
 final class ConnectionOptions {
-    /** Exit status when the server refused: a publish, the subscription, or the login. */
+    /** Exit status when the server refused: a publish, the subscription, a removal, or the login. */
     static final int EXIT_REFUSED = 4;
     /** Exit status when the server could not be reached, or did not answer in time. */
     static final int EXIT_FAILED = 1;

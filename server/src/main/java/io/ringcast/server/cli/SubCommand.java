@@ -31,24 +31,27 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code sub URL SELECTOR}: prints every update of the topics the selector matches, one line each,
- * until {@code --count} updates were printed, SIGTERM or Ctrl-C (exit 0 either way).
+ * {@code sub URL SELECTOR}: prints every update of the topics the selector matches, and every
+ * removal of one of them, one line each, until {@code --count} lines were printed, SIGTERM or
+ * Ctrl-C (exit 0 either way).
  *
- * <p><b>Threads.</b> The client's event-loop thread only queues what it hears (updates, refusals,
- * connection news) on a bounded queue; the command's own thread prints all of it, a batch at a
+ * <p><b>Threads.</b> The client's event-loop thread only queues what it hears (updates, removals,
+ * refusals, connection news) on a bounded queue; the command's own thread prints all of it, a batch at a
  * time with one flush per batch, so that a slow terminal never runs inside a client callback. The
  * shutdown hook (SIGTERM, Ctrl-C) asks that thread to stop and waits until what it took was flushed.
  */
 @Command(name = "sub", mixinStandardHelpOptions = true, sortOptions = false,
-        header = "Prints the updates of the topics a selector matches, one line each.",
+        header = "Prints the updates of the topics a selector matches, and their removals, one line each.",
         description = {"Each update is one line on standard output: TOPIC SEQUENCE VALUE, or JSON with --format "
                 + "json. First comes the current value of each topic the selector matches (a snapshot), then the "
                 + "updates as they come; a lost connection is resumed where it left off. Status lines "
                 + "(subscribed, connection lost) go to standard error.",
+                "A topic that is removed is one line too: TOPIC removed after LASTSEQUENCE, or JSON with kind "
+                + "REMOVED. A later publish creates it again, and its updates come from sequence 1.",
                 "SELECTOR is a topic path whose segments may be + (any one segment) or, last, # (that level and "
                 + "everything below): demo/fx/+, demo/#."},
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:--count updates printed, or stopped by SIGTERM / Ctrl-C, or standard output closed",
+        exitCodeList = {"0:--count lines printed, or stopped by SIGTERM / Ctrl-C, or standard output closed",
                 "1:could not connect within --connect-timeout-ms",
                 "2:bad command line: an unknown option, a URL that is not ws:// or wss://, an invalid selector",
                 "4:the server refused the login or the subscription (the error code is in the message)"})
@@ -72,6 +75,10 @@ public final class SubCommand implements Callable<Integer> {
     private record Notice(String text) {
     }
 
+    /** A topic the subscription received was removed after its update {@code lastSequence}: a line of its own. */
+    private record Removal(String topic, long lastSequence) {
+    }
+
     /** The server refused the subscription: the command ends with {@link ConnectionOptions#EXIT_REFUSED}. */
     private record Refusal(RingcastException error) {
     }
@@ -85,14 +92,14 @@ public final class SubCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "SELECTOR", description = "What to subscribe to, e.g. 'demo/fx/+' or 'demo/#'")
     String selector;
 
-    @Option(names = {"-n", "--count"}, paramLabel = "N", description = "Stop after printing N updates "
-            + "(snapshots count); default: run until SIGTERM or Ctrl-C")
+    @Option(names = {"-n", "--count"}, paramLabel = "N", description = "Stop after printing N lines "
+            + "(snapshots and removals count); default: run until SIGTERM or Ctrl-C")
     Integer count;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text", description = "text (default): "
             + "TOPIC SEQUENCE VALUE, control characters in the value escaped (\\n, \\t, \\\\, \\u00XX); json: one "
             + "object a line with topic, sequence, kind (SNAPSHOT, UPDATE, SNAPSHOT_AFTER_GAP, CONFLATED, "
-            + "GAP_WITHOUT_VALUE) and value")
+            + "GAP_WITHOUT_VALUE; REMOVED, without a value) and value")
     UpdateFormat format;
 
     @Option(names = "--value-encoding", paramLabel = "ENCODING", defaultValue = "utf8", description = "How values "
@@ -175,6 +182,11 @@ public final class SubCommand implements Callable<Integer> {
                         if (count != null && ++printed == count) {
                             return 0;
                         }
+                    } else if (event instanceof Removal removal) {
+                        lines.writeRemoved(removal.topic(), removal.lastSequence());
+                        if (count != null && ++printed == count) {
+                            return 0;
+                        }
                     } else if (event instanceof Notice notice) {
                         lines.flush(); // what came before the news is printed before it
                         err.println("ringcast: " + notice.text());
@@ -235,6 +247,11 @@ public final class SubCommand implements Callable<Integer> {
         @Override
         public void onUpdate(Update update) {
             queue(update);
+        }
+
+        @Override
+        public void onRemoved(String topic, long lastSequence) {
+            queue(new Removal(topic, lastSequence));
         }
 
         @Override

@@ -8,11 +8,13 @@ import java.io.IOException;
 import java.io.Writer;
 
 /**
- * Writes updates to a {@link Writer}, one line each, in an {@link UpdateFormat} with values in a
- * {@link ValueEncoding}; {@link #flush()} once per batch. Only the thread that prints uses it.
+ * Writes updates and removals to a {@link Writer}, one line each, in an {@link UpdateFormat} with
+ * values in a {@link ValueEncoding}; {@link #flush()} once per batch. Only the thread that prints uses it.
  */
 final class UpdateLines implements AutoCloseable {
     private static final JsonFactory JSON = JsonFactory.builder().build();
+    /** The JSON {@code kind} of a removal's line, beside the {@link io.ringcast.client.UpdateKind} names of updates'. */
+    static final String REMOVED = "REMOVED";
 
     private final Writer out;
     private final ValueEncoding values;
@@ -52,6 +54,26 @@ final class UpdateLines implements AutoCloseable {
             line.append(value); // base64 and hex have nothing to escape
         }
         line.append('\n');
+        out.append(line);
+    }
+
+    /**
+     * Writes the removal of {@code topic} after its update {@code lastSequence} as one line: in text
+     * {@code TOPIC removed after LASTSEQUENCE}, whose second word is never a number as an update's is;
+     * in JSON the update's object with kind {@code REMOVED}, the last sequence, and no value.
+     */
+    void writeRemoved(String topic, long lastSequence) throws IOException {
+        if (json != null) {
+            json.writeStartObject();
+            json.writeStringField("topic", topic);
+            json.writeNumberField("sequence", lastSequence);
+            json.writeStringField("kind", REMOVED);
+            json.writeEndObject();
+            json.writeRaw('\n');
+            return;
+        }
+        line.setLength(0);
+        line.append(topic).append(" removed after ").append(lastSequence).append('\n');
         out.append(line);
     }
 

@@ -32,13 +32,24 @@ import static io.ringcast.server.config.ConfigRules.between;
  *                              past which its updates are conflated (capped: see
  *                              {@link #effectiveConflationBacklogBytes})
  * @param overrides             per-subtree settings, each naming only the toggles it changes
+ * @param expireAfterMs         a topic no publish has updated for this long is removed; 0: never
  */
 public record Features(boolean lastValueCache, boolean deltas, boolean compression, Conflation conflation,
-                       int compressionMinBytes, long conflationBacklogBytes, List<SubtreeOverride> overrides) {
+                       int compressionMinBytes, long conflationBacklogBytes, List<SubtreeOverride> overrides,
+                       long expireAfterMs) {
+    /** The longest {@code expireAfterMs}: 10 years; a topic kept longer is one kept for good (0). */
+    public static final long MAX_EXPIRE_AFTER_MS = 10L * 366 * 24 * 3600 * 1000;
 
     public Features {
         Objects.requireNonNull(conflation, "conflation");
         overrides = List.copyOf(overrides);
+    }
+
+    /** Features whose topics never expire. */
+    public Features(boolean lastValueCache, boolean deltas, boolean compression, Conflation conflation,
+                    int compressionMinBytes, long conflationBacklogBytes, List<SubtreeOverride> overrides) {
+        this(lastValueCache, deltas, compression, conflation, compressionMinBytes, conflationBacklogBytes, overrides,
+                0);
     }
 
     /**
@@ -58,6 +69,9 @@ public record Features(boolean lastValueCache, boolean deltas, boolean compressi
         if (conflation == Conflation.ON_BACKPRESSURE) {
             b.append(" (past ").append(conflationBacklogBytes).append(" bytes)");
         }
+        if (expireAfterMs > 0) {
+            b.append(", expireAfterMs: ").append(expireAfterMs);
+        }
         for (SubtreeOverride o : overrides) {
             b.append("; ").append(o.selector()).append(':');
             String sep = " ";
@@ -75,6 +89,10 @@ public record Features(boolean lastValueCache, boolean deltas, boolean compressi
             }
             if (o.conflation() != null) {
                 b.append(sep).append("conflation: ").append(o.conflation().yamlName());
+                sep = ", ";
+            }
+            if (o.expireAfterMs() != null) {
+                b.append(sep).append("expireAfterMs: ").append(o.expireAfterMs());
             }
         }
         return b.toString();
@@ -100,6 +118,7 @@ public record Features(boolean lastValueCache, boolean deltas, boolean compressi
     void validate(PathLimits pathLimits) {
         between("features.compressionMinBytes", compressionMinBytes, 0, 1048576);
         between("features.conflationBacklogBytes", conflationBacklogBytes, 1024, 1073741824);
+        between("features.expireAfterMs", expireAfterMs, 0, MAX_EXPIRE_AFTER_MS);
         Map<Selector, Integer> seen = new HashMap<>();
         for (int i = 0; i < overrides.size(); i++) {
             SubtreeOverride o = overrides.get(i);
@@ -121,9 +140,13 @@ public record Features(boolean lastValueCache, boolean deltas, boolean compressi
                         + "]; merge the two");
             }
             if (o.lastValueCache() == null && o.deltas() == null && o.compression() == null
-                    && o.conflation() == null) {
+                    && o.conflation() == null && o.expireAfterMs() == null) {
                 throw new ConfigException(key, "key '" + key + "' (selector " + ConfigText.quote(o.selector())
-                        + ") sets no feature; give at least one of lastValueCache, deltas, compression, conflation");
+                        + ") sets no feature; give at least one of lastValueCache, deltas, compression, conflation, "
+                        + "expireAfterMs");
+            }
+            if (o.expireAfterMs() != null) {
+                between(key + ".expireAfterMs", o.expireAfterMs(), 0, MAX_EXPIRE_AFTER_MS);
             }
         }
     }
@@ -137,10 +160,17 @@ public record Features(boolean lastValueCache, boolean deltas, boolean compressi
      * @param deltas         see {@link Features#deltas()}, or null
      * @param compression    see {@link Features#compression()}, or null
      * @param conflation     see {@link Features#conflation()}, or null
+     * @param expireAfterMs  see {@link Features#expireAfterMs()} (0 here: never, below a subtree that expires), or null
      */
     @JsonDeserialize(builder = SubtreeOverride.Builder.class)
     public record SubtreeOverride(String selector, Boolean lastValueCache, Boolean deltas, Boolean compression,
-                           Conflation conflation) {
+                           Conflation conflation, Long expireAfterMs) {
+
+        /** An override that leaves expiry as it is inherited. */
+        public SubtreeOverride(String selector, Boolean lastValueCache, Boolean deltas, Boolean compression,
+                               Conflation conflation) {
+            this(selector, lastValueCache, deltas, compression, conflation, null);
+        }
 
         /** Binds an entry whose keys are all optional (a record creator would require every one). */
         @JsonPOJOBuilder(withPrefix = "")
@@ -150,6 +180,7 @@ public record Features(boolean lastValueCache, boolean deltas, boolean compressi
             private Boolean deltas;
             private Boolean compression;
             private Conflation conflation;
+            private Long expireAfterMs;
 
             public Builder selector(String selector) {
                 this.selector = selector;
@@ -176,8 +207,13 @@ public record Features(boolean lastValueCache, boolean deltas, boolean compressi
                 return this;
             }
 
+            public Builder expireAfterMs(Long expireAfterMs) {
+                this.expireAfterMs = expireAfterMs;
+                return this;
+            }
+
             public SubtreeOverride build() {
-                return new SubtreeOverride(selector, lastValueCache, deltas, compression, conflation);
+                return new SubtreeOverride(selector, lastValueCache, deltas, compression, conflation, expireAfterMs);
             }
         }
     }

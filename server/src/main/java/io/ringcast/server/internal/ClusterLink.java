@@ -115,7 +115,7 @@ final class ClusterLink implements UpdateSink {
 
     /** An update the log applies: into the inbound ring like a publish. Waits for room. Engine runner thread. */
     @Override
-    public void apply(String path, long topicSequence, byte[] value) {
+    public void apply(String path, long topicSequence, int incarnation, byte[] value) {
         String[] segments;
         try {
             segments = TopicPath.validate(path, pathLimits);
@@ -124,6 +124,12 @@ final class ClusterLink implements UpdateSink {
                     + "same on every node?", path, e.reason());
             return;
         }
-        inbound.applyFromCluster(path, segments, topicSequence, value);
+        inbound.applyFromCluster(path, segments, topicSequence, incarnation, value);
+    }
+
+    /** A removal the log applies: into the inbound ring, in order with the updates. Waits for room. Engine runner thread. */
+    @Override
+    public void removed(String path, long lastSequence, int incarnation) {
+        inbound.removeFromCluster(path, incarnation);
     }
 }

@@ -6,6 +6,8 @@ import io.ringcast.cluster.ClusterSettings;
 import io.ringcast.cluster.PublishOutcome;
 import io.ringcast.protocol.ErrorCode;
 
+import java.util.List;
+
 /**
  * Where a session's publishes go in a cluster ({@code cluster.enabled}): to the Raft group's log,
  * instead of the local inbound ring. The log's answer comes back two ways:
@@ -29,7 +31,7 @@ import io.ringcast.protocol.ErrorCode;
  * blocking); an ack on the cluster's answer thread, which waits there for room in the inbound ring
  * (never an event loop); the rest on any thread. Immutable, one per node.
  */
-final class ClusterRoute {
+final class ClusterRoute implements LoggedRemovals {
     /** The log's refusal of one publish, on the publishing session's event loop. */
     interface Refused {
         void refused(int correlationId, String path, PublishOutcome outcome, String firstPath);
@@ -84,6 +86,58 @@ final class ClusterRoute {
                     }
                     session.ctx.executor().execute(() -> refused.refused(correlationId, path, outcome, firstPath));
                 });
+    }
+
+    /** The answer to a session's removals through the log: how many it removed, or why not. */
+    interface Removed {
+        void removed(int removedTopics, Verdict refusal);
+    }
+
+    @Override
+    public boolean leads(String path) {
+        return cluster.leadsGroupOf(path);
+    }
+
+    @Override
+    public boolean removeIfUnchanged(String path, long ifLastSequence) {
+        return cluster.remove(path, ifLastSequence, (outcome, sequence, firstPath) -> { });
+    }
+
+    /**
+     * Logs the removal of each of {@code paths} (what a session's {@code REMOVE} matched here, and it
+     * may publish to) in its group's log; {@code answer} hears, on the session's event loop, how many
+     * the logs removed once every one is answered, or the first refusal ({@code NO_MAJORITY} when a
+     * log had no room or no leader, {@code REPLICATION_TIMEOUT}). The session's event loop.
+     */
+    void remove(Session session, String selector, List<String> paths, Removed answer) {
+        if (paths.isEmpty()) {
+            answer.removed(0, null);
+            return;
+        }
+        int[] unanswered = {paths.size()};
+        int[] removed = {0};
+        Verdict[] refusal = {null};
+        for (String path : paths) {
+            ClusterNode.PublishCallback done = (outcome, sequence, firstPath) -> session.ctx.executor().execute(() -> {
+                if (outcome == PublishOutcome.ACKED) {
+                    removed[0] += sequence > 0 ? 1 : 0;
+                } else if (refusal[0] == null) {
+                    refusal[0] = outcome == PublishOutcome.NO_MAJORITY
+                            ? Verdict.refused(ErrorCode.NO_MAJORITY, "remove of '" + selector + "' refused: node '"
+                                    + cluster.settings().nodeName() + "' knows no Raft leader it can reach for '" + path
+                                    + "'; topics it matched elsewhere may be removed; send it again through another node")
+                            : Verdict.refused(ErrorCode.REPLICATION_TIMEOUT, "remove of '" + selector + "': the removal of '"
+                                    + path + "' was not committed within cluster.replicationTimeoutMs = "
+                                    + replicationTimeoutMs + " ms; it may or may not have been applied");
+                }
+                if (--unanswered[0] == 0) {
+                    answer.removed(removed[0], refusal[0]);
+                }
+            });
+            if (!cluster.remove(path, 0, done)) {
+                done.completed(PublishOutcome.NO_MAJORITY, 0, null); // no room in the log's queue: not logged
+            }
+        }
     }
 
     /**

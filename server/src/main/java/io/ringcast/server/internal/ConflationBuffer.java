@@ -96,7 +96,7 @@ final class ConflationBuffer {
         int length = value.readableBytes();
         ByteBuf frame = OutboundFrame.allocate(session.ctx.alloc(), WireCodec.topicBytes(topic.path)
                 + (viewId == 0 ? WireCodec.updateBytes(length) : WireCodec.viewedUpdateBytes(length)));
-        WireCodec.writeTopic(frame, topic.alias, topic.path);
+        topic.writeDefinition(frame);
         if (viewId == 0) {
             WireCodec.writeUpdate(frame, topic.alias, p.sequence, UpdateFlags.CONFLATED, value, value.readerIndex(),
                     length);

@@ -39,7 +39,7 @@ final class DirectedReplies implements AutoCloseable {
     }
 
     void topic(Session session, Topic topic) {
-        WireCodec.writeTopic(room(session, topicBytes(topic)), topic.alias, topic.path);
+        topic.writeDefinition(room(session, topicBytes(topic)));
     }
 
     /** The size of {@link #topic}'s message. */
@@ -154,6 +154,12 @@ final class DirectedReplies implements AutoCloseable {
     }
 
     /** A refused publish, counted: the {@code ERROR} goes to the publisher (if any) in order with its acks. */
+    /** {@code REMOVED}: the answer to a session's {@code REMOVE}; flushed. */
+    void removed(Session session, int correlationId, int removedTopics) {
+        WireCodec.writeRemoved(room(session, WireCodec.REMOVED_BYTES), correlationId, removedTopics);
+        flush();
+    }
+
     void refuse(Session publisher, ErrorCode code, int correlationId, String reason) {
         counters.error(code);
         if (publisher != null) {
@@ -172,6 +178,19 @@ final class DirectedReplies implements AutoCloseable {
      */
     void holdFrames(Boolean hold) {
         holdOverride = hold;
+    }
+
+    /**
+     * {@code TOPIC_REMOVED} for every member of {@code audience}, on the fan-out ring in order with
+     * the topic's updates before it; a member's conflation drops what it holds of the stream.
+     */
+    void topicRemoved(Audience audience) {
+        flush();
+        Topic topic = audience.topic();
+        ByteBuf removed = OutboundFrame.allocate(alloc, WireCodec.TOPIC_REMOVED_BYTES);
+        WireCodec.writeTopicRemoved(removed, topic.alias, topic.sequence);
+        fanOut.update(OutboundFrame.finish(removed), null, null, audience, audience.subscribers, null, 0,
+                System.nanoTime(), topic.sequence);
     }
 
     /** Bytes of every message written so far, flushed or not. */

@@ -101,11 +101,15 @@ final class FanOutEvent {
 
     /**
      * Releases the frames and the value, keeping whom the slot is for (a poller with nothing in
-     * it still reads that, to skip it): the {@link #heldBytes} released. Again: nothing. Sequencer thread.
+     * it still reads that, to skip it), and forgets the audience, which only a poller with
+     * something in the slot reads: else a slot would keep its topic, removed or not, alive until
+     * reused, 65,536 topics a ring (30 MB after a million short-lived ones). The
+     * {@link #heldBytes} released. Again: nothing. Sequencer thread.
      */
     int releaseBuffers() {
         int released = heldBytes;
         heldBytes = 0;
+        audience = null;
         if (frame != null) {
             frame.release();
             frame = null;

@@ -50,6 +50,7 @@ final class FeatureResolver {
         boolean deltas = features.deltas();
         boolean compression = features.compression();
         Conflation conflation = features.conflation();
+        long expireAfterMs = features.expireAfterMs();
         for (Entry e : entries) {
             if (!e.selector.matches(segments)) {
                 continue;
@@ -67,8 +68,11 @@ final class FeatureResolver {
             if (o.conflation() != null) {
                 conflation = o.conflation();
             }
+            if (o.expireAfterMs() != null) {
+                expireAfterMs = o.expireAfterMs();
+            }
         }
-        return new TopicFeatures(cache, deltas, compression, conflation);
+        return new TopicFeatures(cache, deltas, compression, conflation, expireAfterMs);
     }
 
     private static final class Entry {

@@ -48,6 +48,7 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
 
     static final String PUBLISH_PATH = "/api/publish";
     static final String PUBLISH_BATCH_PATH = "/api/publish/batch";
+    static final String REMOVE_PATH = "/api/remove";
 
     private final NodeView server;
     /** What an {@link HttpPublisher} uses; null where publishing over HTTP is not served (tests of the other endpoints). */
@@ -77,11 +78,15 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
         }
         FullHttpResponse response;
         StaticContent.File file;
-        boolean publishPath = path.equals(PUBLISH_PATH) || path.equals(PUBLISH_BATCH_PATH);
+        boolean publishPath = path.equals(PUBLISH_PATH) || path.equals(PUBLISH_BATCH_PATH) || path.equals(REMOVE_PATH);
         if (!request.decoderResult().isSuccess()) {
             response = text(HttpResponseStatus.BAD_REQUEST, "bad request\n");
         } else if (publishPath && request.method().equals(HttpMethod.POST) && sessionServices != null) {
-            publisher(ctx).publish(request, path.equals(PUBLISH_BATCH_PATH));
+            if (path.equals(REMOVE_PATH)) {
+                publisher(ctx).remove(request);
+            } else {
+                publisher(ctx).publish(request, path.equals(PUBLISH_BATCH_PATH));
+            }
             return; // answered once its publishes are
         } else if (publishPath) {
             response = HttpPublisher.problem(HttpResponseStatus.METHOD_NOT_ALLOWED, "BAD_REQUEST", "use POST, with a JSON"
@@ -99,7 +104,7 @@ final class HttpEndpointHandler extends SimpleChannelInboundHandler<FullHttpRequ
             response = text(HttpResponseStatus.NOT_FOUND, "not found: " + path
                     + "\nWebSocket clients connect to /ws; the demo page is at /, the browser client at"
                     + " /js/ringcast.js, health at /health, Prometheus metrics at /metrics, publishing by POST"
-                    + " at " + PUBLISH_PATH + " and " + PUBLISH_BATCH_PATH + "\n");
+                    + " at " + PUBLISH_PATH + " and " + PUBLISH_BATCH_PATH + ", removing topics at " + REMOVE_PATH + "\n");
         }
         answer(ctx, HttpUtil.isKeepAlive(request), response);
     }

@@ -120,6 +120,43 @@ record HttpPublishBody(long publisherId, boolean retry, List<Publish> publishes)
         }
     }
 
+    /**
+     * The selector of {@code POST /api/remove}'s body, {@code {"selector": "fx/#"}}.
+     *
+     * @throws Malformed naming what is wrong
+     */
+    static String parseRemove(byte[] body) throws Malformed {
+        try (JsonParser p = JSON.createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new Malformed("the body must be a JSON object with \"selector\", e.g. {\"selector\": \"fx/#\"}");
+            }
+            String selector = null;
+            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+                String name = p.currentName();
+                p.nextToken();
+                if (!name.equals("selector")) {
+                    throw new Malformed("unknown field \"" + name + "\": a removal has \"selector\" alone");
+                }
+                selector = stringField(p, name);
+            }
+            if (p.nextToken() != null) {
+                throw new Malformed("text after the JSON object, at byte " + p.currentTokenLocation().getByteOffset());
+            }
+            if (selector == null) {
+                throw new Malformed("no \"selector\": name the topics to remove, e.g. \"fx/EURUSD\" or \"fx/#\"");
+            }
+            if (selector.getBytes(StandardCharsets.UTF_8).length > MAX_PATH_WIRE_BYTES) {
+                throw new Malformed("the selector is longer than " + MAX_PATH_WIRE_BYTES + " bytes");
+            }
+            return selector;
+        } catch (JsonProcessingException e) {
+            throw new Malformed("not JSON: " + e.getOriginalMessage() + " (at byte "
+                    + e.getLocation().getByteOffset() + ")");
+        } catch (IOException e) {
+            throw new IllegalStateException("reading a byte array cannot fail", e);
+        }
+    }
+
     private static List<Fields> publishes(JsonParser p, byte[] body) throws IOException, Malformed {
         if (p.currentToken() != JsonToken.START_ARRAY) {
             throw new Malformed("\"publishes\" must be an array of {\"topic\": ..., \"value\": ...}");

@@ -33,6 +33,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -100,6 +101,19 @@ final class HttpPublisher extends ChannelDuplexHandler {
      * publish is answered. Its content is read before this returns.
      */
     void publish(FullHttpRequest request, boolean batch) {
+        exchange(request, batch, null);
+    }
+
+    /**
+     * Answers {@code request}, a {@code POST} to {@code /api/remove}: the topics its selector
+     * matches that the credentials may publish to are removed, as by a session's {@code REMOVE}.
+     */
+    void remove(FullHttpRequest request) {
+        exchange(request, false, "");
+    }
+
+    /** A publish, a batch, or a removal ({@code removal} not null). */
+    private void exchange(FullHttpRequest request, boolean batch, String removal) {
         assert endpointCtx.executor().inEventLoop();
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         node.counters().receivedBytes.add(request.content().readableBytes());
@@ -107,7 +121,13 @@ final class HttpPublisher extends ChannelDuplexHandler {
         Credentials credentials;
         String authorization = request.headers().get(HttpHeaderNames.AUTHORIZATION);
         try {
-            body = HttpPublishBody.parse(ByteBufUtil.getBytes(request.content()), batch);
+            byte[] content = ByteBufUtil.getBytes(request.content());
+            if (removal != null) {
+                removal = HttpPublishBody.parseRemove(content);
+                body = new HttpPublishBody(0, false, List.of());
+            } else {
+                body = HttpPublishBody.parse(content, batch);
+            }
         } catch (HttpPublishBody.Malformed e) {
             endpoint.answer(endpointCtx, keepAlive, problem(HttpResponseStatus.BAD_REQUEST, "BAD_REQUEST", e.getMessage()));
             return;
@@ -120,7 +140,7 @@ final class HttpPublisher extends ChannelDuplexHandler {
             return;
         }
         String client = Objects.requireNonNullElse(request.headers().get(HttpHeaderNames.USER_AGENT), "");
-        Exchange x = new Exchange(body, batch, keepAlive, authorization, client);
+        Exchange x = new Exchange(body, batch, removal, keepAlive, authorization, client);
         exchange = x;
         endpointCtx.channel().config().setAutoRead(false); // the next request waits for this one's answer
         x.deadline = endpointCtx.executor().schedule(() -> x.noAnswer(), ANSWER_DEADLINE_MS, TimeUnit.MILLISECONDS);
@@ -235,11 +255,15 @@ final class HttpPublisher extends ChannelDuplexHandler {
     private final class Exchange implements Login.Outcome, MessageHandler {
         final HttpPublishBody body;
         final boolean batch;
+        /** A removal's selector ({@code POST /api/remove}), answered as the one request of the exchange; or null. */
+        final String removal;
         final boolean keepAlive;
         final String authorization;
         final String client;
         /** Per publish, in the request's order: the sequence it got, or 0 while unanswered or refused. */
         final long[] sequences;
+        /** Per publish: answered, acked or refused ({@code sequences} cannot tell: a removal may count 0). */
+        final boolean[] done;
         final ErrorCode[] refusals;
         final String[] reasons;
         final Map<Integer, Integer> byCorrelationId = new HashMap<>();
@@ -253,18 +277,24 @@ final class HttpPublisher extends ChannelDuplexHandler {
         /** The session failed: the connection closes after the response. */
         boolean fatal;
 
-        Exchange(HttpPublishBody body, boolean batch, boolean keepAlive, String authorization, String client) {
+        Exchange(HttpPublishBody body, boolean batch, String removal, boolean keepAlive, String authorization,
+                 String client) {
             this.body = body;
             this.batch = batch;
+            this.removal = removal;
             this.keepAlive = keepAlive;
             this.authorization = authorization;
             this.client = client;
-            int n = body.publishes().size();
+            int n = removal != null ? 1 : body.publishes().size();
+            if (removal != null) {
+                byCorrelationId.put(REMOVAL_ID, 0);
+            }
             this.sequences = new long[n];
+            this.done = new boolean[n];
             this.refusals = new ErrorCode[n];
             this.reasons = new String[n];
             this.unanswered = n;
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < body.publishes().size(); i++) {
                 byCorrelationId.put(body.publishes().get(i).correlationId(), i);
             }
         }
@@ -307,7 +337,7 @@ final class HttpPublisher extends ChannelDuplexHandler {
             // reading is stopped already: nothing to hold back when the channel fills
             replies = new SessionReplies(s, node.limits().maxFrameBytes(), node.outboundLimit(), node.counters(), () -> { });
             requests = new SessionRequests(node, s, replies, publishChecks);
-            messages = encode(body);
+            messages = encode(body, removal);
             feed();
         }
 
@@ -352,10 +382,24 @@ final class HttpPublisher extends ChannelDuplexHandler {
         @Override
         public void onPublishAck(int correlationId, long sequence) {
             Integer i = byCorrelationId.get(correlationId);
-            if (i != null && sequences[i] == 0 && refusals[i] == null) {
+            if (i != null && !done[i]) {
                 sequences[i] = sequence;
-                answered();
+                answered(i);
             }
+        }
+
+        @Override
+        public void onRemoved(int correlationId, int removedTopics) {
+            Integer i = byCorrelationId.get(correlationId);
+            if (i != null && !done[i]) {
+                sequences[i] = removedTopics;
+                answered(i);
+            }
+        }
+
+        @Override
+        public void onTopicRemoved(int alias, long lastSequence) {
+            // an HTTP session subscribes to nothing: never sent one
         }
 
         @Override
@@ -367,19 +411,20 @@ final class HttpPublisher extends ChannelDuplexHandler {
                 return;
             }
             Integer i = byCorrelationId.get(correlationId);
-            if (i != null && sequences[i] == 0 && refusals[i] == null) {
+            if (i != null && !done[i]) {
                 refusals[i] = error;
                 reasons[i] = reason;
-                answered();
+                answered(i);
             }
         }
 
         /** Every publish still unanswered gets {@code code}, and the request its response. */
         void refuseAll(ErrorCode code, String reason) {
             for (int i = 0; i < sequences.length; i++) {
-                if (sequences[i] == 0 && refusals[i] == null) {
+                if (!done[i]) {
                     refusals[i] = code;
                     reasons[i] = reason;
+                    done[i] = true;
                 }
             }
             unanswered = 0;
@@ -397,8 +442,9 @@ final class HttpPublisher extends ChannelDuplexHandler {
                     + " it was applied is unknown (send it again with \"retry\": true to learn)");
         }
 
-        /** One more publish has its answer. */
-        private void answered() {
+        /** Publish {@code i} has its answer. */
+        private void answered(int i) {
+            done[i] = true;
             unanswered--;
             respondIfAllAnswered();
         }
@@ -413,7 +459,15 @@ final class HttpPublisher extends ChannelDuplexHandler {
             HttpResponseStatus status = HttpResponseStatus.OK;
             int acked = 0;
             ObjectNode root;
-            if (batch) {
+            if (removal != null) {
+                root = JSON.createObjectNode().put("selector", removal);
+                if (refusals[0] == null) {
+                    root.put("removed", sequences[0]);
+                } else {
+                    root.set("error", error(refusals[0].name(), reasons[0]));
+                    status = statusOf(refusals[0]);
+                }
+            } else if (batch) {
                 root = JSON.createObjectNode();
                 ArrayNode results = JSON.createArrayNode();
                 for (int i = 0; i < sequences.length; i++) {
@@ -480,7 +534,15 @@ final class HttpPublisher extends ChannelDuplexHandler {
         }
     }
 
-    private static ByteBuf encode(HttpPublishBody body) {
+    /** The correlation id of an HTTP removal's {@code REMOVE}: the one request of its session. */
+    private static final int REMOVAL_ID = 1;
+
+    private static ByteBuf encode(HttpPublishBody body, String removal) {
+        if (removal != null) {
+            ByteBuf out = Unpooled.buffer(WireCodec.removeBytes(ByteBufUtil.utf8Bytes(removal)));
+            WireCodec.writeRemove(out, REMOVAL_ID, removal);
+            return out;
+        }
         int bytes = 0;
         for (HttpPublishBody.Publish p : body.publishes()) {
             bytes += WireCodec.publishBytes(ByteBufUtil.utf8Bytes(p.topic()), p.value().length);
@@ -501,7 +563,7 @@ final class HttpPublisher extends ChannelDuplexHandler {
         return switch (code) {
             case AUTHENTICATION_FAILED -> HttpResponseStatus.UNAUTHORIZED;
             case PERMISSION_DENIED -> HttpResponseStatus.FORBIDDEN;
-            case INVALID_PATH -> HttpResponseStatus.BAD_REQUEST;
+            case INVALID_PATH, INVALID_SELECTOR -> HttpResponseStatus.BAD_REQUEST;
             case VALUE_TOO_LARGE -> HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
             case REPUBLISH_CONFLICT, PUBLISH_OUTCOME_UNKNOWN -> HttpResponseStatus.CONFLICT;
             case PUBLISH_RATE_EXCEEDED, TOO_MANY_CONNECTIONS -> HttpResponseStatus.TOO_MANY_REQUESTS;

@@ -34,6 +34,12 @@ final class InboundEvent {
     static final int FLUSH_HELD = 9;
     /** Sessions wait for their turn to produce a window of a streamed reply: {@link Subscriptions#takeTurn}, at the end of the batch. */
     static final int REPLY_TURN = 10;
+    /**
+     * Removes the topics {@link #selector} matches that {@link #session} may publish to (all of them
+     * without a session); in a cluster, hands them to {@link #removalRoute} instead. Without a
+     * selector: the topic at {@link #path}, a removal the cluster's log applied.
+     */
+    static final int REMOVE = 11;
 
     int kind;
     Session session;
@@ -48,6 +54,14 @@ final class InboundEvent {
     long fixedSequence;
     /** A {@code REPUBLISH}: applied unless the publisher's ledger has its correlation id. */
     boolean republish;
+    /** Cluster: the incarnation the log gave the topic of a {@link #PUBLISH} that creates it (0: not known). */
+    int fixedIncarnation;
+    /**
+     * Cluster: a session's {@link #REMOVE} is not applied by the sequencer but logged: the sequencer
+     * hands the paths it matches (that the session may publish to) to this, which logs their
+     * removals on the session's event loop. Null for a single node's, and for a removal the log applied.
+     */
+    java.util.function.Consumer<java.util.List<String>> removalRoute;
     /**
      * A {@code REPUBLISH} over {@code limits.publishRatePerSession}: the ledger still answers it (it
      * may have been applied the first time), but it is not applied now.
@@ -70,6 +84,8 @@ final class InboundEvent {
         kind = NOOP;
         receivedNanos = 0;
         fixedSequence = 0;
+        fixedIncarnation = 0;
+        removalRoute = null;
         republish = false;
         overRate = false;
         session = null;

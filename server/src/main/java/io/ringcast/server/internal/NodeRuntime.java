@@ -239,12 +239,15 @@ public final class NodeRuntime implements AutoCloseable {
         HttpEndpointHandler.NodeView endpoints = new HttpEndpointHandler.NodeView(counters,
                 new ServerMetrics(counters, cluster), System.currentTimeMillis(), config.demo().enabled(), cluster,
                 transport);
+        ClusterRoute route = cluster == null ? null
+                : new ClusterRoute(cluster, inbound, config.cluster().replicationTimeoutMs(), config.limits().maxTopics());
+        if (route != null) {
+            sequencer.logRemovalsThrough(route); // the leaders of topics' groups log their expiry
+        }
         SessionServices sessionServices = new SessionServices(config.limits(), config.session().idleTimeoutMs(),
                 sessions, inbound, new SubscribeChecks(config.limits().maxSubscriptionsPerSession(),
                         config.limits().maxViewsPerSession(), config.history().length(), views, subscribeMemory), login,
-                cluster == null ? null : new ClusterRoute(cluster, inbound, config.cluster().replicationTimeoutMs(),
-                        config.limits().maxTopics()),
-                outboundLimit, counters);
+                route, outboundLimit, counters);
         return new ServerChannelInitializer(config, tls, counters, endpoints, sessionServices);
     }
 

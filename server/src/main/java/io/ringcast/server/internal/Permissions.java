@@ -76,6 +76,16 @@ final class Permissions {
         return false;
     }
 
+    /** Whether {@code selector} could match a topic this session may publish to (and so remove). */
+    boolean mayEverPublish(Selector selector) {
+        for (Selector granted : publish) {
+            if (overlap(granted, 0, selector, 0)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean anyMatches(List<Selector> selectors, String[] segments) {
         for (Selector s : selectors) {
             if (s.matches(segments)) {

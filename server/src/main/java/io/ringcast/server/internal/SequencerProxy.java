@@ -92,6 +92,25 @@ final class SequencerProxy {
         e.options = options;
     }
 
+    /** A session's {@code REMOVE} into a claimed slot; in a cluster with the {@code route} that logs its removals. */
+    void fillRemove(long slot, Session session, int correlationId, Selector selector,
+                    java.util.function.Consumer<java.util.List<String>> route) {
+        InboundEvent e = command(slot, InboundEvent.REMOVE, session, correlationId);
+        e.selector = selector;
+        e.removalRoute = route;
+    }
+
+    /** A removal the cluster's log applied: the topic at {@code path} goes, in log order. Waits for room, as {@link #applyFromCluster}. */
+    void removeFromCluster(String path, int incarnation) {
+        long slot = ring.next();
+        InboundEvent e = ring.get(slot);
+        e.clear();
+        e.kind = InboundEvent.REMOVE;
+        e.path = path;
+        e.fixedIncarnation = incarnation;
+        ring.publish(slot);
+    }
+
     /** A session's unsubscription into a claimed slot. */
     void fillUnsubscribe(long slot, Session session, int subscriptionId) {
         command(slot, InboundEvent.UNSUBSCRIBE, session, subscriptionId);
@@ -206,7 +225,7 @@ final class SequencerProxy {
      * An update the cluster applies with the sequence its partition's owner gave it
      * ({@code topicSequence}), like a publish of no session. Waits for room. Cluster thread.
      */
-    void applyFromCluster(String path, String[] segments, long topicSequence, byte[] value) {
+    void applyFromCluster(String path, String[] segments, long topicSequence, int incarnation, byte[] value) {
         long slot = ring.next();
         InboundEvent e = ring.get(slot);
         e.clear();
@@ -214,6 +233,7 @@ final class SequencerProxy {
         e.path = path;
         e.segments = segments;
         e.fixedSequence = topicSequence;
+        e.fixedIncarnation = incarnation;
         e.receivedNanos = System.nanoTime(); // clocks of other nodes do not compare: latency from here
         e.value = Unpooled.wrappedBuffer(value);
         ring.publish(slot);

@@ -84,6 +84,9 @@ public final class ServerCounters {
     /** Edits of the config file refused (invalid); the settings in force stayed. */
     final LongAdder configReloadsRefused = new LongAdder();
     private volatile int valuesCached;
+    /** Written by the sequencer thread only. */
+    private volatile long topicsRemoved;
+    private volatile long topicsExpired;
     /** Sessions whose subscribe reply is being streamed; written by the sequencer. */
     private volatile int subscribeRepliesPending;
     /**
@@ -210,6 +213,24 @@ public final class ServerCounters {
     /** Sequencer thread only. */
     void topics(int n) {
         topics = n;
+    }
+
+    /** Sequencer thread only. */
+    void topicsRemoved(int n) {
+        topicsRemoved = topicsRemoved + n;
+    }
+
+    /** Sequencer thread only. */
+    void topicsExpired(int n) {
+        topicsExpired = topicsExpired + n;
+    }
+
+    public long topicsRemoved() {
+        return topicsRemoved;
+    }
+
+    public long topicsExpired() {
+        return topicsExpired;
     }
 
     public long publishes() {

@@ -45,6 +45,12 @@ final class SessionReplies {
         replied();
     }
 
+    /** {@code REMOVED}: the answer to a {@code REMOVE} a cluster's logs applied. */
+    void removed(int correlationId, int removedTopics) {
+        WireCodec.writeRemoved(frames.room(WireCodec.REMOVED_BYTES), correlationId, removedTopics);
+        replied();
+    }
+
     /** A non-fatal error for one request (counted); the session stays open. */
     void refuse(Verdict refusal, int correlationId) {
         refuse(refusal.code(), correlationId, refusal.reason());

@@ -118,7 +118,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
     /** Whether a message of this type is a command for the sequencer, which needs an inbound slot. */
     private static boolean needsSlot(byte type) {
         return type == MessageType.PUBLISH || type == MessageType.REPUBLISH
-                || type == MessageType.SUBSCRIBE || type == MessageType.UNSUBSCRIBE;
+                || type == MessageType.SUBSCRIBE || type == MessageType.UNSUBSCRIBE || type == MessageType.REMOVE;
     }
 
     /** The connection closed: the handshake deadline no longer matters. */
@@ -248,6 +248,45 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
             node.counters().subscriptions.decrementAndGet();
             node.sequencer().fillUnsubscribe(claimedSlot(), session, subscriptionId);
         }
+    }
+
+    /**
+     * A {@code REMOVE}: refused for a bad selector, or one that can match nothing the session may
+     * publish to; else the sequencer removes what it matches that the session may publish to.
+     */
+    @Override
+    public void onRemove(int correlationId, String selectorText) throws ProtocolException {
+        requireWelcome(MessageType.REMOVE);
+        Selector selector;
+        try {
+            selector = Selector.parse(selectorText, node.limits().pathLimits());
+        } catch (ProtocolException e) {
+            replies.refuse(e.code(), correlationId, e.reason());
+            return;
+        }
+        if (!session.permissions.mayEverPublish(selector)) {
+            replies.refuse(ErrorCode.PERMISSION_DENIED, correlationId, "remove of '" + selectorText
+                    + "' refused: the session's roles grant publishing to no topic it can match");
+            return;
+        }
+        ClusterRoute cluster = node.clusterRoute();
+        // in a cluster the sequencer finds what it matches here, and the logs remove it on every node
+        node.sequencer().fillRemove(claimedSlot(), session, correlationId, selector, cluster == null ? null
+                : paths -> session.ctx.executor().execute(() -> cluster.remove(session, selectorText, paths,
+                        (removed, refusal) -> removedByCluster(correlationId, removed, refusal))));
+    }
+
+    /** The cluster's answer to a {@code REMOVE}. Event loop. */
+    private void removedByCluster(int correlationId, int removed, Verdict refusal) {
+        if (session.closing) {
+            return;
+        }
+        if (refusal != null) {
+            replies.refuse(refusal, correlationId);
+        } else {
+            replies.removed(correlationId, removed);
+        }
+        replies.flush();
     }
 
     @Override

@@ -28,6 +28,8 @@ final class SubscriptionRequest {
     final int rewind;
     /** A first subscribe's {@code rewindSince}, milliseconds since the epoch (-1: no such bound). */
     final long rewindSince;
+    /** The incarnation of each resume position the client named one of (option {@code incarnations}); null: none. */
+    private final Map<String, Integer> incarnations;
     /** Whether the subscription is open and its reply under way. */
     boolean opened;
     /** The resume position of a topic the resume list does not name: null for a first subscribe. */
@@ -48,6 +50,35 @@ final class SubscriptionRequest {
         this.view = view;
         this.rewind = options.rewind();
         this.rewindSince = options.rewindSince();
+        this.incarnations = incarnations(resume, options.incarnations());
+    }
+
+    /** The named incarnations by path: the option lists them in the resume list's order. */
+    private static Map<String, Integer> incarnations(Map<String, Long> resume, int[] incarnations) {
+        if (incarnations.length == 0 || incarnations.length != resume.size()) {
+            return null; // none, or a list that named a path twice, whose positions no longer line up
+        }
+        Map<String, Integer> byPath = null;
+        int i = 0;
+        for (String path : resume.keySet()) {
+            int incarnation = incarnations[i++];
+            if (incarnation != 0) {
+                if (byPath == null) {
+                    byPath = new java.util.HashMap<>();
+                }
+                byPath.put(path, incarnation);
+            }
+        }
+        return byPath;
+    }
+
+    /** The incarnation the client's resume position of {@code path} is of; 0 when it named none. */
+    int incarnationOf(String path) {
+        if (incarnations == null) {
+            return 0;
+        }
+        Integer incarnation = incarnations.get(path);
+        return incarnation == null ? 0 : incarnation;
     }
 
     /** Whether a first subscribe starts each topic from its history rather than its value ({@link Topic#rewindFrom}). */

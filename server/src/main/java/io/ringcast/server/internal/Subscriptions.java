@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -295,8 +296,11 @@ final class Subscriptions {
      * last frame. One look at every topic, once per streamed reply.
      */
     private void releaseHeld(Session session) {
-        for (int i = 0, n = tree.size(); i < n; i++) {
+        for (int i = 0, n = tree.createdSize(); i < n; i++) {
             Topic topic = tree.inCreationOrder(i);
+            if (topic.removed) {
+                continue;
+            }
             if (topic.subscribers.holds(session)) {
                 sets.release(topic, session);
             }
@@ -342,7 +346,7 @@ final class Subscriptions {
         r.opened = true;
         if (!r.selector.isExact() && !replyFits(session, r, roomBytes)) {
             r.next = 0;
-            r.end = tree.size();
+            r.end = tree.createdSize();
             return false;
         }
         int[] matched = {0};
@@ -378,7 +382,7 @@ final class Subscriptions {
                 return false;
             }
             Topic topic = tree.inCreationOrder(r.next);
-            if (r.selector.matches(topic.segments) && session.permissions.mayRead(topic.segments)) {
+            if (!topic.removed && r.selector.matches(topic.segments) && session.permissions.mayRead(topic.segments)) {
                 // the window is one frame: a topic that would start another waits for the next
                 // window; measured only past a turn's worth, so a window cut short still fills a turn
                 if (made > TURN_BYTES && made + replyBytes(session, r, topic) > REPLY_WINDOW_BYTES) {
@@ -393,9 +397,20 @@ final class Subscriptions {
         return true;
     }
 
-    /** What the subscription starts {@code topic} from: null for a first subscribe, else the client's last sequence. */
+    /**
+     * What the subscription starts {@code topic} from: null for a first subscribe, else the client's
+     * last sequence; 0, nothing seen, when that was of another incarnation of the path.
+     */
     private static Long resumeFrom(SubscriptionRequest r, Topic topic) {
-        return r.unlisted == null ? null : r.resume.getOrDefault(topic.path, r.unlisted);
+        if (r.unlisted == null) {
+            return null;
+        }
+        Long last = r.resume.get(topic.path);
+        if (last == null) {
+            return r.unlisted;
+        }
+        int incarnation = r.incarnationOf(topic.path);
+        return incarnation != 0 && incarnation != topic.incarnation ? NOTHING_SEEN : last;
     }
 
     /**
@@ -669,6 +684,32 @@ final class Subscriptions {
             if (v.subscribers.size() == 0) {
                 viewed.close(v);
             }
+        }
+    }
+
+    /** Sessions with a streamed reply pending, which walk the tree's creation order ({@link TopicTree#compact}). */
+    int repliesPending() {
+        return repliesPending;
+    }
+
+    /**
+     * The topic is being removed: every session that has its {@code TOPIC} (its plain subscribers,
+     * and each view's members) is sent {@code TOPIC_REMOVED} through the fan-out ring, after the
+     * topic's updates before it, and leaves it; its views are closed. The sets go as they are, held
+     * members included: their poller writes it after their streamed reply, in order.
+     */
+    void removed(Topic topic) {
+        if (topic.subscribers.size() > 0) {
+            replies.topicRemoved(topic);
+            sets.assign(topic, List.of());
+        }
+        while (topic.viewCount() > 0) {
+            TopicView v = topic.view(topic.viewCount() - 1);
+            if (v.subscribers.size() > 0) {
+                replies.topicRemoved(v);
+                sets.assign(v, List.of());
+            }
+            viewed.close(v);
         }
     }
 

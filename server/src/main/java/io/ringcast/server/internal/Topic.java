@@ -25,6 +25,22 @@ final class Topic extends Audience {
     final String[] segments;
     long sequence;
     TopicFeatures features;
+    /**
+     * Tells this topic from another of the same path, made after this one was removed: a
+     * {@code u32} the sequencer gives it when it creates it (docs/protocol.md, "Removing topics").
+     */
+    int incarnation;
+    /** Removed: gone from the tree, its value released; the streamed replies that still reach it skip it. */
+    boolean removed;
+    /** The principal whose share of {@code limits.maxTopicsPerPrincipal} it took, given back when it goes; or null. */
+    String creator;
+    /** When a publish last updated it (or it was made), milliseconds since the epoch: its expiry's clock. */
+    long lastPublishMillis;
+    /** Its neighbours in its {@link TopicExpiry} queue, oldest first; null at the ends and outside one. */
+    Topic expiryOlder;
+    Topic expiryNewer;
+    /** The {@code expireAfterMs} of the queue it is in, 0 when in none. */
+    long expiryQueue;
     /** The views its subscribers see it through ({@link TopicView}), in {@code views[0..viewCount)}; null before the first. */
     private TopicView[] views;
     private int viewCount;
@@ -78,6 +94,11 @@ final class Topic extends Audience {
     @Override
     Topic topic() {
         return this;
+    }
+
+    /** Writes the topic's {@code TOPIC} message, {@link WireCodec#topicBytes} long: the one writer of a definition. */
+    void writeDefinition(ByteBuf out) {
+        WireCodec.writeTopic(out, alias, path, incarnation);
     }
 
     @Override
@@ -195,12 +216,11 @@ final class Topic extends Audience {
     void record(ByteBuf frame, int updateOffset, ByteBuf fullValueOfDelta, long millis) {
         assert features.lastValueCache();
         if (historyFrames == null) {
-            historyFrames = new ByteBuf[historyLength];
-            historyUpdateOffsets = new int[historyLength];
-            historyFullValues = new ByteBuf[historyLength];
-            historyMillis = new long[historyLength];
+            allocateHistory(1);
+        } else if (historySize == historyFrames.length && historySize < historyLength) {
+            growHistory();
         }
-        int slot = (int) (sequence % historyLength);
+        int slot = slot(sequence);
         forget(slot);
         historyFrames[slot] = frame;
         historyUpdateOffsets[slot] = updateOffset;
@@ -213,9 +233,44 @@ final class Topic extends Audience {
         recordedSequence = sequence;
         // large values: the oldest go first, so that one topic holds at most history.maxBytes
         while (historyBytes > historyMaxBytes && historySize > 1) {
-            forget((int) ((sequence - historySize + 1) % historyLength));
+            forget(slot(sequence - historySize + 1));
             historySize--;
         }
+    }
+
+    /**
+     * The history's arrays, of {@code capacity} slots. They start at one and double as updates come,
+     * up to {@code history.length}: a topic updated once (most of a million short-lived ones) keeps
+     * one slot, not 64 (1.8 KB each).
+     */
+    private void allocateHistory(int capacity) {
+        historyFrames = new ByteBuf[capacity];
+        historyUpdateOffsets = new int[capacity];
+        historyFullValues = new ByteBuf[capacity];
+        historyMillis = new long[capacity];
+    }
+
+    /** Doubles the history's arrays (at most to {@code history.length}), each update moved to its slot there. */
+    private void growHistory() {
+        ByteBuf[] frames = historyFrames;
+        int[] offsets = historyUpdateOffsets;
+        ByteBuf[] fullValues = historyFullValues;
+        long[] millis = historyMillis;
+        int old = frames.length;
+        allocateHistory(Math.min(historyLength, old * 2));
+        for (long seq = recordedSequence - historySize + 1; seq <= recordedSequence; seq++) {
+            int from = (int) (seq % old);
+            int to = slot(seq);
+            historyFrames[to] = frames[from];
+            historyUpdateOffsets[to] = offsets[from];
+            historyFullValues[to] = fullValues[from];
+            historyMillis[to] = millis[from];
+        }
+    }
+
+    /** The slot of update {@code seq} in the history's arrays. */
+    private int slot(long seq) {
+        return (int) (seq % historyFrames.length);
     }
 
     /** Releases what the history keeps in {@code slot}. */
@@ -264,31 +319,31 @@ final class Topic extends Audience {
      * it, or a copy was kept. Always, except for the older deltas of a restored history.
      */
     boolean historyValueKnown(long seq) {
-        int slot = (int) (seq % historyLength);
+        int slot = slot(seq);
         return historyFullValues[slot] != null || !holdsDelta(slot);
     }
 
     /** The buffer holding the full value of update {@code seq}, at {@link #historyValueIndex}; only when {@link #historyValueKnown}. */
     ByteBuf historyValueBuffer(long seq) {
-        int slot = (int) (seq % historyLength);
+        int slot = slot(seq);
         return historyFullValues[slot] != null ? historyFullValues[slot] : historyFrames[slot];
     }
 
     int historyValueIndex(long seq) {
-        int slot = (int) (seq % historyLength);
+        int slot = slot(seq);
         return historyFullValues[slot] != null ? historyFullValues[slot].readerIndex()
                 : historyUpdateOffsets[slot] + WireCodec.UPDATE_OVERHEAD_BYTES;
     }
 
     int historyValueLength(long seq) {
-        int slot = (int) (seq % historyLength);
+        int slot = slot(seq);
         return historyFullValues[slot] != null ? historyFullValues[slot].readableBytes()
                 : historyFrames[slot].writerIndex() - historyValueIndex(seq);
     }
 
     /** When update {@code seq} was recorded, in milliseconds since the epoch; 0 when not known. */
     long historyMillis(long seq) {
-        return historyMillis[(int) (seq % historyLength)];
+        return historyMillis[slot(seq)];
     }
 
     private boolean holdsDelta(int slot) {
@@ -320,12 +375,12 @@ final class Topic extends Audience {
 
     /** The frame of update {@code seq}, which must be within the history. */
     ByteBuf historyFrame(long seq) {
-        return historyFrames[(int) (seq % historyLength)];
+        return historyFrames[slot(seq)];
     }
 
     /** Offset of the {@code UPDATE} message of update {@code seq} in its {@link #historyFrame}. */
     int historyUpdateOffset(long seq) {
-        return historyUpdateOffsets[(int) (seq % historyLength)];
+        return historyUpdateOffsets[slot(seq)];
     }
 
     /** Length of the {@code UPDATE} message of update {@code seq}. */

@@ -46,6 +46,9 @@ final class TopicRestore {
                 continue;
             }
             Topic topic = createTopic.apply(t.path(), segments);
+            if (t.incarnation() != 0) {
+                topic.incarnation = t.incarnation(); // the clients of the last run know it by this one
+            }
             if (topic.features.lastValueCache()) {
                 restoreHistory(topic, t);
             }

@@ -13,9 +13,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -61,6 +59,24 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private Thread thread;
     private int nextAlias = 1;
     private long publishesInBatch;
+    /** The topics that expire, by the time a publish last updated them. */
+    private final TopicExpiry expiry = new TopicExpiry();
+    /** The clock of {@code maxRate} and of the timer ({@link System#nanoTime()}, or a test's). */
+    private final LongSupplier clock;
+    /** Asks for a {@code FLUSH_HELD} command at a {@link #clock} time: views' held values, and expiry. */
+    private final LongConsumer armTimer;
+    /** The time, in milliseconds since the epoch, the timer was last armed for an expiry; {@link Long#MAX_VALUE}: none. */
+    private long expiryArmedFor = Long.MAX_VALUE;
+    /** The incarnation given last ({@link Topic#incarnation}), a {@code u32}. */
+    private long lastIncarnation;
+    /**
+     * A cluster node: its topics have incarnation 0, not known, since each node's clock would give
+     * another, and a client that resumes on another node must not take that for a removal. Topics
+     * are removed by a single node only, so far.
+     */
+    private final boolean clusterMode;
+    /** A cluster node's way to log expiries, set once it joined ({@link #logRemovalsThrough}); null before, and on a single node. */
+    private volatile LoggedRemovals loggedRemovals;
 
     TopicSequencer(FanOutProxy fanOut, ByteBufAllocator alloc, SequencerLimits limits, FeatureResolver features,
                    ServerCounters counters, boolean clusterMode) {
@@ -97,6 +113,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.republishes = new RepublishAnswers(limits.publisherLedgers(), limits.publisherLedgersPerPrincipal(),
                 replies, counters);
         this.askReplyTurn = askReplyTurn;
+        this.clock = clock;
+        this.armTimer = armHeldTimer;
+        this.clusterMode = clusterMode;
     }
 
     /** The sequencer's bounds: history kept per topic, topics, and the publishers' ledgers. */
@@ -132,7 +151,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                 // after the update it acks: acked by the publisher's poller, as a single node's publish
                 case InboundEvent.CLUSTER_ACK -> fanOut.ack(e.session, e.id, e.fixedSequence);
                 case InboundEvent.TOPIC_SNAPSHOT -> snapshot(e.snapshot);
-                case InboundEvent.FLUSH_HELD -> viewed.flushDue(true);
+                case InboundEvent.FLUSH_HELD -> {
+                    viewed.flushDue(true);
+                    expireDue();
+                }
+                case InboundEvent.REMOVE -> remove(e);
                 case InboundEvent.REPLY_TURN -> { } // taken at the end of the batch
                 default -> { }
             }
@@ -171,6 +194,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             return;
         }
         Topic topic = tree.get(e.path);
+        if (topic != null && e.fixedSequence != 0 && !sameIncarnation(topic, e.fixedIncarnation)) {
+            return; // an update of a topic removed since, sent again by a catch-up: the log applied it before
+        }
         boolean created = topic == null;
         if (created) {
             // in a cluster the owner decided already: every node must create what it created
@@ -186,10 +212,19 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                 return;
             }
             topic = createTopic(e.path, e.segments);
+            if (e.fixedSequence != 0) {
+                topic.incarnation = e.fixedIncarnation; // the log's, the same on every node
+            } else if (e.session != null) {
+                topic.creator = e.session.permissions.who();
+            }
         }
         long seq = nextSequence(e, topic, ledger);
         if (seq > 0) {
             fanOutAndKeep(e, topic, created, seq);
+            expiry.touched(topic, System.currentTimeMillis());
+            if (created && topic.expiryQueue != 0) {
+                armExpiry(topic.lastPublishMillis + topic.expiryQueue);
+            }
         }
     }
 
@@ -249,10 +284,149 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(fanOut.loops()), historyLength,
                 historyMaxBytes,
                 features.resolve(segments));
+        topic.incarnation = clusterMode ? 0 : nextIncarnation();
         subscriptions.subscribeNew(topic);
         tree.add(topic);
         counters.topics(tree.size());
         return topic;
+    }
+
+    /** Whether the log's {@code incarnation} is the topic's, as far as either is known (0: not known). */
+    private static boolean sameIncarnation(Topic topic, int incarnation) {
+        return incarnation == 0 || topic.incarnation == 0 || incarnation == topic.incarnation;
+    }
+
+    /**
+     * The next incarnation: the time in seconds, or one more than the last when topics are made
+     * faster than that, so that a path removed and made again within a run gets another, and most
+     * likely also one made after a restart without state. A {@code u32}, never 0.
+     */
+    private int nextIncarnation() {
+        lastIncarnation = Math.max(lastIncarnation + 1, System.currentTimeMillis() / 1000) & 0xFFFFFFFFL;
+        if (lastIncarnation == 0) {
+            lastIncarnation = 1;
+        }
+        return (int) lastIncarnation;
+    }
+
+    // ------------------------------------------------------------------ removal and expiry
+
+    /**
+     * A {@code REMOVE}: removes every topic the selector matches that the session may publish to
+     * (every one, for a command of no session), and answers with how many.
+     */
+    private void remove(InboundEvent e) {
+        if (e.selector == null) { // the cluster's log removed it: every node, here in log order
+            Topic topic = tree.get(e.path);
+            if (topic != null && sameIncarnation(topic, e.fixedIncarnation)) {
+                removeTopic(topic);
+                removalsDone(1);
+            }
+            return;
+        }
+        if (e.removalRoute != null) { // a cluster node's session: the log removes what it matches
+            List<String> paths = new ArrayList<>();
+            tree.forEachMatch(e.selector, topic -> {
+                if (e.session.permissions.mayPublish(topic.segments)) {
+                    paths.add(topic.path);
+                }
+            });
+            e.removalRoute.accept(paths);
+            return;
+        }
+        List<Topic> matched = new ArrayList<>();
+        tree.forEachMatch(e.selector, topic -> {
+            if (e.session == null || e.session.permissions.mayPublish(topic.segments)) {
+                matched.add(topic);
+            }
+        });
+        for (Topic topic : matched) {
+            removeTopic(topic);
+        }
+        removalsDone(matched.size());
+        if (e.session != null) {
+            replies.removed(e.session, e.id, matched.size());
+        }
+    }
+
+    /**
+     * Takes the topic away: its sessions are told ({@code TOPIC_REMOVED}) and leave it, and its
+     * value, history, views, alias, expiry and share of the topic limits go. A later publish to its
+     * path makes a new topic, of another incarnation, from sequence 1.
+     */
+    private void removeTopic(Topic topic) {
+        expiry.forget(topic);
+        subscriptions.removed(topic);
+        tree.remove(topic);
+        dropValue(topic);
+        topic.releaseViewedValue();
+        if (topic.creator != null) {
+            topicsMadeBy.give(topic.creator);
+        }
+    }
+
+    /** After removing topics: the counts, and the creation order compacted when it is mostly removed topics. */
+    private void removalsDone(int removed) {
+        if (removed > 0) {
+            counters.topics(tree.size());
+            counters.topicsRemoved(removed);
+            tree.compact(subscriptions.repliesPending());
+        }
+    }
+
+    /**
+     * A cluster node logs expiries through {@code removals} from now on. Any thread, once: the
+     * sequencer reads it when topics are due.
+     */
+    void logRemovalsThrough(LoggedRemovals removals) {
+        loggedRemovals = removals;
+    }
+
+    /**
+     * Removes the topics whose {@code expireAfterMs} passed without a publish, and arms the timer for
+     * the next. A cluster node does not remove them itself: the leader of a due topic's group logs
+     * its removal if the topic is still as it is, and every node removes it when the log applies it
+     * ({@link #remove}); a topic is due again after another {@code expireAfterMs} if it is still there.
+     */
+    private void expireDue() {
+        long now = System.currentTimeMillis();
+        if (expiryArmedFor == Long.MAX_VALUE) {
+            return;
+        }
+        if (expiryArmedFor > now) {
+            // the timer woke for a view's held value, and may have let this later time go: again
+            armTimer.accept(clock.getAsLong() + (expiryArmedFor - now) * 1_000_000);
+            return;
+        }
+        int[] removed = {0};
+        LoggedRemovals logged = loggedRemovals;
+        long next = expiry.expire(now, topic -> {
+            if (!clusterMode) {
+                removeTopic(topic);
+                removed[0]++;
+                return;
+            }
+            if (logged != null && logged.leads(topic.path) && logged.removeIfUnchanged(topic.path, topic.sequence)) {
+                removed[0]++;
+            }
+            expiry.touched(topic, now);
+        });
+        if (!clusterMode) {
+            removalsDone(removed[0]);
+        }
+        counters.topicsExpired(removed[0]);
+        expiryArmedFor = Long.MAX_VALUE;
+        armExpiry(next);
+    }
+
+    /** Asks the timer for a {@code FLUSH_HELD} at {@code dueMillis} (epoch), unless one is asked for sooner. */
+    private void armExpiry(long dueMillis) {
+        if (dueMillis == Long.MAX_VALUE || dueMillis >= expiryArmedFor) {
+            return;
+        }
+        expiryArmedFor = dueMillis;
+        long inMillis = Math.max(0, dueMillis - System.currentTimeMillis());
+        armTimer.accept(clock.getAsLong() + inMillis * 1_000_000);
     }
 
     /** Releases the topic's history and last value, if it keeps any. */
@@ -278,8 +452,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             if (had && !topic.hasValue()) {
                 counters.valuesCached(-1);
             }
+            expiry.reloaded(topic);
         }
-        log.info("features reloaded: {} topics re-resolved", tree.size());
+        expiryArmedFor = Long.MAX_VALUE; // the next due may be sooner, or none
+        armExpiry(expiry.nextDue());
+        log.info("features reloaded: {} topics re-resolved, {} of them expire", tree.size(), expiry.size());
     }
 
     // ------------------------------------------------------------------ the cluster's snapshots
@@ -331,26 +508,28 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
      * as the next update when it moved by one, else are told as across any gap
      * ({@link Subscriptions#replaced}).
      *
-     * <p>A topic this node has and the snapshot has not should not exist (topics are never removed,
-     * and a snapshot taken over is newer than this node's state); if one does, it is emptied to
-     * sequence 0 with no value, as the log's state machine, replaced by the same snapshot, numbers
-     * it anew from 1: its next update is applied rather than taken for one seen before. Its
-     * subscribers are told of a gap without value. Logged, as is a topic the snapshot moves back.
+     * <p>A topic this node has and the snapshot has not was removed by entries this node had not
+     * applied: it is removed here too, its subscribers told ({@code TOPIC_REMOVED}), as the log's
+     * state machine, replaced by the same snapshot, numbers it anew from 1. A topic of the same path
+     * in the snapshot but of another incarnation was removed and made again: the same, then made
+     * anew. Logged, as is a topic the snapshot moves back.
      */
     private void takeOver(List<TopicStateFile.SavedTopic> saved, PathLimits limits, Predicate<String> inGroup) {
-        Set<String> inSnapshot = new HashSet<>();
+        java.util.Map<String, Integer> incarnations = new java.util.HashMap<>();
         for (TopicStateFile.SavedTopic t : saved) {
-            inSnapshot.add(t.path());
+            incarnations.put(t.path(), t.incarnation());
         }
+        int removed = 0;
         for (Topic topic : inGroup(inGroup)) {
-            if (!inSnapshot.contains(topic.path) && topic.sequence != 0) {
-                log.warn("cluster snapshot: topic '{}' (sequence {}) is not in the snapshot taken over; emptied to "
-                        + "sequence 0, as the log now numbers it anew", topic.path, topic.sequence);
-                dropValue(topic);
-                topic.sequence = 0;
-                subscriptions.replaced(topic, false, 0);
+            Integer incarnation = incarnations.get(topic.path);
+            if (incarnation == null || incarnation != 0 && topic.incarnation != 0 && incarnation != topic.incarnation) {
+                log.info("cluster snapshot: topic '{}' (sequence {}) was removed by entries this node had not applied; "
+                        + "removed here too", topic.path, topic.sequence);
+                removeTopic(topic);
+                removed++;
             }
         }
+        removalsDone(removed);
         // a topic at the snapshot's sequence holds what the snapshot holds, and more history: kept as it is
         List<TopicStateFile.SavedTopic> moved = new ArrayList<>(saved.size());
         for (TopicStateFile.SavedTopic t : saved) {
@@ -402,7 +581,14 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     int restore(List<TopicStateFile.SavedTopic> saved, PathLimits limits) {
         assert thread == null : "restore before the sequencer starts";
         republishes.startedWithHistory();
-        return new TopicRestore(encoder, counters).restore(saved, limits, this::createTopic);
+        int restored = new TopicRestore(encoder, counters).restore(saved, limits, this::createTopic);
+        long now = System.currentTimeMillis();
+        for (Topic topic : tree.all()) {
+            lastIncarnation = Math.max(lastIncarnation, topic.incarnation & 0xFFFFFFFFL);
+            expiry.touched(topic, now); // a restart starts their expiry anew: the node kept no time of them
+        }
+        armExpiry(expiry.nextDue());
+        return restored;
     }
 
     /** Saves every topic for the next run. Only after the sequencer thread has stopped. */

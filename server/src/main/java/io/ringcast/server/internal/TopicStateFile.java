@@ -29,8 +29,9 @@ import java.util.List;
  * {@link #writeTo} and {@link #readFrom} are the format, on any {@link DataOutput} and {@link DataInput};
  * the file is one use of it.
  *
- * <p>Format, big-endian ({@link DataOutput}): {@code "RCST"}, {@code u32 version = 1},
- * {@code u32 topics}, then per topic: path ({@code writeUTF}), {@code u64 sequence},
+ * <p>Format, big-endian ({@link DataOutput}): {@code "RCST"}, {@code u32 version = 2},
+ * {@code u32 topics}, then per topic: path ({@code writeUTF}), {@code u32 incarnation} (not in
+ * version 1, which is read as incarnation 0: a new one is given), {@code u64 sequence},
  * {@code u32 entries}, entries oldest first ({@code u64 sequence, u8 flags, u32 length, bytes}),
  * {@code i32 lastValueLength} ({@code -1}: none) and its bytes. A topic with a last value and no
  * entries (a cluster snapshot's, {@link #writeTo(DataOutput, Iterable, boolean)}) is restored with
@@ -38,7 +39,9 @@ import java.util.List;
  */
 final class TopicStateFile {
     private static final int MAGIC = 0x52435354; // "RCST"
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
+    /** The version before incarnations, still read. */
+    private static final int VERSION_WITHOUT_INCARNATIONS = 1;
     /** Offset of the flags byte in an {@code UPDATE} message: type, length, alias, sequence. */
     private static final int UPDATE_FLAGS_OFFSET = WireCodec.UPDATE_OVERHEAD_BYTES - 1;
 
@@ -46,8 +49,8 @@ final class TopicStateFile {
     record Entry(long sequence, int flags, byte[] payload) {
     }
 
-    /** One saved topic; {@code lastValue} is null when it kept no value. */
-    record SavedTopic(String path, long sequence, List<Entry> history, byte[] lastValue) {
+    /** One saved topic; {@code lastValue} is null when it kept no value; {@code incarnation} 0 when not known. */
+    record SavedTopic(String path, int incarnation, long sequence, List<Entry> history, byte[] lastValue) {
     }
 
     private TopicStateFile() {
@@ -100,6 +103,7 @@ final class TopicStateFile {
 
     private static void writeTopic(DataOutput out, Topic topic, boolean withHistory) throws IOException {
         out.writeUTF(topic.path);
+        out.writeInt(topic.incarnation);
         out.writeLong(topic.sequence);
         int entries = withHistory ? topic.historySize() : 0;
         long oldest = topic.sequence - entries + 1;
@@ -145,13 +149,15 @@ final class TopicStateFile {
                 throw new IOException("not a Ringcast state file (bad magic number)");
             }
             int version = in.readInt();
-            if (version != VERSION) {
-                throw new IOException("state file version " + version + ", this server reads version " + VERSION);
+            if (version != VERSION && version != VERSION_WITHOUT_INCARNATIONS) {
+                throw new IOException("state file version " + version + ", this server reads versions "
+                        + VERSION_WITHOUT_INCARNATIONS + " and " + VERSION);
             }
             int topics = nonNegative(in.readInt(), "topic count");
             List<SavedTopic> saved = new ArrayList<>(Math.min(topics, 1 << 16));
             for (int t = 0; t < topics; t++) {
                 String path = in.readUTF();
+                int incarnation = version == VERSION ? in.readInt() : 0;
                 long sequence = in.readLong();
                 int entries = nonNegative(in.readInt(), "history length of " + path);
                 List<Entry> history = new ArrayList<>(Math.min(entries, 1 << 16));
@@ -164,7 +170,7 @@ final class TopicStateFile {
                 int lastLength = in.readInt();
                 byte[] last = lastLength < 0 ? null : bytes(in, "last value length in " + path, lastLength, inputBytes);
                 checkTopic(path, sequence, history, last);
-                saved.add(new SavedTopic(path, sequence, history, last));
+                saved.add(new SavedTopic(path, incarnation, sequence, history, last));
             }
             if (in.skipBytes(1) != 0) {
                 throw new IOException("bytes left after the last topic");

@@ -15,11 +15,14 @@ import java.util.function.Predicate;
 final class TopicTree {
     private final Map<String, Topic> byPath = new HashMap<>();
     /**
-     * Topics are never removed, so a topic's place here never changes: a streamed subscribe reply
-     * walks this list with an index and an end fixed when it opened, instead of holding a list of
-     * its topics ({@link Subscriptions}).
+     * A topic's place here never changes while a streamed subscribe reply may walk the list: such
+     * a reply walks it with an index and an end fixed when it opened, instead of holding a list of
+     * its topics ({@link Subscriptions}). A removed topic stays in its place, marked
+     * {@link Topic#removed}, until {@link #compact} drops the removed ones when no reply walks.
      */
     private final ArrayList<Topic> inCreationOrder = new ArrayList<>();
+    /** How many of {@link #inCreationOrder} are removed. */
+    private int removedInOrder;
     private final Node root = new Node();
 
     private static final class Node {
@@ -31,8 +34,14 @@ final class TopicTree {
         return byPath.get(path);
     }
 
+    /** The number of topics. */
     int size() {
         return byPath.size();
+    }
+
+    /** The length of the creation order, removed topics not yet compacted away included: a streamed reply's end. */
+    int createdSize() {
+        return inCreationOrder.size();
     }
 
     void add(Topic topic) {
@@ -45,9 +54,52 @@ final class TopicTree {
         inCreationOrder.add(topic);
     }
 
-    /** The {@code index}-th topic created, {@code 0 <= index < size()}. */
+    /** The {@code index}-th topic created, {@code 0 <= index < createdSize()}; it may be {@link Topic#removed}. */
     Topic inCreationOrder(int index) {
         return inCreationOrder.get(index);
+    }
+
+    /**
+     * Takes the topic out of the tree: it is no longer found by path or selector. It keeps its place
+     * in the creation order, marked removed, until {@link #compact}.
+     */
+    void remove(Topic topic) {
+        assert byPath.get(topic.path) == topic : topic.path + " is not in the tree";
+        byPath.remove(topic.path);
+        topic.removed = true;
+        removedInOrder++;
+        prune(root, topic.segments, 0);
+    }
+
+    /** Drops the topic's node and every node it leaves without topic or children; returns whether {@code node} is empty now. */
+    private static boolean prune(Node node, String[] segments, int depth) {
+        if (depth == segments.length) {
+            node.topic = null;
+        } else {
+            Node child = node.children.get(segments[depth]);
+            if (child != null && prune(child, segments, depth + 1)) {
+                node.children.remove(segments[depth]);
+            }
+        }
+        return node.topic == null && node.children.isEmpty();
+    }
+
+    /**
+     * Drops the removed topics from the creation order once they are at least as many as the
+     * topics left (and a few thousand), so that topics made and removed in a loop take no memory
+     * there; only when no streamed reply walks the order ({@code walkers} 0), since it would move
+     * their places.
+     *
+     * @return whether it compacted
+     */
+    boolean compact(int walkers) {
+        if (walkers > 0 || removedInOrder < 4096 || removedInOrder < byPath.size()) {
+            return false;
+        }
+        inCreationOrder.removeIf(t -> t.removed);
+        inCreationOrder.trimToSize();
+        removedInOrder = 0;
+        return true;
     }
 
     Iterable<Topic> all() {

@@ -106,7 +106,7 @@ final class UpdateEncoder implements AutoCloseable {
     static ByteBuf frameAfterDefinition(ByteBufAllocator alloc, Topic topic, boolean created, int messageBytes) {
         ByteBuf frame = OutboundFrame.allocate(alloc, (created ? WireCodec.topicBytes(topic.path) : 0) + messageBytes);
         if (created) {
-            WireCodec.writeTopic(frame, topic.alias, topic.path);
+            topic.writeDefinition(frame);
         }
         return frame;
     }

@@ -15,7 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The lines {@code sub} prints and the value encodings {@code sub} and {@code pub} share, without sockets. */
+/**
+ * The lines {@code sub} prints (updates and removals) and the value encodings {@code sub} and
+ * {@code pub} share, without sockets.
+ */
 class UpdateLinesTest {
     private static final byte[] NOT_UTF8 = {0x00, (byte) 0xff, (byte) 0xc3, 0x28, 0x0a};
 
@@ -60,6 +63,37 @@ class UpdateLinesTest {
         for (String line : out.split("\n")) {
             assertThat(mapper.readTree(line).isObject()).isTrue();
         }
+    }
+
+    @Test
+    void aRemovalInTextIsTheTopicThenRemovedAfterItsLastSequence() throws IOException {
+        StringWriter out = new StringWriter();
+        try (UpdateLines lines = new UpdateLines(out, UpdateFormat.TEXT, ValueEncoding.UTF8)) {
+            lines.write(update("fx/EURUSD", 3, "1.0842"));
+            lines.writeRemoved("fx/EURUSD", 3);
+            lines.write(update("fx/EURUSD", 1, "again"));
+        }
+
+        assertThat(out.toString()).isEqualTo("fx/EURUSD 3 1.0842\nfx/EURUSD removed after 3\nfx/EURUSD 1 again\n");
+        assertThat(out.toString().split("\n")[1].split(" ")[1]).as("the second word: never a sequence")
+                .doesNotContainPattern("[0-9]");
+    }
+
+    @ParameterizedTest
+    @EnumSource(ValueEncoding.class)
+    void aRemovalInJsonIsAnObjectOfKindRemovedWithTheLastSequenceAndNoValue(ValueEncoding encoding) throws IOException {
+        StringWriter out = new StringWriter();
+        try (UpdateLines lines = new UpdateLines(out, UpdateFormat.JSON, encoding)) {
+            lines.writeRemoved("fx/\"quoted\"", 42);
+            lines.write(new TestUpdate("fx/b", 1, new byte[0], UpdateKind.UPDATE));
+        }
+
+        String[] written = out.toString().split("\n");
+        assertThat(written[0]).isEqualTo("{\"topic\":\"fx/\\\"quoted\\\"\",\"sequence\":42,\"kind\":\"REMOVED\"}");
+        JsonNode removal = new ObjectMapper().readTree(written[0]);
+        assertThat(removal.get("topic").asText()).isEqualTo("fx/\"quoted\"");
+        assertThat(removal.has("value")).isFalse();
+        assertThat(new ObjectMapper().readTree(written[1]).get("kind").asText()).isEqualTo("UPDATE");
     }
 
     @ParameterizedTest

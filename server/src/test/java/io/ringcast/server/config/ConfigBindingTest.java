@@ -51,7 +51,7 @@ class ConfigBindingTest {
             security:\\n  principals: [{name: a, passwordHash: h}]              | security.principals[0].roles         | expects a list, got nothing
             features:\\n  overrides:\\n    - selector: 5\\n      deltas: true    | features.overrides[0].selector       | expects a string, got 5
             features:\\n  overrides:\\n    - selector: "a/#"\\n      deltas: ~   | features.overrides[0].deltas         | expects true or false, got null
-            features:\\n  overrides: [5]                                        | features.overrides[0]                | expects a mapping of keys (selector, lastValueCache, deltas, compression, conflation), got 5
+            features:\\n  overrides: [5]                                        | features.overrides[0]                | expects a mapping of keys (selector, lastValueCache, deltas, compression, conflation, expireAfterMs), got 5
             cluster:\\n  members: [{name: a, host: h}]                       | cluster.members[0].membershipPort    | expects an integer, got nothing
             cluster:\\n  members: [{name: a, host: h, membershipPort: 99999999999}] | cluster.members[0].membershipPort | expects an integer that fits in 32 bits, got 99999999999
             cluster:\\n  members: [{name: a, host: 7, membershipPort: 1}] | cluster.members[0].host     | expects a string, got 7
@@ -80,7 +80,7 @@ class ConfigBindingTest {
             security:\\n  roles: [~]                                      | security.roles[0]              | expects a mapping of keys (name, subscribe, publish), got null
             security:\\n  roles: [{name: r, subscribe: [~], publish: []}] | security.roles[0].subscribe[0] | expects a string, got null
             cluster:\\n  members: [~]                                     | cluster.members[0]             | expects a mapping of keys (name, host, membershipPort), got null
-            features:\\n  overrides: [~]                                  | features.overrides[0]          | expects a mapping of keys (selector, lastValueCache, deltas, compression, conflation), got null
+            features:\\n  overrides: [~]                                  | features.overrides[0]          | expects a mapping of keys (selector, lastValueCache, deltas, compression, conflation, expireAfterMs), got null
             """)
     void anEmptyListEntryNamesTheEntry(String yaml, String key, String expected) {
         assertRefused(yaml.replace("\\n", "\n"), key, "key '" + key + "' " + expected);

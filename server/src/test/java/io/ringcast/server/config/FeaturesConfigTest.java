@@ -56,7 +56,7 @@ class FeaturesConfigTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """
             features:\\n  conflation: sometimes | key 'features.conflation' must be one of off, on-backpressure, always, got "sometimes"
-            features:\\n  delta: true | unknown key 'features.delta' (known keys under 'features': lastValueCache, deltas, compression, conflation, compressionMinBytes, conflationBacklogBytes, overrides)
+            features:\\n  delta: true | unknown key 'features.delta' (known keys under 'features': lastValueCache, deltas, compression, conflation, compressionMinBytes, conflationBacklogBytes, expireAfterMs, overrides)
             features:\\n  deltas: "yes" | key 'features.deltas' expects true or false, got "yes"
             features:\\n  overrides: {selector: a} | key 'features.overrides' expects a list, got a mapping
             features:\\n  overrides:\\n    - selector: "fx/#"\\n      delta: true | unknown key 'features.overrides[0].delta'

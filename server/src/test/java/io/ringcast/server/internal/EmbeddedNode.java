@@ -276,6 +276,17 @@ final class EmbeddedNode implements AutoCloseable {
         run(command(InboundEvent.FLUSH_HELD, null, 0));
     }
 
+    /** A {@code REMOVE} of {@code session} (null: of the node itself, every match). */
+    void remove(Session session, int correlationId, String selector) {
+        InboundEvent e = command(InboundEvent.REMOVE, session, correlationId);
+        try {
+            e.selector = Selector.parse(selector, PathLimits.DEFAULT);
+        } catch (ProtocolException ex) {
+            throw new IllegalArgumentException(ex);
+        }
+        run(e);
+    }
+
     void unsubscribe(Session session, int subscriptionId) {
         run(command(InboundEvent.UNSUBSCRIBE, session, subscriptionId));
     }

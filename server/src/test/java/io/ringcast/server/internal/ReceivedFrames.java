@@ -88,6 +88,8 @@ final class ReceivedFrames {
                 case MessageType.SUBSCRIBED -> "SUBSCRIBED " + id + " " + sequence;
                 case MessageType.ERROR -> "ERROR " + ErrorCode.of(code);
                 case MessageType.PONG -> "PONG " + sequence;
+                case MessageType.TOPIC_REMOVED -> "TOPIC_REMOVED " + alias + " #" + sequence;
+                case MessageType.REMOVED -> "REMOVED " + id + " " + sequence;
                 case CLOSE -> text();
                 default -> MessageType.name(type) + " " + text();
             };
@@ -346,6 +348,16 @@ final class ReceivedFrames {
         @Override
         public void onPong(long nonce) {
             add(MessageType.PONG, 0, 0, nonce, 0, 0, new byte[0]);
+        }
+
+        @Override
+        public void onTopicRemoved(int alias, long lastSequence) {
+            add(MessageType.TOPIC_REMOVED, 0, alias, lastSequence, 0, 0, new byte[0]);
+        }
+
+        @Override
+        public void onRemoved(int correlationId, int removedTopics) {
+            add(MessageType.REMOVED, correlationId, 0, removedTopics, 0, 0, new byte[0]);
         }
 
         @Override

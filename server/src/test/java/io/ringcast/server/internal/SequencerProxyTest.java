@@ -211,11 +211,12 @@ class SequencerProxyTest {
     @Test
     void applyFromClusterPublishesWithTheOwnersSequenceAndTheValueWrapped() {
         byte[] value = "1.0842".getBytes(StandardCharsets.UTF_8);
-        proxy.applyFromCluster("fx/EURUSD", new String[] {"fx", "EURUSD"}, 99, value);
+        proxy.applyFromCluster("fx/EURUSD", new String[] {"fx", "EURUSD"}, 99, 7, value);
 
         InboundEvent e = published(0);
         assertThat(e.kind).isEqualTo(InboundEvent.PUBLISH);
         assertThat(e.fixedSequence).isEqualTo(99);
+        assertThat(e.fixedIncarnation).isEqualTo(7);
         assertThat(e.session).isNull();
         assertThat(e.path).isEqualTo("fx/EURUSD");
         assertThat(e.segments).containsExactly("fx", "EURUSD");
@@ -226,7 +227,7 @@ class SequencerProxyTest {
 
     @Test
     void ackFromClusterCarriesThePublishersCorrelationIdAndTheLogsSequence() {
-        proxy.applyFromCluster("t", new String[] {"t"}, 5, new byte[] {1});
+        proxy.applyFromCluster("t", new String[] {"t"}, 5, 1, new byte[] {1});
         proxy.ackFromCluster(session, 42, 5);
 
         InboundEvent e = published(1);

@@ -477,7 +477,7 @@ class SessionHandlerTest {
         ch.writeInbound(frame(b -> subscribeWithBlock(b, 7, "01 090000")));
 
         refusedAndNothingOpened(ch, "ERROR INVALID_OPTIONS 7 option kind 9 is unknown (1 maxRate, 2 fields, 3 filter, "
-                + "4 rewind, 5 rewindSince)");
+                + "4 rewind, 5 rewindSince, 6 incarnations)");
     }
 
     @Test

@@ -311,6 +311,51 @@ class StreamedRepliesTest {
      * One session's messages, checked as a client would: every SNAPSHOT and UPDATE after its topic's
      * TOPIC, and per topic no sequence twice and none skipped from the first one on.
      */
+    /**
+     * Topics removed while a reply streams over them: those it reached are in the reply and then
+     * removed (after its {@code SUBSCRIBED}, in order), those it had not reached are left out, and the
+     * creation order is compacted only once no reply walks it.
+     */
+    @Test
+    void topicsRemovedWhileAReplyStreamsAreToldAfterItOrLeftOut() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            createTopics(node, 3000, 200);
+            Session sub = node.session(0);
+            Session admin = node.session(1);
+            node.subscribe(sub, 1, "#");
+            node.deliverWindow();
+            List<Received> all = new ArrayList<>(EmbeddedNode.drained(sub));
+            int reached = (int) all.stream().filter(m -> m.is(MessageType.TOPIC)).count();
+            assertThat(reached).as("the first window reached some topics, not all").isBetween(1, 2999);
+            node.remove(admin, 9, "s/#"); // every topic: the reached ones and those still ahead
+            node.deliver();
+            assertThat(EmbeddedNode.drained(admin)).extracting(Received::line).containsExactly("REMOVED 9 3000");
+            assertThat(node.counters.topics()).isZero();
+            while (node.continueReplies() > 0) {
+                node.deliverWindow();
+                all.addAll(EmbeddedNode.drained(sub));
+            }
+            node.deliver();
+            all.addAll(EmbeddedNode.drained(sub));
+            List<String> lines = all.stream().map(Received::line).toList();
+            int subscribed = lines.indexOf("SUBSCRIBED 1 " + reached);
+            assertThat(subscribed).as("SUBSCRIBED counts the topics the reply reached: %s", lines.subList(
+                    Math.max(0, lines.size() - 3), lines.size())).isPositive();
+            assertThat(all.subList(0, subscribed)).filteredOn(m -> m.is(MessageType.TOPIC)).hasSize(reached);
+            assertThat(all.subList(subscribed + 1, all.size())).as("each reached topic's removal, after the reply")
+                    .hasSize(reached).allMatch(m -> m.is(MessageType.TOPIC_REMOVED));
+            // the tree kept the removed topics' places while the reply walked them; now it may drop them
+            node.publish(null, 0, "fresh", "v");
+            node.remove(null, 0, "fresh");
+            node.deliver();
+            node.subscribe(sub, 2, "#");
+            node.deliver();
+            assertThat(EmbeddedNode.drained(sub)).extracting(Received::line).containsExactly(
+                    "TOPIC 3001 fresh", "UPDATE 3001 #1 v", "TOPIC_REMOVED 3001 #1", // through subscription 1, on #
+                    "SUBSCRIBED 2 0");
+        }
+    }
+
     private static final class Stream {
         private final List<Received> messages;
         private final Map<Integer, String> paths = new HashMap<>();

@@ -148,12 +148,32 @@ class TopicStateFileTest {
     }
 
     @Test
+    void aFileOfVersion1IsReadWithIncarnationsNotKnown() throws IOException {
+        Path file = dir.resolve("v1.bin");
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        out.writeInt(MAGIC);
+        out.writeInt(1);
+        out.writeInt(1);
+        out.writeUTF("fx/EURUSD");
+        out.writeLong(42);
+        out.writeInt(0);
+        out.writeInt(-1);
+        Files.write(file, bytes.toByteArray());
+
+        TopicStateFile.SavedTopic t = TopicStateFile.read(file).get(0);
+        assertThat(t.path()).isEqualTo("fx/EURUSD");
+        assertThat(t.sequence()).isEqualTo(42);
+        assertThat(t.incarnation()).as("not known: the restore gives a new one").isZero();
+    }
+
+    @Test
     void otherVersionIsRefusedNamingBothVersions() throws IOException {
         Path file = dir.resolve("state.bin");
-        Files.write(file, ByteBuffer.allocate(12).putInt(MAGIC).putInt(2).putInt(0).array());
+        Files.write(file, ByteBuffer.allocate(12).putInt(MAGIC).putInt(3).putInt(0).array());
 
         assertThatThrownBy(() -> TopicStateFile.read(file)).isInstanceOf(IOException.class)
-                .hasMessage("state file version 2, this server reads version 1");
+                .hasMessage("state file version 3, this server reads versions 1 and 2");
     }
 
     @Test

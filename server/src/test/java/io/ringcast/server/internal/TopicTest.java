@@ -70,6 +70,26 @@ class TopicTest {
     }
 
     @Test
+    void theHistoryGrowsWithItsUpdatesUpToItsLengthAndKeepsEachInItsPlace() {
+        Topic t = new Topic(9, "grow/t", new String[] {"grow", "t"}, SubscriberSet.empty(1), 64, CACHED);
+        try {
+            for (int i = 1; i <= 100; i++) {
+                publish(t, "v" + i); // through 1, 2, 4 ... 64 slots, then round the full ring
+                int kept = Math.min(i, 64);
+                assertThat(t.historySize()).isEqualTo(kept);
+                for (long seq = i - kept + 1; seq <= i; seq++) {
+                    assertThat(t.historyValueBuffer(seq).toString(t.historyValueIndex(seq), t.historyValueLength(seq),
+                            java.nio.charset.StandardCharsets.UTF_8)).as("update %d after %d", seq, i).isEqualTo("v" + seq);
+                }
+            }
+            assertThat(t.canReplayAfter(36)).isTrue();
+            assertThat(t.canReplayAfter(35)).isFalse();
+        } finally {
+            t.releaseHistory();
+        }
+    }
+
+    @Test
     void newTopicHasNoValueAndNothingToReplay() {
         assertThat(topic.hasValue()).isFalse();
         assertThat(topic.historySize()).isZero();

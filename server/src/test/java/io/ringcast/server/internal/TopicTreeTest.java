@@ -82,4 +82,36 @@ class TopicTreeTest {
         assertThat(matches("m/#")).hasSize(1000).doesNotHaveDuplicates();
         assertThat(matches("m/499/+")).containsExactlyInAnyOrder("m/499/bid", "m/499/ask");
     }
+
+    @Test
+    void aRemovedTopicIsNoLongerFoundAndItsEmptyBranchGoes() {
+        add("fx/EURUSD/bid", "fx/EURUSD/ask", "eq/AAPL");
+
+        tree.remove(tree.get("fx/EURUSD/bid"));
+        assertThat(tree.get("fx/EURUSD/bid")).isNull();
+        assertThat(matches("fx/#")).containsExactly("fx/EURUSD/ask");
+        tree.remove(tree.get("fx/EURUSD/ask"));
+        assertThat(matches("#")).containsExactly("eq/AAPL");
+        assertThat(matches("+/+/+")).isEmpty();
+        assertThat(tree.size()).isEqualTo(1);
+        assertThat(tree.createdSize()).as("places kept until compacted").isEqualTo(3);
+        assertThat(tree.inCreationOrder(0).removed).isTrue();
+    }
+
+    @Test
+    void theCreationOrderDropsRemovedTopicsOnceTheyOutnumberTheRestAndNoReplyWalksIt() {
+        for (int i = 0; i < 5000; i++) {
+            add("t/" + i);
+        }
+        add("kept");
+        for (int i = 0; i < 5000; i++) {
+            tree.remove(tree.get("t/" + i));
+        }
+
+        assertThat(tree.compact(1)).as("a streamed reply walks the order").isFalse();
+        assertThat(tree.createdSize()).isEqualTo(5001);
+        assertThat(tree.compact(0)).isTrue();
+        assertThat(tree.createdSize()).isEqualTo(1);
+        assertThat(tree.inCreationOrder(0).path).isEqualTo("kept");
+    }
 }

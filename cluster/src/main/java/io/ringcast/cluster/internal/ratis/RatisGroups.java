@@ -439,6 +439,12 @@ public final class RatisGroups implements AutoCloseable {
         return id == null ? null : id.toString();
     }
 
+    /** Whether this node is group {@code g}'s leader, as its Ratis division sees itself now. Any thread. */
+    public boolean isLeader(int g) {
+        DivisionInfo info = info(g);
+        return info != null && info.isLeader();
+    }
+
     public long term(int g) {
         DivisionInfo info = info(g);
         return info == null ? 0 : info.getCurrentTerm();
