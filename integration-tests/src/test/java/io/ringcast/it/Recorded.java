@@ -18,8 +18,13 @@ final class Recorded implements UpdateListener {
     record Unmatched(String topic, long sequence) {
     }
 
+    /** A topic the subscription had that was removed ({@link UpdateListener#onRemoved}), and how many updates it had then. */
+    record Removed(String topic, long lastSequence, int updatesBefore) {
+    }
+
     final List<Got> updates = new CopyOnWriteArrayList<>();
     final List<Unmatched> unmatched = new CopyOnWriteArrayList<>();
+    final List<Removed> removed = new CopyOnWriteArrayList<>();
     final List<Throwable> errors = new CopyOnWriteArrayList<>();
 
     @Override
@@ -30,6 +35,11 @@ final class Recorded implements UpdateListener {
     @Override
     public void onUnmatched(String topic, long sequence) {
         unmatched.add(new Unmatched(topic, sequence));
+    }
+
+    @Override
+    public void onRemoved(String topic, long lastSequence) {
+        removed.add(new Removed(topic, lastSequence, updates.size()));
     }
 
     @Override

@@ -330,7 +330,9 @@ final class Subscriptions {
     private boolean openAndAnswerWithin(Session session, SubscriptionRequest r, long roomBytes) {
         Map<String, Long> missing = Map.of();
         for (Map.Entry<String, Long> resumed : r.resume.entrySet()) {
-            if (!clusterMode && tree.get(resumed.getKey()) == null) {
+            // a position of a named incarnation needs no keeping: a topic made at the path later is
+            // another incarnation, which the client takes from its first update (it is told by TOPIC)
+            if (!clusterMode && tree.get(resumed.getKey()) == null && r.incarnationOf(resumed.getKey()) == 0) {
                 if (missing.isEmpty()) {
                     missing = new HashMap<>();
                 }

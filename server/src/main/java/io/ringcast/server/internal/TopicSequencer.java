@@ -67,8 +67,12 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private final LongConsumer armTimer;
     /** The time, in milliseconds since the epoch, the timer was last armed for an expiry; {@link Long#MAX_VALUE}: none. */
     private long expiryArmedFor = Long.MAX_VALUE;
-    /** The incarnation given last ({@link Topic#incarnation}), a {@code u32}. */
-    private long lastIncarnation;
+    /**
+     * The incarnation given last ({@link Topic#incarnation}), a {@code u32}: from a random start,
+     * so that a node restarted without its state, even within the same second, gives a path
+     * another incarnation than its clients know (2^-32 the chance of the same one).
+     */
+    private long lastIncarnation = java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 32);
     /**
      * A cluster node: its topics have incarnation 0, not known, since each node's clock would give
      * another, and a client that resumes on another node must not take that for a removal. Topics
@@ -297,12 +301,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     }
 
     /**
-     * The next incarnation: the time in seconds, or one more than the last when topics are made
-     * faster than that, so that a path removed and made again within a run gets another, and most
-     * likely also one made after a restart without state. A {@code u32}, never 0.
+     * The next incarnation: one more than the last, so that a path removed and made again within
+     * a run gets another (until 2^32 topics were made). A {@code u32}, never 0.
      */
     private int nextIncarnation() {
-        lastIncarnation = Math.max(lastIncarnation + 1, System.currentTimeMillis() / 1000) & 0xFFFFFFFFL;
+        lastIncarnation = (lastIncarnation + 1) & 0xFFFFFFFFL;
         if (lastIncarnation == 0) {
             lastIncarnation = 1;
         }
@@ -584,7 +587,6 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         int restored = new TopicRestore(encoder, counters).restore(saved, limits, this::createTopic);
         long now = System.currentTimeMillis();
         for (Topic topic : tree.all()) {
-            lastIncarnation = Math.max(lastIncarnation, topic.incarnation & 0xFFFFFFFFL);
             expiry.touched(topic, now); // a restart starts their expiry anew: the node kept no time of them
         }
         armExpiry(expiry.nextDue());
