@@ -4,7 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.ringcast.protocol.Selector;
 import io.ringcast.protocol.SubscribeOptions;
 
+import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * A slot of the inbound ring: one command from an I/O thread to the sequencer. Preallocated by
@@ -61,7 +63,7 @@ final class InboundEvent {
      * hands the paths it matches (that the session may publish to) to this, which logs their
      * removals on the session's event loop. Null for a single node's, and for a removal the log applied.
      */
-    java.util.function.Consumer<java.util.List<String>> removalRoute;
+    Consumer<List<String>> removalRoute;
     /**
      * A {@code REPUBLISH} over {@code limits.publishRatePerSession}: the ledger still answers it (it
      * may have been applied the first time), but it is not applied now.

@@ -7,8 +7,10 @@ import io.netty.buffer.Unpooled;
 import io.ringcast.protocol.Selector;
 import io.ringcast.protocol.SubscribeOptions;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
 /**
@@ -94,7 +96,7 @@ final class SequencerProxy {
 
     /** A session's {@code REMOVE} into a claimed slot; in a cluster with the {@code route} that logs its removals. */
     void fillRemove(long slot, Session session, int correlationId, Selector selector,
-                    java.util.function.Consumer<java.util.List<String>> route) {
+                    Consumer<List<String>> route) {
         InboundEvent e = command(slot, InboundEvent.REMOVE, session, correlationId);
         e.selector = selector;
         e.removalRoute = route;

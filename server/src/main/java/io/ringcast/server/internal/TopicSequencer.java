@@ -13,7 +13,10 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -72,7 +75,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
      * so that a node restarted without its state, even within the same second, gives a path
      * another incarnation than its clients know (2^-32 the chance of the same one).
      */
-    private long lastIncarnation = java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 32);
+    private long lastIncarnation = ThreadLocalRandom.current().nextLong(1L << 32);
     /**
      * A cluster node: its topics have incarnation 0, not known, since each node's clock would give
      * another, and a client that resumes on another node must not take that for a removal. Topics
@@ -518,7 +521,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
      * anew. Logged, as is a topic the snapshot moves back.
      */
     private void takeOver(List<TopicStateFile.SavedTopic> saved, PathLimits limits, Predicate<String> inGroup) {
-        java.util.Map<String, Integer> incarnations = new java.util.HashMap<>();
+        Map<String, Integer> incarnations = new HashMap<>();
         for (TopicStateFile.SavedTopic t : saved) {
             incarnations.put(t.path(), t.incarnation());
         }
