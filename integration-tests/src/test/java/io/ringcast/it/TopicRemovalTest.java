@@ -207,6 +207,25 @@ class TopicRemovalTest {
         }
     }
 
+    @Test
+    void aNodeWhoseTopicsMostlyWentAsksOnceToGiveItsHeapBack() throws Exception {
+        int topics = 12_000; // over HeapGiveBack's 10,000
+        try (RingcastServer server = TestServers.start("");
+             RawWebSocket pub = RawWebSocket.connectAndHello(server.webSocketUrl())) {
+            for (int i = 1; i <= topics; i++) {
+                pub.publish(i, "g/" + i, "v");
+            }
+            awaitCount(pub, "PUBLISH_ACK", topics);
+            pub.publish(topics + 1, "kept/x", "v");
+            awaitCount(pub, "PUBLISH_ACK", topics + 1);
+            assertThat(server.stats().get(io.ringcast.server.ServerCounter.HEAP_GIVE_BACKS)).isZero();
+            assertThat(post(server, "{\"selector\": \"g/#\"}").body()).contains("\"removed\":" + topics);
+            Await.until(() -> server.stats().get(io.ringcast.server.ServerCounter.HEAP_GIVE_BACKS) == 1,
+                    "a full collection asked for once the topics went");
+            assertThat(server.stats().get(io.ringcast.server.ServerCounter.TOPICS)).isEqualTo(1);
+        }
+    }
+
     private static HttpResponse<String> post(RingcastServer server, String body) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/api/remove"))
                 .timeout(Duration.ofSeconds(20)).POST(HttpRequest.BodyPublishers.ofString(body))

@@ -26,6 +26,8 @@ public enum ServerCounter {
     TOPICS_EXPIRED(Kind.COUNTER, "ringcast_topics_expired", "Topics removed because no publish updated them for "
             + "their features' expireAfterMs; in a cluster, the expiries this node logged as the leader of their group.",
             ServerCounters::topicsExpired),
+    HEAP_GIVE_BACKS(Kind.COUNTER, "ringcast_heap_give_backs", "Full collections the node asked for to give its heap "
+            + "back to the system, after many topics went (at most one a minute).", ServerCounters::heapGiveBacks),
     VIEWS(Kind.GAUGE, "ringcast_views", "Distinct subscription views (maxRate, fields, filter) served, "
             + "at most limits.maxViews.", ServerCounters::views),
     SUBSCRIBE_KEPT_BYTES(Kind.GAUGE, "ringcast_subscribe_kept_bytes", "What clients' SUBSCRIBEs make the node keep "

@@ -87,6 +87,8 @@ public final class ServerCounters {
     /** Written by the sequencer thread only. */
     private volatile long topicsRemoved;
     private volatile long topicsExpired;
+    /** Written by the heap give-back's thread, one at a time. */
+    private volatile long heapGiveBacks;
     /** Sessions whose subscribe reply is being streamed; written by the sequencer. */
     private volatile int subscribeRepliesPending;
     /**
@@ -223,6 +225,15 @@ public final class ServerCounters {
     /** Sequencer thread only. */
     void topicsExpired(int n) {
         topicsExpired = topicsExpired + n;
+    }
+
+    /** {@link HeapGiveBack}'s thread only (one runs at a time). */
+    void heapGivenBack() {
+        heapGiveBacks = heapGiveBacks + 1;
+    }
+
+    public long heapGiveBacks() {
+        return heapGiveBacks;
     }
 
     public long topicsRemoved() {

@@ -62,6 +62,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private Thread thread;
     private int nextAlias = 1;
     private long publishesInBatch;
+    /** Told the topic count as topics come and go, gives the heap back once many went. */
+    private final HeapGiveBack heapGiveBack;
     /** The topics that expire, by the time a publish last updated them. */
     private final TopicExpiry expiry = new TopicExpiry();
     /** The clock of {@code maxRate} and of the timer ({@link System#nanoTime()}, or a test's). */
@@ -123,6 +125,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.clock = clock;
         this.armTimer = armHeldTimer;
         this.clusterMode = clusterMode;
+        this.heapGiveBack = new HeapGiveBack(counters);
     }
 
     /** The sequencer's bounds: history kept per topic, topics, and the publishers' ledgers. */
@@ -295,6 +298,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         subscriptions.subscribeNew(topic);
         tree.add(topic);
         counters.topics(tree.size());
+        heapGiveBack.topics(tree.size());
         return topic;
     }
 
@@ -377,6 +381,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             counters.topics(tree.size());
             counters.topicsRemoved(removed);
             tree.compact(subscriptions.repliesPending());
+            heapGiveBack.topics(tree.size());
         }
     }
 
