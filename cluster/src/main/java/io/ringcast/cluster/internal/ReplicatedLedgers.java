@@ -304,6 +304,41 @@ final class ReplicatedLedgers {
             vouches |= !republished;
         }
 
+        /**
+         * The publish at {@code slot} was decided again in its publisher's order (a copy sent again,
+         * answered from here): it becomes the newest entry, the last forgotten. Its client still held
+         * it unacked (the answer it had before never reached it: a node that could not apply the entry
+         * in time answers it as timed out, and then acks the session's later publishes), and may send
+         * it again after more than a window of later publishes were acked; a ledger that kept it where
+         * it was first recorded would forget it, vouch, and apply it twice (the bridge fault of
+         * 2026-11-30, TopicLogRetryWindowTest). From here it stays among the newest window until its
+         * ack: the session that sent it again takes no new publishes once it timed out
+         * ({@code ClusterRoute}), so what is decided after it is what the client had in flight with it,
+         * at most a window, until the next session sends it first again. Moves the newer entries back
+         * by one: O(window), for copies only.
+         */
+        void refresh(int slot) {
+            int newest = (next == 0 ? correlationIds.length : next) - 1;
+            if (slot == newest) {
+                return;
+            }
+            int id = correlationIds[slot];
+            String topic = topics[slot];
+            long sequence = sequences[slot];
+            for (int i = slot; i != newest; ) {
+                int j = i + 1 == correlationIds.length ? 0 : i + 1;
+                correlationIds[i] = correlationIds[j];
+                topics[i] = topics[j];
+                sequences[i] = sequences[j];
+                index.put(correlationIds[i], i);
+                i = j;
+            }
+            correlationIds[newest] = id;
+            topics[newest] = topic;
+            sequences[newest] = sequence;
+            index.put(id, newest);
+        }
+
         /** A {@code REPUBLISH} answered "outcome unknown": the same answer if it comes again. */
         void recordOutcomeUnknown(int correlationId, String topic) {
             record(correlationId, topic, OUTCOME_UNKNOWN);

@@ -242,6 +242,7 @@ public final class TopicLog {
                 }
                 if (inOrder) {
                     ledger.decidedInOrder(p); // answered as before, wherever it comes: the next may follow
+                    ledger.refresh(slot); // its client may hold it unacked still: the newest, the last forgotten
                 }
                 return;
             }
