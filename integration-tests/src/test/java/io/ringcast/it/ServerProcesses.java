@@ -28,11 +28,16 @@ final class ServerProcesses {
         return launch(workDir, List.of(), args);
     }
 
-    /** The jar with {@code jvmArgs} in front of {@code -jar}, as the README's command gives them. */
+    /**
+     * The jar with {@code jvmArgs} in front of {@code -jar}, as the README's command gives them, and
+     * the classes of {@link NodeClassArchive}, which only saves the node time to start.
+     */
     static Process launch(Path workDir, List<String> jvmArgs, String... args) throws IOException {
+        Path jar = JAR.toAbsolutePath().normalize();
         List<String> cmd = new ArrayList<>(List.of(java()));
+        cmd.addAll(NodeClassArchive.options(jar, java()));
         cmd.addAll(jvmArgs);
-        cmd.addAll(List.of("-jar", JAR.toAbsolutePath().toString()));
+        cmd.addAll(List.of("-jar", jar.toString()));
         cmd.addAll(List.of(args));
         return start(cmd, workDir, Map.of());
     }

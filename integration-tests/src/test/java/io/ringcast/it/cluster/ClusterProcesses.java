@@ -3,6 +3,7 @@ package io.ringcast.it.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringcast.cluster.internal.jgroups.RaftStack;
+import io.ringcast.it.NodeClassArchive;
 import io.ringcast.testkit.Await;
 import io.ringcast.testkit.FreePorts;
 
@@ -193,15 +194,24 @@ public final class ClusterProcesses implements AutoCloseable {
     }
 
     private void launch(int node) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(commandPrefix.apply(node));
-        cmd.addAll(List.of(java, "-ea", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-jar", JAR.toAbsolutePath().toString(), "--config", configs[node - 1].toAbsolutePath().toString()));
+        cmd.addAll(nodeCommand(configs[node - 1]));
         Path log = logDir.resolve("node-" + node + ".log");
         // a restart appends to the node's log; a new cluster starts it afresh
         ProcessBuilder.Redirect output = processes[node - 1] == null ? ProcessBuilder.Redirect.to(log.toFile())
                 : ProcessBuilder.Redirect.appendTo(log.toFile());
         processes[node - 1] = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output).start();
+    }
+
+    /** The command of a node process with {@code config}: the jar on the test's JDK, its classes from {@link NodeClassArchive}. */
+    private static List<String> nodeCommand(Path config) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path jar = JAR.toAbsolutePath().normalize();
+        List<String> cmd = new ArrayList<>(List.of(java));
+        cmd.addAll(NodeClassArchive.NODE_JVM_OPTIONS);
+        cmd.addAll(NodeClassArchive.options(jar, java));
+        cmd.addAll(List.of("-jar", jar.toString(), "--config", config.toAbsolutePath().toString()));
+        return cmd;
     }
 
     /** The WebSocket URL of node {@code node} (1-based). */
@@ -447,10 +457,7 @@ public final class ClusterProcesses implements AutoCloseable {
                 + "    - {name: " + name + ", host: 127.0.0.1, membershipPort: " + membershipPort + "}\n" + SECURITY;
         Path config = logDir.resolve("stranger.yaml");
         Files.writeString(config, yaml);
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        stranger = new ProcessBuilder(java, "-ea", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-jar", JAR.toAbsolutePath().toString(), "--config", config.toAbsolutePath().toString())
-                .redirectErrorStream(true).redirectOutput(strangerLog().toFile()).start();
+        stranger = new ProcessBuilder(nodeCommand(config)).redirectErrorStream(true).redirectOutput(strangerLog().toFile()).start();
     }
 
     /** Kills {@link #startStranger}'s process and waits for it to end. */
