@@ -95,6 +95,12 @@ public final class NodeClassArchive {
             }
             Files.setPosixFilePermissions(written, PosixFilePermissions.fromString("rw-r--r--"));
             Files.move(written, archive, StandardCopyOption.ATOMIC_MOVE);
+            try (Stream<Path> old = Files.list(TARGET)) { // those of jars built before: 30 MB each
+                for (Path p : old.filter(f -> f.getFileName().toString().matches("node-classes-.*\\.jsa")
+                        && !f.equals(archive)).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
         } catch (IOException e) {
             System.err.println("NodeClassArchive: no archive made (nodes start without one): " + e);
         } catch (InterruptedException e) {
