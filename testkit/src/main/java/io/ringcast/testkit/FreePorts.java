@@ -2,28 +2,46 @@ package io.ringcast.testkit;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * TCP ports for servers a test configures before starting them. Chosen below Linux's ephemeral
  * range (32768 and up): a port the OS picks for {@code new ServerSocket(0)} can be handed to one
- * of a test's own client connections before the server binds it.
+ * of a test's own client connections before the server binds it. A port handed out is not handed
+ * out again for the next {@value #RECENT} picks of this JVM: its server may not have bound it yet
+ * (a cluster's five nodes got the same client port twice once, and one node could not start).
  */
 public final class FreePorts {
+    private static final int RECENT = 1_000;
+    /** The ports handed out last, oldest first, and the same as a set. Guarded by the class. */
+    private static final ArrayDeque<Integer> handedOut = new ArrayDeque<>();
+    private static final Set<Integer> handedOutSet = new HashSet<>();
 
     private FreePorts() {
     }
 
-    /** A port nothing listens on now, between 20000 and 32000. */
-    public static int pick() throws IOException {
+    /** A port nothing listens on now, between 20000 and 32000, and none of the last {@value #RECENT} picks. */
+    public static synchronized int pick() throws IOException {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 1000; attempt++) {
             int port = random.nextInt(20000, 32000);
-            try (ServerSocket s = new ServerSocket(port)) {
-                return s.getLocalPort();
-            } catch (IOException taken) {
-                // try another
+            if (handedOutSet.contains(port)) {
+                continue;
             }
+            try {
+                new ServerSocket(port).close(); // nothing listens there now
+            } catch (IOException taken) {
+                continue;
+            }
+            handedOut.addLast(port);
+            handedOutSet.add(port);
+            if (handedOut.size() > RECENT) {
+                handedOutSet.remove(handedOut.removeFirst());
+            }
+            return port;
         }
         throw new IOException("no free port between 20000 and 32000");
     }

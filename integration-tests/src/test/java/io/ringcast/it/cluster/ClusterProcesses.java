@@ -20,6 +20,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
@@ -71,10 +72,12 @@ public final class ClusterProcesses implements AutoCloseable {
         this.configs = new Path[size];
         this.processes = new Process[size];
         StringBuilder members = new StringBuilder("  members:\n");
-        // apart: a port among another member's failure detection ports fails the config on one host
-        int[] membershipPorts = FreePorts.pickApart(size, RaftStack.FD_SOCK_PORT_OFFSET, 10);
+        // apart: a port among another member's failure detection ports fails the config on one host,
+        // and a client port there could be taken by the failure detector first
+        int[] ports = FreePorts.pickApart(2 * size, RaftStack.FD_SOCK_PORT_OFFSET, 10);
+        int[] membershipPorts = Arrays.copyOf(ports, size);
         for (int i = 0; i < size; i++) {
-            clientPorts[i] = FreePorts.pick();
+            clientPorts[i] = ports[size + i];
             members.append("    - {name: node-").append(i + 1).append(", host: ").append(hosts[i])
                     .append(", membershipPort: ").append(membershipPorts[i]).append("}\n");
         }
