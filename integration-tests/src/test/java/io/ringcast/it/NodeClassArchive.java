@@ -19,8 +19,8 @@ import java.util.stream.Stream;
 
 /**
  * A class-data-sharing archive of a cluster node's classes (JDK 13+'s dynamic archive: what a node
- * of this jar loaded, parsed and verified once), which the node processes of the tests
- * ({@code ClusterProcesses}, {@link ServerProcesses}) map instead of loading the jar's classes anew: a node's start took 1.7 s of CPU without it, 1.1 s with it, and
+ * of this jar loaded, parsed and verified once), which the cluster node processes of the tests
+ * ({@code ClusterProcesses}) map instead of loading the jar's classes anew: a node's start took 1.7 s of CPU without it, 1.1 s with it, and
  * the suite starts about a hundred on two cores. Made once per server jar, by a one-member cluster node
  * started with {@code -XX:ArchiveClassesAtExit} and stopped, in {@code target/}; named after the jar's
  * size and time, and the JDK, so that a rebuilt jar gets its own (the JVM would refuse a stale one with
