@@ -3,7 +3,6 @@ package io.ringcast.it.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringcast.cluster.internal.jgroups.RaftStack;
-import io.ringcast.it.NodeClassArchive;
 import io.ringcast.testkit.Await;
 import io.ringcast.testkit.FreePorts;
 
@@ -206,7 +205,7 @@ public final class ClusterProcesses implements AutoCloseable {
         processes[node - 1] = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output).start();
     }
 
-    /** The command of a node process with {@code config}: the jar on the test's JDK, its classes from {@link NodeClassArchive}. */
+    /** A node process's command with {@code config}: the jar on the test's JDK, with {@link NodeClassArchive}. */
     private static List<String> nodeCommand(Path config) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path jar = JAR.toAbsolutePath().normalize();

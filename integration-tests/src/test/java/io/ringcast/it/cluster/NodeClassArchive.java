@@ -1,4 +1,4 @@
-package io.ringcast.it;
+package io.ringcast.it.cluster;
 
 import io.ringcast.cluster.internal.jgroups.RaftStack;
 import io.ringcast.testkit.Await;
@@ -20,17 +20,19 @@ import java.util.stream.Stream;
 /**
  * A class-data-sharing archive of a cluster node's classes (JDK 13+'s dynamic archive: what a node
  * of this jar loaded, parsed and verified once), which the cluster node processes of the tests
- * ({@code ClusterProcesses}) map instead of loading the jar's classes anew: a node's start took 1.7 s of CPU without it, 1.1 s with it, and
- * the suite starts about a hundred on two cores. Made once per server jar, by a one-member cluster node
- * started with {@code -XX:ArchiveClassesAtExit} and stopped, in {@code target/}; named after the jar's
- * size and time, and the JDK, so that a rebuilt jar gets its own (the JVM would refuse a stale one with
- * a warning, and run without it). Readable by every user: the fault suite runs nodes as other users.
- * Without an archive (its making failed: said on standard error) nodes start as before.
+ * ({@link ClusterProcesses}, the fault suite's through it) map instead of loading the jar's classes
+ * anew: a node's start took 1.7 s of CPU without it, 1.1 s with it, and the suite starts about a
+ * hundred on two cores. Made once per server jar, by a one-member cluster node started with
+ * {@code -XX:ArchiveClassesAtExit} and stopped, in {@code target/}; named after the jar's size and
+ * time, and the JDK, so that a rebuilt jar gets its own (the JVM would refuse a stale one with a
+ * warning, and run without it). Readable by every user: the fault suite runs nodes as other users.
+ * Without an archive (its making failed: said on standard error) nodes start as before. Single
+ * nodes do not use it ({@code ServerProcesses.launch} says why).
  */
-public final class NodeClassArchive {
+final class NodeClassArchive {
     private static final Path TARGET = Path.of("target").toAbsolutePath();
     /** The options whose values the archive depends on: every node gets the same. */
-    public static final List<String> NODE_JVM_OPTIONS = List.of("-ea", "-Xmx256m", "-XX:+UseSerialGC",
+    static final List<String> NODE_JVM_OPTIONS = List.of("-ea", "-Xmx256m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1");
     private static List<String> options;
 
@@ -38,7 +40,7 @@ public final class NodeClassArchive {
     }
 
     /** The options that map the archive, made first if this jar has none yet; none if it cannot be made. */
-    public static synchronized List<String> options(Path jar, String java) {
+    static synchronized List<String> options(Path jar, String java) {
         if (options == null) {
             Path archive = archiveOf(jar, java);
             if (!Files.exists(archive)) {
