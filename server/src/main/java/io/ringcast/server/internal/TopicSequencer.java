@@ -297,9 +297,14 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         topic.incarnation = clusterMode ? 0 : nextIncarnation();
         subscriptions.subscribeNew(topic);
         tree.add(topic);
+        topicCountChanged();
+        return topic;
+    }
+
+    /** The topic count changed (a topic made, or topics removed): the gauge, and the heap's give-back. */
+    private void topicCountChanged() {
         counters.topics(tree.size());
         heapGiveBack.topics(tree.size());
-        return topic;
     }
 
     /** Whether the log's {@code incarnation} is the topic's, as far as either is known (0: not known). */
@@ -378,10 +383,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     /** After removing topics: the counts, and the creation order compacted when it is mostly removed topics. */
     private void removalsDone(int removed) {
         if (removed > 0) {
-            counters.topics(tree.size());
             counters.topicsRemoved(removed);
             tree.compact(subscriptions.repliesPending());
-            heapGiveBack.topics(tree.size());
+            topicCountChanged();
         }
     }
 

@@ -34,7 +34,7 @@ class HeapGiveBackTest {
         giveBack.topics(20_001);
         assertFalse(giveBack.pending(), "more than half the topics are still there");
         giveBack.topics(20_000);
-        assertNotNull(collections.poll(10, TimeUnit.SECONDS), "half the topics went: a collection");
+        awaitCollection();
         awaitDone(giveBack);
         assertEquals(1, counters.heapGiveBacks());
     }
@@ -54,12 +54,12 @@ class HeapGiveBackTest {
         HeapGiveBack giveBack = giveBack(700, 0);
         giveBack.topics(30_000);
         giveBack.topics(0);
-        long first = collections.poll(10, TimeUnit.SECONDS);
+        long first = awaitCollection();
         awaitDone(giveBack);
         giveBack.topics(30_000); // the high-water mark starts again from what was left
         giveBack.topics(0);
         assertTrue(giveBack.pending(), "asked again, to run later");
-        long second = collections.poll(10, TimeUnit.SECONDS);
+        long second = awaitCollection();
         assertTrue(second - first >= TimeUnit.MILLISECONDS.toNanos(700),
                 "the second ran " + TimeUnit.NANOSECONDS.toMillis(second - first) + " ms after the first");
         awaitDone(giveBack);
@@ -75,10 +75,17 @@ class HeapGiveBackTest {
         for (int n = 24_000; n >= 0; n -= 1_000) {
             giveBack.topics(n); // the sweep goes on: no second request while the first waits
         }
-        long ran = collections.poll(10, TimeUnit.SECONDS);
+        long ran = awaitCollection();
         assertTrue(ran - asked >= TimeUnit.MILLISECONDS.toNanos(300));
         awaitDone(giveBack);
         assertNull(collections.poll(200, TimeUnit.MILLISECONDS), "one collection for one fall");
+    }
+
+    /** When the next collection ran; fails when none ran within 10 s. */
+    private long awaitCollection() throws InterruptedException {
+        Long ran = collections.poll(10, TimeUnit.SECONDS);
+        assertNotNull(ran, "a collection asked for");
+        return ran;
     }
 
     /** The give-back thread's last steps after the collection (the count, the log line). */
@@ -88,7 +95,7 @@ class HeapGiveBackTest {
         giveBack.topics(50_000);
         giveBack.topics(25_000);
         giveBack.topics(0); // while the first collection is pending
-        collections.poll(10, TimeUnit.SECONDS);
+        awaitCollection();
         awaitDone(giveBack);
         giveBack.topics(1);
         assertFalse(giveBack.pending(), "a topic made is no fall");
