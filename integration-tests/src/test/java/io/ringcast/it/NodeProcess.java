@@ -64,6 +64,33 @@ final class NodeProcess implements AutoCloseable {
         throw new IllegalStateException("no VmRSS for process " + process.pid());
     }
 
+    /**
+     * Bytes the kernel holds unsent (or unacknowledged) on the node's client connections: the send
+     * queues of the sockets whose local port is the node's, from {@code /proc/net/tcp} and
+     * {@code tcp6} (this machine's network namespace).
+     */
+    long kernelSendQueueBytes() throws IOException {
+        long total = 0;
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            Path file = Path.of(table);
+            if (!Files.exists(file)) {
+                continue;
+            }
+            List<String> lines = Files.readAllLines(file);
+            for (String line : lines.subList(1, lines.size())) { // after the header
+                String[] fields = line.trim().split("\\s+");
+                String local = fields[1];
+                int localPort = Integer.parseInt(local.substring(local.indexOf(':') + 1), 16);
+                boolean listening = fields[3].equals("0A");
+                if (localPort == port && !listening) {
+                    String queues = fields[4];
+                    total += Long.parseLong(queues.substring(0, queues.indexOf(':')), 16);
+                }
+            }
+        }
+        return total;
+    }
+
     /** The node's heap in use after a full collection ({@code jcmd GC.run}), from its own metrics. */
     double heapAfterGc() throws Exception {
         Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),

@@ -30,11 +30,10 @@ final class ServerProcesses {
 
     /**
      * The jar with {@code jvmArgs} in front of {@code -jar}, as the README's command gives them.
-     * Without the cluster nodes' class archive ({@code NodeClassArchive}): a node that starts half a
-     * second sooner meets its first load with less of its code compiled, and
-     * {@code UnreadWholeTreeTest}'s witness, which holds the node to a p99 of 100 ms while 200
-     * sessions subscribe to 20,000 topics, went over it in 3 of 7 runs with the archive (0.3-1.8 s,
-     * the node's safepoints all short), in none of 9 without.
+     * Without the cluster nodes' class archive ({@code NodeClassArchive}), as a user starts a node:
+     * {@code UnreadWholeTreeTest}'s witness went over its p99 bound in 3 of 7 runs with the archive,
+     * in none of 9 without, which was read as a colder start; the cause found later was the kernel's
+     * send buffers (see that test), which made the node's latency depend on how busy the machine was.
      */
     static Process launch(Path workDir, List<String> jvmArgs, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(java()));

@@ -33,6 +33,8 @@ final class Witness implements AutoCloseable {
     private final AtomicInteger published = new AtomicInteger();
     /** When each update was sent ({@link System#nanoTime()}), by its number. */
     private final Map<Integer, Long> sentNanos = new ConcurrentHashMap<>();
+    /** When the first update was sent, by the wall clock: the node's log and recordings tell time so. */
+    private volatile java.time.Instant firstSent;
     private final Thread thread;
     /** This JVM's collections and their milliseconds when the witness started: its own pauses are not the node's. */
     private final long[] gcAtStart;
@@ -78,6 +80,9 @@ final class Witness implements AutoCloseable {
         while (running.get()) {
             int n = published.get() + 1;
             sentNanos.put(n, System.nanoTime());
+            if (n == 1) {
+                firstSent = java.time.Instant.now();
+            }
             publisher.publish(n, topic, "w" + n);
             published.set(n);
             try {
@@ -153,28 +158,44 @@ final class Witness implements AutoCloseable {
         return new long[] {count, millis};
     }
 
-    /** Each delivery as {when it was sent, nanoseconds after the first publish; its latency in nanoseconds}. */
+    /**
+     * Each delivery as {when it was sent, nanoseconds after the first publish; its latency in
+     * nanoseconds; its ack's latency in nanoseconds, or -1 before the ack}.
+     */
     private List<long[]> deliveries() {
+        Map<Integer, Long> ackedNanos = new java.util.HashMap<>();
+        for (int i = 0; i < publisher.messages.size(); i++) {
+            if (publisher.messages.get(i).type().equals("PUBLISH_ACK")) {
+                ackedNanos.put(publisher.messages.get(i).a(), publisher.receivedNanos.get(i));
+            }
+        }
         List<long[]> deliveries = new ArrayList<>();
         int seen = 0;
         for (int i = 0; i < subscriber.messages.size(); i++) {
             if (subscriber.messages.get(i).type().equals("UPDATE")) {
                 long sent = sentNanos.get(++seen);
-                deliveries.add(new long[] {sent - sentNanos.get(1), subscriber.receivedNanos.get(i) - sent});
+                Long acked = ackedNanos.get(seen);
+                deliveries.add(new long[] {sent - sentNanos.get(1), subscriber.receivedNanos.get(i) - sent,
+                        acked == null ? -1 : acked - sent});
             }
         }
         return deliveries;
     }
 
-    /** The {@code n} slowest deliveries: "sent at: took" in milliseconds from the first publish. */
+    /**
+     * The {@code n} slowest deliveries: "sent at: took (acked after)" in milliseconds from the first
+     * publish: an ack as late as the delivery says the publish waited, on its way in or in the node's
+     * inbound ring; an early ack says the delivery waited on its way out.
+     */
     private String slowest(int n) {
         List<long[]> deliveries = deliveries();
         deliveries.sort(Comparator.comparingLong((long[] d) -> d[1]).reversed());
         StringBuilder out = new StringBuilder();
         for (long[] d : deliveries.subList(0, Math.min(n, deliveries.size()))) {
-            out.append(d[0] / 1_000_000).append(" ms: ").append(d[1] / 1_000_000).append(" ms; ");
+            out.append(d[0] / 1_000_000).append(" ms: ").append(d[1] / 1_000_000).append(" ms (acked after ")
+                    .append(d[2] / 1_000_000).append(" ms); ");
         }
-        return out + "of " + deliveries.size();
+        return out + "of " + deliveries.size() + ", the first sent at " + firstSent;
     }
 
     @Override

@@ -124,13 +124,17 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param maxViewsPerSession         distinct views one session's subscriptions may have
      * @param maxTopicsPerPrincipal      topics one principal's publishes may create (all anonymous
      *                                   sessions are one principal), of {@code maxTopics}; a single node's bound
+     * @param socketSendBufferBytes      each client connection's kernel send buffer ({@code SO_SNDBUF});
+     *                                   0 leaves it to the system, which grows it up to
+     *                                   {@code net.ipv4.tcp_wmem}'s maximum (4 MiB on Linux)
      */
     public record Limits(int maxFrameBytes, int maxPathBytes, int maxPathDepth, int maxSubscriptionsPerSession,
                          long outboundQueueBytes, long slowConsumerCloseGraceMs, long handshakeTimeoutMs,
                          int maxValueBytes, int maxTopics, int maxConnections, int maxConnectionsBeforeUpgrade,
                          int publishRatePerSession, int publisherLedgers, int publisherLedgersPerPrincipal,
                          int maxViews, int maxViewsPerSession, int maxViewsPerPrincipal, int maxConnectionsPerPrincipal,
-                         long subscribeBytesPerSession, long subscribeBytesPerPrincipal, int maxTopicsPerPrincipal) {
+                         long subscribeBytesPerSession, long subscribeBytesPerPrincipal, int maxTopicsPerPrincipal,
+                         int socketSendBufferBytes) {
 
         /** The path limits for the protocol's path and selector parsers. */
         public PathLimits pathLimits() {
@@ -159,6 +163,8 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             atLeast("limits.subscribeBytesPerSession", subscribeBytesPerSession, 65536);
             atLeast("limits.subscribeBytesPerPrincipal", subscribeBytesPerPrincipal, 65536);
             between("limits.maxTopicsPerPrincipal", maxTopicsPerPrincipal, 1, 1_000_000_000);
+            zeroOrBetween("limits.socketSendBufferBytes", socketSendBufferBytes, "the system's, grown as it sees fit",
+                    4096, 67108864);
         }
     }
 

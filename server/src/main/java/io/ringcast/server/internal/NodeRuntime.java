@@ -263,6 +263,13 @@ public final class NodeRuntime implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childHandler(initializer);
+        int sendBuffer = config.limits().socketSendBufferBytes();
+        if (sendBuffer > 0) {
+            // bounded: a client that reads nothing otherwise takes up to 4 MiB of kernel memory,
+            // which the sequencer fills with subscribe replies at full speed, and its slowness
+            // (limits.outboundQueueBytes, conflation) shows only once that is full
+            bootstrap.childOption(ChannelOption.SO_SNDBUF, sendBuffer);
+        }
         try {
             serverChannel = bootstrap.bind(config.server().host(), config.server().port()).sync().channel();
         } catch (Exception e) {
