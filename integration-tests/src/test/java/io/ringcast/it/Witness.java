@@ -4,8 +4,10 @@ import io.ringcast.server.RingcastServer;
 
 import javax.net.ssl.SSLContext;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,7 +36,7 @@ final class Witness implements AutoCloseable {
     /** When each update was sent ({@link System#nanoTime()}), by its number. */
     private final Map<Integer, Long> sentNanos = new ConcurrentHashMap<>();
     /** When the first update was sent, by the wall clock: the node's log and recordings tell time so. */
-    private volatile java.time.Instant firstSent;
+    private volatile Instant firstSent;
     private final Thread thread;
     /** This JVM's collections and their milliseconds when the witness started: its own pauses are not the node's. */
     private final long[] gcAtStart;
@@ -81,7 +83,7 @@ final class Witness implements AutoCloseable {
             int n = published.get() + 1;
             sentNanos.put(n, System.nanoTime());
             if (n == 1) {
-                firstSent = java.time.Instant.now();
+                firstSent = Instant.now();
             }
             publisher.publish(n, topic, "w" + n);
             published.set(n);
@@ -163,7 +165,7 @@ final class Witness implements AutoCloseable {
      * nanoseconds; its ack's latency in nanoseconds, or -1 before the ack}.
      */
     private List<long[]> deliveries() {
-        Map<Integer, Long> ackedNanos = new java.util.HashMap<>();
+        Map<Integer, Long> ackedNanos = new HashMap<>();
         for (int i = 0; i < publisher.messages.size(); i++) {
             if (publisher.messages.get(i).type().equals("PUBLISH_ACK")) {
                 ackedNanos.put(publisher.messages.get(i).a(), publisher.receivedNanos.get(i));
