@@ -131,11 +131,15 @@ class UnreadRepliesTest {
              WireSocket flooder = new WireSocket(server.webSocketUrl(), null, 65536)) {
             flooder.hello();
             // 1,000,000 PINGs: their PONGs are 13 MB on the wire, far more than the kernel's socket buffers take
-            // (4 MiB at most here); without a pause the rest would queue in the server
+            // (some 400 KiB here: the server's 128 KiB send buffer and the client's 64 KiB receive buffer, each
+            // doubled by Linux); without a pause the rest would queue in the server
             int frames = 200;
             Thread sender = flood(flooder, frames, PINGS_PER_FRAME, "flooder");
-            // the abuse goes on: what the server does not read waits in the sockets' buffers, or blocks the sender
-            Await.until(() -> queue.largest() > 65536, "the server to queue replies");
+            // the abuse goes on: what the server does not read waits in the sockets' buffers, or blocks the sender.
+            // Replies wait in the server once the kernel's buffers are full: past 64 KiB unsent it stops
+            // reading, and it reads again below half of that; meanwhile the kernel takes what it can, so a
+            // paused queue settles anywhere between the two (64,567 bytes, seen with 128 KiB socket buffers)
+            Await.until(() -> queue.largest() > 32768, "the server to queue replies");
             queue.awaitSamples(300); // about 4 s of the flood, a sample every 10 ms
             assertThat(queue.largest()).as("the largest outbound queue while the client read nothing")
                     .isLessThan(4L << 20);
