@@ -13,6 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -233,7 +234,7 @@ class LargeSubscribeRepliesTest {
             thread.join(30_000);
             assertThat(thread.isAlive()).isFalse();
             assertThat(failure).as("publishing failed").isNull();
-            Await.until(() -> ackCount.get() >= sent.get(), java.time.Duration.ofSeconds(30),
+            Await.until(() -> ackCount.get() >= sent.get(), Duration.ofSeconds(30),
                     () -> "every publish acked: " + ackCount.get() + " of " + sent.get());
             return acked;
         }
@@ -429,7 +430,7 @@ class LargeSubscribeRepliesTest {
                 // a walk over 20,000 topics: polled every 20 ms, not 2, which would take a core from the client
                 io.ringcast.testkit.Await.until(
                         () -> acked.entrySet().stream().allMatch(a -> last.getOrDefault(a.getKey(), 0L) >= a.getValue()),
-                        java.time.Duration.ofSeconds(60), java.time.Duration.ofMillis(20),
+                        Duration.ofSeconds(60), Duration.ofMillis(20),
                         () -> "every acked update delivered to the listener; behind: " + acked.entrySet().stream()
                                 .filter(a -> last.getOrDefault(a.getKey(), 0L) < a.getValue())
                                 .limit(10).map(a -> a.getKey() + " at " + last.get(a.getKey()) + " of " + a.getValue())

@@ -1,5 +1,7 @@
 package io.ringcast.it;
 
+import io.ringcast.testkit.TcpSockets;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,29 +68,11 @@ final class NodeProcess implements AutoCloseable {
 
     /**
      * Bytes the kernel holds unsent (or unacknowledged) on the node's client connections: the send
-     * queues of the sockets whose local port is the node's, from {@code /proc/net/tcp} and
-     * {@code tcp6} (this machine's network namespace).
+     * queues of the sockets whose local port is the node's, listening socket aside.
      */
     long kernelSendQueueBytes() throws IOException {
-        long total = 0;
-        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
-            Path file = Path.of(table);
-            if (!Files.exists(file)) {
-                continue;
-            }
-            List<String> lines = Files.readAllLines(file);
-            for (String line : lines.subList(1, lines.size())) { // after the header
-                String[] fields = line.trim().split("\\s+");
-                String local = fields[1];
-                int localPort = Integer.parseInt(local.substring(local.indexOf(':') + 1), 16);
-                boolean listening = fields[3].equals("0A");
-                if (localPort == port && !listening) {
-                    String queues = fields[4];
-                    total += Long.parseLong(queues.substring(0, queues.indexOf(':')), 16);
-                }
-            }
-        }
-        return total;
+        return TcpSockets.all().stream().filter(s -> s.localPort() == port && s.state() != TcpSockets.LISTEN)
+                .mapToLong(TcpSockets.Socket::sendQueueBytes).sum();
     }
 
     /** The node's heap in use after a full collection ({@code jcmd GC.run}), from its own metrics. */

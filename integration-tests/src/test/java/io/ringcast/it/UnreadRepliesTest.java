@@ -124,7 +124,8 @@ class UnreadRepliesTest {
 
     private void readsNoRepliesThenReadsThemAll() throws Exception {
         // unwritable past 64 KiB unsent: from there the server stops reading this client
-        try (RingcastServer server = TestServers.start("features:\n  conflationBacklogBytes: 65536\n");
+        int highWaterMark = 65536;
+        try (RingcastServer server = TestServers.start("features:\n  conflationBacklogBytes: " + highWaterMark + "\n");
              Witness witness = Witness.start(server);
              MetricSampler queue = new MetricSampler(server, "ringcast_outbound_queue_largest_bytes");
              // a 64 KiB window: small enough to fill, large enough that reading 15 MB through it is quick
@@ -139,7 +140,7 @@ class UnreadRepliesTest {
             // Replies wait in the server once the kernel's buffers are full: past 64 KiB unsent it stops
             // reading, and it reads again below half of that; meanwhile the kernel takes what it can, so a
             // paused queue settles anywhere between the two (64,567 bytes, seen with 128 KiB socket buffers)
-            Await.until(() -> queue.largest() > 32768, "the server to queue replies");
+            Await.until(() -> queue.largest() > highWaterMark / 2, "the server to queue replies");
             queue.awaitSamples(300); // about 4 s of the flood, a sample every 10 ms
             assertThat(queue.largest()).as("the largest outbound queue while the client read nothing")
                     .isLessThan(4L << 20);

@@ -2,9 +2,8 @@ package io.ringcast.testkit;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.util.ArrayDeque;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -16,9 +15,8 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class FreePorts {
     private static final int RECENT = 1_000;
-    /** The ports handed out last, oldest first, and the same as a set. Guarded by the class. */
-    private static final ArrayDeque<Integer> handedOut = new ArrayDeque<>();
-    private static final Set<Integer> handedOutSet = new HashSet<>();
+    /** The ports handed out last, oldest first. Guarded by the class. */
+    private static final LinkedHashSet<Integer> handedOut = new LinkedHashSet<>();
 
     private FreePorts() {
     }
@@ -28,7 +26,7 @@ public final class FreePorts {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 1000; attempt++) {
             int port = random.nextInt(20000, 32000);
-            if (handedOutSet.contains(port)) {
+            if (handedOut.contains(port)) {
                 continue;
             }
             try {
@@ -36,10 +34,11 @@ public final class FreePorts {
             } catch (IOException taken) {
                 continue;
             }
-            handedOut.addLast(port);
-            handedOutSet.add(port);
+            handedOut.add(port);
             if (handedOut.size() > RECENT) {
-                handedOutSet.remove(handedOut.removeFirst());
+                Iterator<Integer> oldest = handedOut.iterator();
+                oldest.next();
+                oldest.remove();
             }
             return port;
         }

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringcast.cluster.ClusterSettings;
 import io.ringcast.testkit.Await;
+import io.ringcast.testkit.TcpSockets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -340,29 +340,25 @@ class RaftGroupTest {
     }
 
     /**
-     * The local addresses of this host's established TCP connections to {@code host:port}, from
-     * /proc/net/tcp and /proc/net/tcp6 (Java's sockets are dual-stack: IPv4 as ::ffff:a.b.c.d).
+     * The local addresses of this host's established TCP connections to {@code host:port} (IPv4,
+     * which Java's dual-stack sockets list in tcp6 as ::ffff:a.b.c.d: the address's last word).
      */
     private static List<InetAddress> connectionsTo(InetAddress host, int port) {
         List<InetAddress> locals = new ArrayList<>();
-        String remote = hexAddress(host) + ":" + String.format("%04X", port);
-        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
-            try (InputStream in = java.nio.file.Files.newInputStream(Path.of(table))) {
-                for (String line : new String(in.readAllBytes()).split("\n")) {
-                    String[] f = line.trim().split("\\s+");
-                    // 01: ESTABLISHED; an IPv4-mapped tcp6 address ends with the IPv4 word
-                    if (f.length > 3 && f[2].endsWith(remote) && f[3].equals("01")) {
-                        String local = f[1].substring(f[1].indexOf(':') - 8, f[1].indexOf(':'));
-                        byte[] b = new byte[4];
-                        for (int i = 0; i < 4; i++) { // little-endian hex of the IPv4 address
-                            b[3 - i] = (byte) Integer.parseInt(local.substring(2 * i, 2 * i + 2), 16);
-                        }
-                        locals.add(InetAddress.getByAddress(b));
+        try {
+            for (TcpSockets.Socket s : TcpSockets.all()) {
+                if (s.state() == TcpSockets.ESTABLISHED && s.remotePort() == port
+                        && s.remoteAddressHex().endsWith(hexAddress(host))) {
+                    String local = s.localAddressHex().substring(s.localAddressHex().length() - 8);
+                    byte[] b = new byte[4];
+                    for (int i = 0; i < 4; i++) { // little-endian hex of the IPv4 address
+                        b[3 - i] = (byte) Integer.parseInt(local.substring(2 * i, 2 * i + 2), 16);
                     }
+                    locals.add(InetAddress.getByAddress(b));
                 }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         return locals;
     }
