@@ -56,6 +56,9 @@ public final class ClusterProcesses implements AutoCloseable {
     private final String members;
     /** A process with another cluster key ({@link #startStranger}), or null. */
     private Process stranger;
+    /** The stranger's membership and client ports, picked apart with the members' ({@link #startStranger}). */
+    private final int strangerMembershipPort;
+    private final int strangerClientPort;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private ClusterProcesses(String testName, int size, String extraYaml, String clusterKeys,
@@ -73,7 +76,10 @@ public final class ClusterProcesses implements AutoCloseable {
         StringBuilder members = new StringBuilder("  members:\n");
         // apart: a port among another member's failure detection ports fails the config on one host,
         // and a client port there could be taken by the failure detector first
-        int[] ports = FreePorts.pickApart(2 * size, RaftStack.FD_SOCK_PORT_OFFSET, 10);
+        // the stranger's two too: its failure detection ports once took one of a member's (CI, 2026-11-30)
+        int[] ports = FreePorts.pickApart(2 * size + 2, RaftStack.FD_SOCK_PORT_OFFSET, 10);
+        strangerMembershipPort = ports[2 * size];
+        strangerClientPort = ports[2 * size + 1];
         int[] membershipPorts = Arrays.copyOf(ports, size);
         for (int i = 0; i < size; i++) {
             clientPorts[i] = ports[size + i];
@@ -451,12 +457,11 @@ public final class ClusterProcesses implements AutoCloseable {
         byte[] random = new byte[48];
         new SecureRandom().nextBytes(random);
         Files.writeString(secret, Base64.getEncoder().encodeToString(random) + "\n");
-        int membershipPort = FreePorts.pickApart(1, RaftStack.FD_SOCK_PORT_OFFSET, 10)[0];
-        String yaml = "server:\n  host: 127.0.0.1\n  port: " + FreePorts.pick() + "\n  ioThreads: 1\n"
+        String yaml = "server:\n  host: 127.0.0.1\n  port: " + strangerClientPort + "\n  ioThreads: 1\n"
                 + "cluster:\n  enabled: true\n  nodeName: " + name + "\n  dataDir: \""
                 + Files.createDirectories(logDir.resolve("stranger-data")).toAbsolutePath() + "\"\n"
                 + "  secretFile: \"" + secret.toAbsolutePath() + "\"\n" + members
-                + "    - {name: " + name + ", host: 127.0.0.1, membershipPort: " + membershipPort + "}\n" + SECURITY;
+                + "    - {name: " + name + ", host: 127.0.0.1, membershipPort: " + strangerMembershipPort + "}\n" + SECURITY;
         Path config = logDir.resolve("stranger.yaml");
         Files.writeString(config, yaml);
         stranger = new ProcessBuilder(nodeCommand(config)).redirectErrorStream(true).redirectOutput(strangerLog().toFile()).start();
