@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +49,9 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     private Session session;
     private SessionReplies replies;
     private SessionRequests requests;
+    /** Where the session came from and when it opened, for its one INFO line, written at its close. */
+    private SocketAddress remote;
+    private long openedNanos;
     /** Frames (or the rest of one) waiting for room in the inbound ring, oldest first. */
     private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>(2);
     /** Reading stopped until the inbound ring has room, or until the loop served others ({@link #TURN_BYTES}). */
@@ -119,7 +123,11 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
         replies = new SessionReplies(session, node.limits().maxFrameBytes(), node.outboundLimit(), node.counters(),
                 this::holdReadsUntilWritable);
         int sessions = node.sessions().add(session);
-        log.info("session {} opened from {}", session, ctx.channel().remoteAddress());
+        remote = ctx.channel().remoteAddress();
+        openedNanos = System.nanoTime();
+        // at DEBUG: a line per open cost a tenth of a connect's CPU (10,000 subscribers connecting,
+        // docs/benchmarks.md); the close line says it all once
+        log.debug("session {} opened from {}", session, remote);
         int maxConnections = node.limits().maxConnections();
         if (sessions > maxConnections) {
             replies.fatal(ErrorCode.TOO_MANY_CONNECTIONS, "the server has limits.maxConnections = " + maxConnections
@@ -165,11 +173,20 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
             session.releaseConflated();
             session.releaseHeldForReply();
             node.sessions().remove(session);
-            log.info("session {} (client '{}') closed: {}", session, session.clientName,
-                    session.closeReason != null ? session.closeReason : "connection closed by the client");
+            if (log.isInfoEnabled()) {
+                log.info("session {} (client '{}') from {} closed after {} s: {}", session, session.clientName, remote,
+                        secondsSince(openedNanos),
+                        session.closeReason != null ? session.closeReason : "connection closed by the client");
+            }
             sequencer.sessionClosed(session);
         }
         super.channelInactive(ctx);
+    }
+
+    /** Whole seconds to one decimal, for a log line. */
+    private static String secondsSince(long nanos) {
+        long tenths = (System.nanoTime() - nanos) / 100_000_000;
+        return tenths / 10 + "." + tenths % 10;
     }
 
     /**
