@@ -9,7 +9,7 @@ import com.fasterxml.jackson.annotation.JsonValue;
 public enum FlushPolicy {
     /** Flush after every write: the lowest latency, a system call per frame per session. */
     IMMEDIATE("immediate"),
-    /** Flush each session once per drained batch of the fan-out ring. The default. */
+    /** Flush each session once per drained batch of the fan-out ring. */
     END_OF_BATCH("end-of-batch"),
     /**
      * As {@link #END_OF_BATCH}, and a loop drains the fan-out ring at most once per
@@ -20,14 +20,12 @@ public enum FlushPolicy {
      */
     MAX_DELAY("max-delay"),
     /**
-     * As {@link #MAX_DELAY}, with the least time between two drains chosen by the load: a few times
-     * what the loop's last drain took, up to {@code pipeline.flushMaxDelayUs}. Quiet, a drain takes
-     * microseconds and every update goes out at once; under load each drain takes longer, the loop
-     * waits longer before the next, and each session gets more updates per frame and per system
-     * call: the cost per delivery falls as the load rises, with no knob but the ceiling. Not the
-     * default yet: at 100 subscribers and 1,000,000 deliveries/s it cut the server's CPU per delivery
-     * by a quarter but raised p99 from 12 to 51 ms, since a drain's time grows with what it gathers
-     * and so the wait runs up to the ceiling (docs/benchmarks.md).
+     * As {@link #MAX_DELAY}, with the least time between two drains chosen by the load: a multiple
+     * of what the flushes of the loop's last drain took (its system calls), up to
+     * {@code pipeline.flushMaxDelayUs}. Quiet, they take microseconds and every update goes out at
+     * once; under load, and with more sessions, they take longer, the loop waits longer before the
+     * next drain, and each session gets more updates per frame and per system call: the cost per
+     * delivery falls as the load rises, with no knob but the ceiling. The default.
      */
     ADAPTIVE("adaptive");
 

@@ -48,16 +48,21 @@ import java.util.function.LongSupplier;
  * sent at once.
  *
  * <p>When it flushes is the {@link FlushPolicy}: after every write, or once per session at the end
- * of each drained batch (the default). With {@link FlushPolicy#MAX_DELAY} it also paces its drains:
+ * of each drained batch. With {@link FlushPolicy#MAX_DELAY} it also paces its drains:
  * a drain that would follow the previous one within {@code flushMaxDelayNs} waits, on a timer, for
  * the rest of that time, so under load each drain gathers that long's updates into one frame and
  * one system call per session, while an update after a quiet spell goes out at once. A waiting
  * poller keeps {@link #scheduled} set, so the sequencer does not wake its loop meanwhile. With
- * {@link FlushPolicy#ADAPTIVE} that time is {@link #ADAPTIVE_INTERVAL_PER_DRAIN} times
- * what the last drain took, up to {@code flushMaxDelayNs}: the loop spends at most about half its
- * time draining, and the rest gathers updates for the next drain. A quiet loop's drains take
- * microseconds, so its updates go out at once; a loaded one's take longer, so it waits longer and
- * writes more updates per frame and per system call, the bulk of a delivery's cost.
+ * {@link FlushPolicy#ADAPTIVE} (the default) that time is {@link #ADAPTIVE_INTERVAL_PER_FLUSH} times
+ * what the last drain's flushes took, up to {@code flushMaxDelayNs}: the loop spends at most about
+ * half its time in the system calls that write to its sessions' sockets, the part of a drain's
+ * cost that gathering saves, and the rest gathers updates for the next drain. A quiet loop's flushes
+ * take microseconds, so its updates go out at once; a loaded one's take longer (more sessions to
+ * write to), so it waits longer and writes more updates per frame and per system call. Timed on the
+ * flushes, not the whole drain: a drain's handling of each update grows with the updates gathered,
+ * so a wait proportional to it grew its next drain and its next wait, up to the ceiling
+ * (docs/benchmarks.md: p99 12 to 51 ms at 100 subscribers x 10,000/s); a flush costs mostly
+ * its system call, whatever it carries.
  */
 final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private static final Logger log = LoggerFactory.getLogger(FanOutPoller.class);
@@ -65,9 +70,12 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private static final int MAX_EVENTS_PER_RUN = 4096;
     /**
      * With {@link FlushPolicy#ADAPTIVE}: the least time from one drain's start to the next, as a
-     * multiple of how long the last drain took; 2 keeps the loop draining at most half the time.
+     * multiple of how long the last drain's flushes took: 2 keeps the loop in those system calls at
+     * most half its time. A larger multiple gathers more and costs latency: at 100 subscribers x
+     * 5,000 updates/s, 2, 4 and 8 took 1.6, 1.2 and 0.9 µs of server CPU per delivery at p99 5, 6-9
+     * and 10 ms, end-of-batch 1.8 µs at 5-6 ms (docs/benchmarks.md); 2 is the one that costs no latency.
      */
-    static final int ADAPTIVE_INTERVAL_PER_DRAIN = 2;
+    static final int ADAPTIVE_INTERVAL_PER_FLUSH = 2;
     /**
      * With {@link FlushPolicy#ADAPTIVE}: a wait shorter than this is not worth a timer (its wake-up
      * costs more than it saves); the drain runs at once.
@@ -85,8 +93,8 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private final LongSupplier nanoClock;
     /** With {@link FlushPolicy#MAX_DELAY} or {@link FlushPolicy#ADAPTIVE}: when the last drain started. */
     private long lastDrainNs;
-    /** With {@link FlushPolicy#ADAPTIVE}: how long the last drain took, its writes and flushes included. */
-    private long lastDrainTookNs;
+    /** With {@link FlushPolicy#ADAPTIVE}: how long the last drain's flushes took. */
+    private long lastFlushesTookNs;
     /** The next run drains without pacing: it is the paced one, or it continues a drain cut by the budget. */
     private boolean drainAtOnce;
     private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -163,7 +171,13 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             if (!draining.isEmpty()) {
                 drainConflated();
             }
-            flushDirty(); // empty with IMMEDIATE
+            if (flushPolicy == FlushPolicy.ADAPTIVE) {
+                long start = nanoClock.getAsLong();
+                flushDirty();
+                lastFlushesTookNs = nanoClock.getAsLong() - start;
+            } else {
+                flushDirty(); // empty with IMMEDIATE
+            }
         } finally {
             if (deliveriesInRun != 0) {
                 counters.deliveries.add(deliveriesInRun);
@@ -172,9 +186,6 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
                 deliveriesInRun = 0;
                 bytesInRun = 0;
                 framesInRun = 0;
-            }
-            if (flushPolicy == FlushPolicy.ADAPTIVE) {
-                lastDrainTookNs = nanoClock.getAsLong() - lastDrainNs;
             }
             if (budget <= 0) {
                 drainAtOnce = true;
@@ -220,7 +231,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     /** The least time from one drain's start to the next: the policy's delay, or what the load asks for. */
     private long leastIntervalNs() {
         return flushPolicy == FlushPolicy.MAX_DELAY ? flushMaxDelayNs
-                : Math.min(flushMaxDelayNs, lastDrainTookNs * ADAPTIVE_INTERVAL_PER_DRAIN);
+                : Math.min(flushMaxDelayNs, lastFlushesTookNs * ADAPTIVE_INTERVAL_PER_FLUSH);
     }
 
     @Override

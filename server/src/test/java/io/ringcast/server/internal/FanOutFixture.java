@@ -8,6 +8,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.ringcast.protocol.UpdateFlags;
@@ -55,6 +56,8 @@ final class FanOutFixture implements AutoCloseable {
     private final long[] clockNanos;
     /** What each flush of a session on the loop costs, in the loop's time ({@link #eachFlushTakes}). */
     private final long[] flushCostNanos;
+    /** What each write to a session of the loop costs, in the loop's time ({@link #eachWriteTakes}). */
+    private final long[] writeCostNanos;
     private final List<Peer> peers = new ArrayList<>();
     private long nextSessionId = 1;
 
@@ -68,6 +71,7 @@ final class FanOutFixture implements AutoCloseable {
         this.pollers = new FanOutPoller[loops];
         this.clockNanos = new long[loops];
         this.flushCostNanos = new long[loops];
+        this.writeCostNanos = new long[loops];
         OutboundLimit limit = new OutboundLimit(outboundQueueBytes, SLOW_CONSUMER_GRACE_MS, counters);
         for (int i = 0; i < loops; i++) {
             this.loops[i] = new EmbeddedChannel();
@@ -86,15 +90,18 @@ final class FanOutFixture implements AutoCloseable {
     }
 
     Peer session(int loopIndex, boolean compressed) {
-        Peer peer = new Peer(nextSessionId++, loopIndex, compressed, pollers[loopIndex], () -> {
-            long cost = flushCostNanos[loopIndex];
-            if (cost > 0) { // the system call's time passes, as the poller sees it; no timer runs meanwhile
-                clockNanos[loopIndex] += cost;
-                loops[loopIndex].advanceTimeBy(cost, TimeUnit.NANOSECONDS);
-            }
-        });
+        Peer peer = new Peer(nextSessionId++, loopIndex, compressed, pollers[loopIndex],
+                () -> spend(loopIndex, flushCostNanos[loopIndex]), () -> spend(loopIndex, writeCostNanos[loopIndex]));
         peers.add(peer);
         return peer;
+    }
+
+    /** The time of a system call or a write passes, as the poller sees it; no timer runs meanwhile. */
+    private void spend(int loopIndex, long cost) {
+        if (cost > 0) {
+            clockNanos[loopIndex] += cost;
+            loops[loopIndex].advanceTimeBy(cost, TimeUnit.NANOSECONDS);
+        }
     }
 
     /** A topic as the sequencer creates it (no subscribers of its own: each event carries its set). */
@@ -284,6 +291,11 @@ final class FanOutFixture implements AutoCloseable {
         flushCostNanos[loopIndex] = nanos;
     }
 
+    /** From now on, each write to a session of loop {@code loopIndex} (a frame, before any flush) moves that loop's clock on by {@code nanos}. */
+    void eachWriteTakes(int loopIndex, long nanos) {
+        writeCostNanos[loopIndex] = nanos;
+    }
+
     /** Moves loop {@code loopIndex}'s clock on and runs the timers that came due. */
     void advanceTime(int loopIndex, long nanos) {
         clockNanos[loopIndex] += nanos;
@@ -328,8 +340,9 @@ final class FanOutFixture implements AutoCloseable {
         final EmbeddedChannel channel;
         private final ReadGate gate;
 
-        private Peer(long id, int loopIndex, boolean compressed, FanOutPoller poller, Runnable onFlush) {
-            gate = new ReadGate(onFlush);
+        private Peer(long id, int loopIndex, boolean compressed, FanOutPoller poller, Runnable onFlush,
+                     Runnable onWrite) {
+            gate = new ReadGate(onFlush, onWrite);
             Session[] self = new Session[1];
             channel = new EmbeddedChannel(gate, new ChannelInboundHandlerAdapter() {
                 @Override
@@ -416,12 +429,20 @@ final class FanOutFixture implements AutoCloseable {
     /** Counts flushes and, while stalled, swallows them: the frames stay in the outbound buffer. */
     static final class ReadGate extends ChannelOutboundHandlerAdapter {
         private final Runnable onFlush;
+        private final Runnable onWrite;
         boolean stalled;
         int flushes;
         ChannelHandlerContext ctx;
 
-        ReadGate(Runnable onFlush) {
+        ReadGate(Runnable onFlush, Runnable onWrite) {
             this.onFlush = onFlush;
+            this.onWrite = onWrite;
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            onWrite.run();
+            ctx.write(msg, promise);
         }
 
         @Override

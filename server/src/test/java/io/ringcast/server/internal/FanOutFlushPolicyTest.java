@@ -148,7 +148,8 @@ class FanOutFlushPolicyTest {
         try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.ADAPTIVE, MAX_DELAY_NS, Long.MAX_VALUE)) {
             Peer a = fx.session(0);
             Peer b = fx.session(0);
-            fx.eachFlushTakes(0, FanOutPoller.ADAPTIVE_MIN_WAIT_NS / 4); // a drain of the two: half the least wait
+            // the two flushes of a drain: a wait of half the least worth a timer
+            fx.eachFlushTakes(0, FanOutPoller.ADAPTIVE_MIN_WAIT_NS / (4 * FanOutPoller.ADAPTIVE_INTERVAL_PER_FLUSH));
             for (int round = 0; round < 3; round++) {
                 oneBatch(fx, a, b, 1 + 3 * round);
                 assertThat(b.flushes()).as("round %d: no timer for a wait that short", round).isEqualTo(round + 1);
@@ -160,8 +161,9 @@ class FanOutFlushPolicyTest {
     }
 
     @Test
-    void adaptiveWaitsTwiceWhatTheLastDrainTookAndGathersTheUpdatesMeanwhileIntoOneFrame() {
+    void adaptiveWaitsAMultipleOfWhatTheLastDrainsFlushesTookAndGathersTheUpdatesMeanwhileIntoOneFrame() {
         long flushNs = TimeUnit.MILLISECONDS.toNanos(1);
+        long intervalNs = FanOutPoller.ADAPTIVE_INTERVAL_PER_FLUSH * 2 * flushNs; // two sessions flushed
         try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.ADAPTIVE, MAX_DELAY_NS, Long.MAX_VALUE)) {
             Peer a = fx.session(0);
             Peer b = fx.session(0);
@@ -174,17 +176,39 @@ class FanOutFlushPolicyTest {
 
             batch(fx, () -> both, a, 4);
             batch(fx, () -> both, a, 7);
-            assertThat(b.frames()).as("the next drain starts 4 ms after the last started").isEmpty();
-            fx.advanceTime(0, 2 * flushNs - 1);
+            assertThat(b.frames()).as("the next drain starts %d ns after the last started", intervalNs).isEmpty();
+            fx.advanceTime(0, intervalNs - 2 * flushNs - 1); // the last drain's flushes took 2 ms of it
             assertThat(b.frames()).as("not a nanosecond early").isEmpty();
 
             fx.advanceTime(0, 1);
             assertSecondAndThirdBatchInOneFrame(fx, a, b);
 
             fx.eachFlushTakes(0, 0);
-            fx.advanceTime(0, 4 * flushNs); // quiet: the next update goes out at once
+            fx.advanceTime(0, 2 * intervalNs); // quiet: the next update goes out at once
             batch(fx, () -> both, a, 10);
             assertThat(b.messages()).containsExactly("UPDATE 1 #10 v10", "UPDATE 1 #11 v11", "UPDATE 1 #12 v12");
+            a.messages();
+        }
+    }
+
+    @Test
+    void adaptiveTimesItsWaitOnTheFlushesNotOnTheWritesSoItsWaitDoesNotFeedOnWhatItGathers() {
+        try (FanOutFixture fx = new FanOutFixture(1, FlushPolicy.ADAPTIVE, MAX_DELAY_NS, Long.MAX_VALUE)) {
+            Peer a = fx.session(0);
+            Peer b = fx.session(0);
+            SubscriberSet both = fx.subscribers(a, b);
+            // handling the updates (writes) takes long, the system calls (flushes) little: more
+            // updates gathered per drain would make the drain longer, not its flushes
+            fx.eachWriteTakes(0, TimeUnit.MILLISECONDS.toNanos(1));
+            fx.eachFlushTakes(0, TimeUnit.MICROSECONDS.toNanos(100));
+            batch(fx, () -> both, a, 1); // a drain of 2.2 ms, of which 0.2 ms flushing
+            a.messages();
+            b.messages();
+
+            batch(fx, () -> both, a, 4); // 0.4 ms after the last drain started is long past: at once
+            assertThat(b.messages()).as("no wait of twice the whole drain's 2.2 ms")
+                    .containsExactly("UPDATE 1 #4 v4", "UPDATE 1 #5 v5", "UPDATE 1 #6 v6");
+            assertThat(fx.hasPendingTasks(0)).isFalse();
             a.messages();
         }
     }
