@@ -208,7 +208,7 @@ class ServerProcessTest {
         List<String> log = runWithTheExampleLogbackConfig(dir);
 
         assertThat(log).anyMatch(l -> l.matches("\\d{4}-\\d\\d-\\d\\dT\\S+ INFO .*NodeRuntime - Ringcast node listening on .*"))
-                .anyMatch(l -> l.matches(".* INFO .*SessionHandler - session \\S+ \\(client 'raw-test'\\) from \\S+ closed after \\d+\\.\\d s: .*"))
+                .anyMatch(l -> l.matches(".* INFO .*SessionHandler - session \\S+ \\(client 'raw-test'\\) from /\\S+:\\d+ closed after \\d+ ms: .*"))
                 .noneMatch(l -> l.contains(" opened from ")) // DEBUG: a line per open costs connects
                 .anyMatch(l -> l.contains("Ringcast node stopped"));
     }

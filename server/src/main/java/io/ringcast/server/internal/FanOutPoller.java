@@ -93,7 +93,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     private final LongSupplier nanoClock;
     /** With {@link FlushPolicy#MAX_DELAY} or {@link FlushPolicy#ADAPTIVE}: when the last drain started. */
     private long lastDrainNs;
-    /** With {@link FlushPolicy#ADAPTIVE}: how long the last drain's flushes took. */
+    /** How long the last drain's flushes took: {@link FlushPolicy#ADAPTIVE}'s measure of the load. */
     private long lastFlushesTookNs;
     /** The next run drains without pacing: it is the paced one, or it continues a drain cut by the budget. */
     private boolean drainAtOnce;
@@ -171,13 +171,9 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             if (!draining.isEmpty()) {
                 drainConflated();
             }
-            if (flushPolicy == FlushPolicy.ADAPTIVE) {
-                long start = nanoClock.getAsLong();
-                flushDirty();
-                lastFlushesTookNs = nanoClock.getAsLong() - start;
-            } else {
-                flushDirty(); // empty with IMMEDIATE
-            }
+            long flushStart = nanoClock.getAsLong();
+            flushDirty(); // empty with IMMEDIATE
+            lastFlushesTookNs = nanoClock.getAsLong() - flushStart; // read by ADAPTIVE alone; two clock reads a run
         } finally {
             if (deliveriesInRun != 0) {
                 counters.deliveries.add(deliveriesInRun);

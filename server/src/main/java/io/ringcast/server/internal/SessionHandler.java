@@ -19,7 +19,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,8 +48,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
     private Session session;
     private SessionReplies replies;
     private SessionRequests requests;
-    /** Where the session came from and when it opened, for its one INFO line, written at its close. */
-    private SocketAddress remote;
+    /** When the session opened, for its one INFO line, written at its close. */
     private long openedNanos;
     /** Frames (or the rest of one) waiting for room in the inbound ring, oldest first. */
     private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>(2);
@@ -123,11 +121,10 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
         replies = new SessionReplies(session, node.limits().maxFrameBytes(), node.outboundLimit(), node.counters(),
                 this::holdReadsUntilWritable);
         int sessions = node.sessions().add(session);
-        remote = ctx.channel().remoteAddress();
         openedNanos = System.nanoTime();
-        // at DEBUG: a line per open cost a tenth of a connect's CPU (10,000 subscribers connecting,
-        // docs/benchmarks.md); the close line says it all once
-        log.debug("session {} opened from {}", session, remote);
+        // at DEBUG: 10,000 clients connecting made 10,000 lines on the threads that serve them; the
+        // close line says it all once (the channel keeps its remote address after the close)
+        log.debug("session {} opened from {}", session, ctx.channel().remoteAddress());
         int maxConnections = node.limits().maxConnections();
         if (sessions > maxConnections) {
             replies.fatal(ErrorCode.TOO_MANY_CONNECTIONS, "the server has limits.maxConnections = " + maxConnections
@@ -174,19 +171,13 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
             session.releaseHeldForReply();
             node.sessions().remove(session);
             if (log.isInfoEnabled()) {
-                log.info("session {} (client '{}') from {} closed after {} s: {}", session, session.clientName, remote,
-                        secondsSince(openedNanos),
+                log.info("session {} (client '{}') from {} closed after {} ms: {}", session, session.clientName,
+                        ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - openedNanos),
                         session.closeReason != null ? session.closeReason : "connection closed by the client");
             }
             sequencer.sessionClosed(session);
         }
         super.channelInactive(ctx);
-    }
-
-    /** Whole seconds to one decimal, for a log line. */
-    private static String secondsSince(long nanos) {
-        long tenths = (System.nanoTime() - nanos) / 100_000_000;
-        return tenths / 10 + "." + tenths % 10;
     }
 
     /**
