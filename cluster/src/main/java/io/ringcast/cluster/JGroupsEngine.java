@@ -90,6 +90,13 @@ final class JGroupsEngine implements ClusterNode.Engine {
             return CompletableFuture.failedFuture(new ClusterNode.NotSubmitted("no leader known to "
                     + settings.nodeName()));
         }
+        if (watch.leaderUnreachable()) {
+            // what was queued in the batcher when the leader stopped answering: sent to it now, it would
+            // wait the whole replicationTimeoutMs and hold its publishers' later publishes as long
+            // (a one-way cut: 5 s); refused, the client sends it through another node at once
+            return CompletableFuture.failedFuture(new ClusterNode.NotSubmitted("the leader " + group.leader()
+                    + " does not answer " + settings.nodeName()));
+        }
         return ClusterNode.submitted(group.submit(entry, resendable));
     }
 

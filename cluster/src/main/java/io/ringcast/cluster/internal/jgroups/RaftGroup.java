@@ -347,15 +347,9 @@ public final class RaftGroup implements AutoCloseable {
         return Long.MAX_VALUE;
     }
 
-    /** Whether this node heard from a majority of the configured members, itself included, within {@code ms}. Any thread. */
-    public boolean heardFromMajorityWithin(long ms) {
-        int heard = 0;
-        for (ClusterSettings.Member m : cluster.members()) {
-            if (msSinceHeardFrom(m.name()) <= ms) {
-                heard++;
-            }
-        }
-        return heard >= cluster.majority();
+    /** How many of the configured members, this node included, make a majority. */
+    public int majority() {
+        return cluster.majority();
     }
 
     /** The names of the members this node is connected with now (its JGroups view), coordinator first. */
