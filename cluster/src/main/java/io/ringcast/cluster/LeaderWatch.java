@@ -6,9 +6,6 @@ import io.ringcast.cluster.internal.jgroups.RaftGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -34,12 +31,8 @@ import java.util.concurrent.TimeUnit;
  * (the client retries through another address), and a barrier probes the leader every
  * {@value #PROBE_MS} ms until one is answered. The same holds when this node is the leader and no
  * majority acknowledges it: fewer than a majority of followers (with itself) moved their place in
- * its log ({@link RaftGroup#followers}) or were level with it within {@code silenceMs}. Hearing
- * from them is not enough there: after a one-way cut from the leader to two followers, those two
- * made a view without it and elected another leader, and the other two, in that view, drop what
- * the old leader sends as from a non-member, while everything the four send it still arrives. The
- * old leader heard a majority, kept its clients, and answered none of their publishes for the
- * cut's ten seconds (the fault suite's one-way cut, 2026-11-30: a pause of 8.7 s).
+ * its log or were level with it within {@code silenceMs} ({@link FollowerAcknowledgements}, which
+ * says why hearing from them is not enough).
  *
  * <p>Thread contract: its own thread, {@code ringcast-cluster-watch}, checks every
  * {@value #CHECK_MS} ms; {@link #ready()} and {@link #isReady()} from any thread.
@@ -66,13 +59,14 @@ final class LeaderWatch implements AutoCloseable {
     /** The commit index at the last check, and when it last moved; watch thread only. */
     private long lastCommitIndex = -1;
     private long commitMovedNs;
-    /** While this node leads: each follower's match index at the last check, and when it last moved; watch thread only. */
-    private final Map<String, long[]> followerProgress = new HashMap<>();
+    /** While this node leads, which followers acknowledge its log; watch thread only. */
+    private final FollowerAcknowledgements acknowledgements;
 
     /** @param silenceMs how long a forwarded submit may go unanswered before the leader counts as unreachable */
     LeaderWatch(RaftGroup group, long silenceMs) {
         this.group = group;
         this.silenceMs = silenceMs;
+        this.acknowledgements = new FollowerAcknowledgements(silenceMs);
     }
 
     /** Whether the leader this node knows has not answered it for a while: refuse publishes. Any thread. */
@@ -162,7 +156,11 @@ final class LeaderWatch implements AutoCloseable {
             commitMovedNs = now;
         }
         boolean leading = leader.equals(group.nodeName());
-        int acknowledging = leading ? followersAcknowledging(now) : 0;
+        if (!leading) {
+            acknowledgements.clear();
+        }
+        // tracked at every check while leading, so that each follower's last move is known when asked
+        int acknowledging = leading ? acknowledgements.acknowledging(group.followers(), now) : 0;
         if (!unreachable && group.oldestForwardedMs(leader) > silenceMs
                 && now - commitMovedNs > TimeUnit.MILLISECONDS.toNanos(silenceMs)
                 && (leading ? 1 + acknowledging < group.majority() : group.msSinceHeardFrom(leader) > silenceMs)) {
@@ -185,30 +183,6 @@ final class LeaderWatch implements AutoCloseable {
                 }
             });
         }
-    }
-
-    /**
-     * While this node leads: how many followers moved their match index, or were level with its log,
-     * within {@code silenceMs}. Tracked at every check, so that a follower's last move is known when
-     * it is asked. Watch thread.
-     */
-    private int followersAcknowledging(long now) {
-        List<ClusterStatus.Follower> followers = group.followers();
-        if (followers.isEmpty()) {
-            followerProgress.clear(); // not leading (any more): start afresh when it leads again
-        }
-        int acknowledging = 0;
-        for (ClusterStatus.Follower f : followers) {
-            long[] progress = followerProgress.computeIfAbsent(f.member(), m -> new long[] {f.matchIndex(), now});
-            if (f.matchIndex() != progress[0] || f.lag() == 0) {
-                progress[0] = f.matchIndex();
-                progress[1] = now;
-            }
-            if (now - progress[1] <= TimeUnit.MILLISECONDS.toNanos(silenceMs)) {
-                acknowledging++;
-            }
-        }
-        return acknowledging;
     }
 
     /** Stops checking; a node not caught up by then never is. Idempotent. */
