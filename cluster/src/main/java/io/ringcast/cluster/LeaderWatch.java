@@ -21,10 +21,10 @@ import java.util.concurrent.TimeUnit;
  * <p>It also tells when the leader this node knows cannot be reached ({@link #leaderUnreachable}):
  * a submit forwarded to it unanswered for {@code silenceMs}, while this node's commit index did
  * not move for as long, and nothing came from the leader for as long either (when this node is
- * the leader: from a majority). Answers alone said too much: a leader writing a snapshot (its
- * engine thread busy for a second) or a machine short of CPU delays them while the leader is
- * there, its heartbeats coming, and failing them made every publisher of every node fail over
- * for nothing, to nodes forwarding to the same leader. That happens when the network
+ * the leader: fewer than a majority acknowledged its log). Answers alone said too much: a leader
+ * writing a snapshot (its engine thread busy for a second) or a machine short of CPU delays them
+ * while the leader is there, its heartbeats coming, and failing them made every publisher of every
+ * node fail over for nothing, to nodes forwarding to the same leader. That happens when the network
  * connects this node to some members only (the fault suite's bridge: node 5 reaches node 3, which
  * reaches the leader, node 1; JGroups' view, and so the engine's leader, stay as they were). Its
  * forwarded submits are then failed at once, the node refuses publishes with {@code NO_MAJORITY}
@@ -167,10 +167,9 @@ final class LeaderWatch implements AutoCloseable {
             unreachable = true;
             int abandoned = group.abandonSubmitsTo(leader);
             log.warn("cluster: leader {} does not answer this node{} ({} entries unanswered for over {} ms, failed as "
-                    + "timed out; no entry committed, nothing heard from it meanwhile): publishes here are refused with "
-                    + "NO_MAJORITY until it does", leader,
-                    leading ? " (it is this node: no majority acknowledges it)" : "", abandoned,
-                    silenceMs);
+                    + "timed out; no entry committed, {} meanwhile): publishes here are refused with NO_MAJORITY "
+                    + "until it does", leader, leading ? " (it is this node: no majority acknowledges it)" : "",
+                    abandoned, silenceMs, leading ? "fewer than a majority took its entries" : "nothing heard from it");
         }
         if (unreachable && !probeInFlight && now - lastProbeNs > TimeUnit.MILLISECONDS.toNanos(PROBE_MS)) {
             lastProbeNs = now;
