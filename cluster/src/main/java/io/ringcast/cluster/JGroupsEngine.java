@@ -72,11 +72,20 @@ final class JGroupsEngine implements ClusterNode.Engine {
 
     /** Answers {@code NO_MAJORITY} at once when no leader this node can reach is known. */
     private boolean refusedForNoLeader(ClusterNode.PublishCallback callback) {
-        if (group.leader() == null || watch.leaderUnreachable()) {
+        if (noReachableLeader() != null) {
             callback.completed(PublishOutcome.NO_MAJORITY, 0, null);
             return true;
         }
         return false;
+    }
+
+    /** Why this node has no leader to send to now, or null when it has one. Any thread. */
+    private String noReachableLeader() {
+        String leader = group.leader();
+        if (leader == null) {
+            return "no leader known to " + settings.nodeName();
+        }
+        return watch.leaderUnreachable() ? "the leader " + leader + " does not answer " + settings.nodeName() : null;
     }
 
     @Override
@@ -86,16 +95,12 @@ final class JGroupsEngine implements ClusterNode.Engine {
 
     /** Hands an entry to the group ({@link ClusterNode#submitted}). Batcher thread. */
     private CompletableFuture<byte[]> submit(byte[] entry, boolean resendable) {
-        if (group.leader() == null) {
-            return CompletableFuture.failedFuture(new ClusterNode.NotSubmitted("no leader known to "
-                    + settings.nodeName()));
-        }
-        if (watch.leaderUnreachable()) {
-            // what was queued in the batcher when the leader stopped answering: sent to it now, it would
-            // wait the whole replicationTimeoutMs and hold its publishers' later publishes as long
-            // (a one-way cut: 5 s); refused, the client sends it through another node at once
-            return CompletableFuture.failedFuture(new ClusterNode.NotSubmitted("the leader " + group.leader()
-                    + " does not answer " + settings.nodeName()));
+        // also what was queued in the batcher when the leader stopped answering: sent to it, it would
+        // wait the whole replicationTimeoutMs and hold its publishers' later publishes as long (a
+        // one-way cut: 5 s); refused, the client sends it through another node at once
+        String refusal = noReachableLeader();
+        if (refusal != null) {
+            return CompletableFuture.failedFuture(new ClusterNode.NotSubmitted(refusal));
         }
         return ClusterNode.submitted(group.submit(entry, resendable));
     }
