@@ -2,13 +2,12 @@ package io.ringcast.cluster;
 
 import io.ringcast.cluster.internal.ClusterKey;
 import io.ringcast.cluster.internal.LoggedPublish;
-import io.ringcast.cluster.internal.PublishResult;
+import io.ringcast.log.PublishResult;
 import io.ringcast.cluster.internal.jgroups.RaftSettings;
 
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -126,17 +125,6 @@ public final class ClusterNode implements AutoCloseable {
 
     ClusterNode(ClusterSettings settings, RaftSettings raft, UpdateSink sink) {
         this(settings, raft, sink, SnapshotContent.NONE);
-    }
-
-    /**
-     * The number that names a publishing session in the log, for {@link #publish}: from the
-     * connection number its client gave in {@code HELLO} (1 to 2^32-1), so that the log orders the
-     * publisher's sessions and refuses publishes of one its client has left; for a client that gave
-     * none ({@code 0}), a random number, unordered.
-     */
-    public static long publishingSession(long connection) {
-        return connection != 0 ? LoggedPublish.orderedSession(connection)
-                : ThreadLocalRandom.current().nextLong(1, LoggedPublish.ORDERED_SESSIONS);
     }
 
     /** The group a topic belongs to, of {@code groups}: a pure function of its path, the same on every node. */

@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * What a node needs to know to take part in a cluster: its own name, the static list of members
  * (every node's config lists all of them, itself included; they are the Raft group's voting
- * members), and the two bounds of the replicated state, which must be the same on every node since
+ * members), and the bounds of the replicated state, which must be the same on every node since
  * they decide whether a publish is applied. The server builds it from its {@code cluster} and
  * {@code limits} config sections, which validate it; this record only checks that it is whole.
  * How the node keeps and replicates the log is {@link ReplicationSettings}.
@@ -17,8 +17,15 @@ import java.util.Objects;
  * @param members       every configured member; a majority of them is needed to commit
  * @param maxTopics     topics at most ({@code limits.maxTopics}); a publish creating one more gets TOO_MANY_TOPICS
  * @param maxPublishers publishers' duplicate ledgers kept at most ({@code limits.publisherLedgers})
+ * @param maxPublishersPerPrincipal of which one principal's ({@code limits.publisherLedgersPerPrincipal})
  */
-public record ClusterSettings(String nodeName, List<Member> members, int maxTopics, int maxPublishers) {
+public record ClusterSettings(String nodeName, List<Member> members, int maxTopics, int maxPublishers,
+                              int maxPublishersPerPrincipal) {
+
+    /** With no bound per principal but the total. */
+    public ClusterSettings(String nodeName, List<Member> members, int maxTopics, int maxPublishers) {
+        this(nodeName, members, maxTopics, maxPublishers, maxPublishers);
+    }
 
     public ClusterSettings {
         Objects.requireNonNull(nodeName, "nodeName");

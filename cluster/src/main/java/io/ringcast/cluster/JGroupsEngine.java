@@ -3,6 +3,7 @@ package io.ringcast.cluster;
 import io.ringcast.cluster.internal.LoggedPublish;
 import io.ringcast.cluster.internal.PublishBatcher;
 import io.ringcast.cluster.internal.TopicLog;
+import io.ringcast.log.PublisherLedgers;
 import io.ringcast.cluster.internal.jgroups.BarrierLog;
 import io.ringcast.cluster.internal.jgroups.RaftGroup;
 import io.ringcast.cluster.internal.jgroups.RaftSettings;
@@ -28,7 +29,8 @@ final class JGroupsEngine implements ClusterNode.Engine {
         this.batcher = new PublishBatcher(this::submit, ClusterNode.PUBLISHES_PER_ENTRY, ClusterNode.ENTRIES_IN_FLIGHT,
                 ClusterNode.QUEUE_CAPACITY, name, raft.submitTimeoutMs());
         // each entry's ordinal, once applied here, lets the batcher answer the publishes of that entry
-        TopicLog log = new TopicLog(sink, content, settings.maxTopics(), settings.maxPublishers(), batcher::applied);
+        TopicLog log = new TopicLog(sink, content, settings.maxTopics(),
+                new PublisherLedgers(settings.maxPublishers(), settings.maxPublishersPerPrincipal()), batcher::applied);
         RaftGroup[] self = new RaftGroup[1];
         this.stateMachine = new BarrierLog(log, () -> self[0].raft(), raft.maxLogSizeBytes());
         this.group = new RaftGroup(settings, raft, name, stateMachine);

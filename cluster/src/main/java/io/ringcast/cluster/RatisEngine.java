@@ -4,6 +4,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.ringcast.cluster.internal.LoggedPublish;
 import io.ringcast.cluster.internal.PublishBatcher;
 import io.ringcast.cluster.internal.TopicLog;
+import io.ringcast.log.PublisherLedgers;
 import io.ringcast.cluster.internal.ratis.RatisGroups;
 import io.ringcast.cluster.internal.ratis.TopicLogStateMachine;
 import org.slf4j.Logger;
@@ -77,7 +78,8 @@ final class RatisEngine implements ClusterNode.Engine {
                     replication.replicationTimeoutMs());
             SnapshotContent groupContent = n == 1 ? content
                     : content.ofTopics(path -> ClusterNode.groupOf(path, n) == group);
-            TopicLog topicLog = new TopicLog(sink, groupContent, settings.maxTopics(), settings.maxPublishers(),
+            TopicLog topicLog = new TopicLog(sink, groupContent, settings.maxTopics(),
+                    new PublisherLedgers(settings.maxPublishers(), settings.maxPublishersPerPrincipal()),
                     batcher::applied);
             batchers.add(batcher);
             stateMachines.add(new TopicLogStateMachine(topicLog, name, snapshotWriter));

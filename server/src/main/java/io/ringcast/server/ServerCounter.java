@@ -82,9 +82,9 @@ public enum ServerCounter {
             + "connection that were applied before: acked with their sequence, not applied twice.",
             ServerCounters::republishesRecognised),
     PUBLISHER_LEDGERS(Kind.GAUGE, "ringcast_publisher_ledgers", "Publisher ledgers held for REPUBLISH (sessions open "
-            + "and publishers away), within limits.publisherLedgers and limits.publisherLedgersPerPrincipal.",
+            + "or not), within limits.publisherLedgers and limits.publisherLedgersPerPrincipal.",
             ServerCounters::publisherLedgers),
-    PUBLISHER_LEDGERS_FORGOTTEN(Kind.COUNTER, "ringcast_publisher_ledgers_forgotten", "Ledgers of publishers away "
+    PUBLISHER_LEDGERS_FORGOTTEN(Kind.COUNTER, "ringcast_publisher_ledgers_forgotten", "Ledgers of publishers "
             + "forgotten to stay within those bounds; their REPUBLISHes get PUBLISH_OUTCOME_UNKNOWN (ringcast_errors).",
             ServerCounters::publisherLedgersForgotten),
     CLIENT_PINGS(Kind.COUNTER, "ringcast_client_pings", "PING messages received from clients.",

@@ -1,5 +1,7 @@
 package io.ringcast.cluster.internal;
 
+import io.ringcast.log.SnapshotFields;
+
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
@@ -86,7 +88,7 @@ final class EntryReader {
     String string(String field) throws MalformedEntryException {
         int n = count("length of " + field, 1);
         if (utf8 == null) {
-            utf8 = TopicLogCodec.strictUtf8();
+            utf8 = SnapshotFields.strictUtf8();
         }
         try {
             String s = utf8.decode(ByteBuffer.wrap(data, pos, n)).toString();

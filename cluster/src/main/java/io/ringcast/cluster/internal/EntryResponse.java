@@ -1,5 +1,7 @@
 package io.ringcast.cluster.internal;
 
+import io.ringcast.log.PublishResult;
+
 import java.util.List;
 
 /**

@@ -1,5 +1,8 @@
 package io.ringcast.cluster.internal;
 
+import io.ringcast.log.PublisherLedgers;
+import io.ringcast.log.PublishingSessions;
+
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -15,10 +18,10 @@ import java.util.Objects;
  * @param publisherId   the id its client gave in {@code HELLO}; 0 for none (no ledger: never
  *                      recognised as a duplicate)
  * @param session       the publishing session, a number no other session of the cluster uses (0 for
- *                      none: no order check); only with a publisher id. {@link #orderedSession}
+ *                      none: no order check); only with a publisher id. {@link PublishingSessions#ordered}
  *                      when the client numbered its connection in {@code HELLO}: then the log
  *                      knows which of two sessions of a publisher came later
- *                      ({@link ReplicatedLedgers.Ledger#inOrder}); else random, below those
+ *                      ({@link PublisherLedgers.Ledger#screen}); else random, below those
  * @param sessionSequence the publish's place among those its session handed to the log: 1 for the
  *                      first, then one more each (0 with no session). The log applies a publish
  *                      only if the one before it in its session was decided, so that a publish
@@ -46,25 +49,6 @@ public record LoggedPublish(String principal, long publisherId, long session, lo
             throw new IllegalArgumentException("session sequence " + sessionSequence + " of session "
                     + Long.toHexString(session) + " must be at least 1");
         }
-    }
-
-    /** Sessions at or above this are numbered by their client ({@link #orderedSession}); random ones lie below. */
-    public static final long ORDERED_SESSIONS = 1L << 62;
-
-    /**
-     * The session of a client's {@code connection}-th connection (1 to 2^32-1, as {@code HELLO}
-     * gives it): a later connection of the publisher is a greater number.
-     */
-    public static long orderedSession(long connection) {
-        if (connection < 1 || connection > 0xFFFFFFFFL) {
-            throw new IllegalArgumentException("connection " + connection + ": 1 to 2^32-1");
-        }
-        return ORDERED_SESSIONS | connection;
-    }
-
-    /** Whether {@code session} was numbered by its client ({@link #orderedSession}). */
-    public static boolean isOrdered(long session) {
-        return session >= ORDERED_SESSIONS;
     }
 
     /** A publish whose order in its session is not checked. */

@@ -2,6 +2,9 @@ package io.ringcast.cluster.internal;
 
 import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.UpdateSink;
+import io.ringcast.log.PublishResult;
+import io.ringcast.log.PublisherLedgers;
+import io.ringcast.log.SnapshotFields;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInput;
@@ -20,23 +23,16 @@ import java.util.function.LongConsumer;
  * The state machine of one Raft group: applies the group's committed entries, each a batch of
  * publishes and removals ({@link TopicLogCodec}), in log order, and decides for each publish whether
  * it is applied and with which topic sequence, and for each removal whether it removes its topic.
- * Everything it decides depends only on the log (and on the two bounds it is made with, which must
+ * Everything it decides depends only on the log (and on the bounds it is made with, which must
  * be the same on every node): never on time, on the node, or on chance.
  * So every node of the group numbers every topic alike and recognises the same duplicates.
  *
- * <p>For each publish of an entry, in order:
- * <ol>
- *   <li>with a publisher id, its publisher's ledger ({@link ReplicatedLedgers}) is asked first: a
- *       correlation id seen before for the same topic is {@link PublishResult.Outcome#ALREADY_APPLIED}
- *       with the sequence it got then (or {@link PublishResult.Outcome#OUTCOME_UNKNOWN} if it was
- *       answered so), for another topic {@link PublishResult.Outcome#CONFLICT}; a {@code REPUBLISH}
- *       of an id the ledger cannot vouch for (it was forgotten) is {@link PublishResult.Outcome#OUTCOME_UNKNOWN}.
- *       This holds for a plain publish as well: a client never reuses an id within its window, so
- *       one seen again was carried twice;</li>
- *   <li>a publish that would create a topic past {@code maxTopics} is {@link PublishResult.Outcome#TOO_MANY_TOPICS};</li>
- *   <li>else it is {@link PublishResult.Outcome#APPLIED}: the topic's next sequence (the first is 1),
- *       recorded in the ledger, and handed to the {@link UpdateSink}.</li>
- * </ol>
+ * <p>For each publish of an entry, in order: with a publisher id, its publisher's ledger decides
+ * first ({@link PublisherLedgers.Ledger#screen}: a publish seen before, one out of its session's
+ * order, a {@code REPUBLISH} it cannot vouch for), by the rules a single node's sequencer applies
+ * in-line as well; a publish that would create a topic past {@code maxTopics} is
+ * {@link PublishResult.Outcome#TOO_MANY_TOPICS}; else it is {@link PublishResult.Outcome#APPLIED}:
+ * the topic's next sequence (the first is 1), recorded in the ledger, and handed to the {@link UpdateSink}.
  * Only those applied reach the sink, in log order.
  *
  * <p>A removal ({@link LoggedRemoval}) removes its topic if the topic exists and, when the removal
@@ -69,8 +65,8 @@ import java.util.function.LongConsumer;
  * <p>A publisher's publishes are applied in the order its sessions sent them: a publish whose
  * predecessor in its session never reached the log (it went to a leader that died; the node
  * refused it before logging it) is refused {@link PublishResult.Outcome#OUT_OF_ORDER}, not applied,
- * since its client sends that predecessor again, first, through another node
- * ({@link ReplicatedLedgers.Ledger#inOrder}). The rule depends on the log alone, like the rest.
+ * since its client sends that predecessor again, first, through another node. The rule depends on
+ * the log alone, like the rest.
  *
  * <p>Replicated state, and so the snapshot: the count of entries applied, each topic's last
  * sequence and incarnation, and the ledgers. Topic values and history are not kept here: the node
@@ -121,7 +117,7 @@ public final class TopicLog {
      * ({@link #incarnation}); null for any other entry (a path is then made at most once in it).
      */
     private Map<String, Integer> madeInEntry;
-    private ReplicatedLedgers ledgers;
+    private PublisherLedgers ledgers;
     private final TopicLogCodec.ResponseWriter response = new TopicLogCodec.ResponseWriter();
     private long refusedEntries;
     /** Snapshots not installed because this node had applied as many entries or more. */
@@ -134,20 +130,30 @@ public final class TopicLog {
      * @param sink          where applied publishes and removals go, in log order
      * @param content       the node's own part of a snapshot; {@link SnapshotContent#NONE} for none
      * @param maxTopics     topics at most ({@code limits.maxTopics}); the same on every node
-     * @param maxPublishers publishers' ledgers at most ({@code limits.publisherLedgers}); the same on every node
+     * @param ledgers       the publishers' ledgers, empty, their bounds ({@code limits.publisherLedgers*})
+     *                      the same on every node
+     * @param onApplied     told, on the apply thread, each entry's ordinal right after the entry was
+     *                      applied (its updates are in the sink), and the snapshot's count once one was
+     *                      read; it must not block
      */
-    public TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, int maxPublishers) {
-        this(sink, content, maxTopics, maxPublishers, ordinal -> { });
+    public TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, PublisherLedgers ledgers,
+                    LongConsumer onApplied) {
+        if (maxTopics < 0) {
+            throw new IllegalArgumentException("maxTopics " + maxTopics + " is negative");
+        }
+        if (ledgers.size() != 0) {
+            throw new IllegalArgumentException("the ledgers of a new log must be empty: " + ledgers.size() + " held");
+        }
+        this.sink = Objects.requireNonNull(sink, "sink");
+        this.content = Objects.requireNonNull(content, "content");
+        this.onApplied = Objects.requireNonNull(onApplied, "onApplied");
+        this.maxTopics = maxTopics;
+        this.ledgers = ledgers;
     }
 
-    /**
-     * @param onApplied told, on the apply thread, each entry's ordinal right after the entry was
-     *                  applied (its updates are in the sink), and the snapshot's count once one was
-     *                  read; it must not block
-     */
-    public TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, int maxPublishers,
-                    LongConsumer onApplied) {
-        this(sink, content, maxTopics, maxPublishers, ReplicatedLedgers.PUBLISHES_PER_PUBLISHER, onApplied);
+    /** With at most {@code maxPublishers} ledgers (no bound per principal but that), told nothing. */
+    public TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, int maxPublishers) {
+        this(sink, content, maxTopics, maxPublishers, PublisherLedgers.PUBLISHES_PER_PUBLISHER);
     }
 
     TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, int maxPublishers, int publishesPerPublisher) {
@@ -156,14 +162,8 @@ public final class TopicLog {
 
     TopicLog(UpdateSink sink, SnapshotContent content, int maxTopics, int maxPublishers, int publishesPerPublisher,
              LongConsumer onApplied) {
-        if (maxTopics < 0) {
-            throw new IllegalArgumentException("maxTopics " + maxTopics + " is negative");
-        }
-        this.sink = Objects.requireNonNull(sink, "sink");
-        this.content = Objects.requireNonNull(content, "content");
-        this.onApplied = Objects.requireNonNull(onApplied, "onApplied");
-        this.maxTopics = maxTopics;
-        this.ledgers = new ReplicatedLedgers(maxPublishers, publishesPerPublisher);
+        this(sink, content, maxTopics, new PublisherLedgers(maxPublishers, maxPublishers, publishesPerPublisher),
+                onApplied);
     }
 
     /**
@@ -222,44 +222,17 @@ public final class TopicLog {
     }
 
     private void applyOne(LoggedPublish p, long ordinal, TopicLogCodec.ResponseWriter out) {
-        ReplicatedLedgers.Ledger ledger = null;
+        PublisherLedgers.Ledger ledger = null;
         if (p.hasPublisher()) {
             ledger = ledgers.ledgerOf(p.principal(), p.publisherId());
-            boolean inOrder = ledger.inOrder(p);
-            int slot = ledger.find(p.correlationId());
-            if (slot != ReplicatedLedgers.ABSENT) {
-                String first = ledger.topicAt(slot);
-                if (!first.equals(p.path())) {
-                    if (out != null) {
-                        out.conflict(first);
-                    }
-                } else if (ledger.sequenceAt(slot) == ReplicatedLedgers.OUTCOME_UNKNOWN) {
-                    if (out != null) {
-                        out.outcome(PublishResult.Outcome.OUTCOME_UNKNOWN);
-                    }
-                } else if (out != null) {
-                    out.sequenced(PublishResult.Outcome.ALREADY_APPLIED, ledger.sequenceAt(slot));
+            PublishResult decided = ledger.screen(p.session(), p.sessionSequence(), p.correlationId(), p.republish(),
+                    p.path());
+            if (decided != null) {
+                if (decided.outcome() == PublishResult.Outcome.OUT_OF_ORDER) {
+                    publishesOutOfOrder++;
                 }
-                if (inOrder) {
-                    ledger.decidedInOrder(p); // answered as before, wherever it comes: the next may follow
-                    ledger.refresh(slot); // its client may hold it unacked still: the newest, the last forgotten
-                }
-                return;
-            }
-            if (!inOrder) {
-                // one before it in its session never reached the log: applying this one would put it
-                // first, since the client sends that one again, through another node, before it
-                publishesOutOfOrder++;
                 if (out != null) {
-                    out.outcome(PublishResult.Outcome.OUT_OF_ORDER);
-                }
-                return;
-            }
-            ledger.decidedInOrder(p);
-            if (p.republish() && !ledger.vouches()) {
-                ledger.recordOutcomeUnknown(p.correlationId(), canonical(p.path()));
-                if (out != null) {
-                    out.outcome(PublishResult.Outcome.OUTCOME_UNKNOWN);
+                    out.add(decided);
                 }
                 return;
             }
@@ -278,7 +251,7 @@ public final class TopicLog {
         }
         long sequence = ++topic.last;
         if (ledger != null) {
-            ledger.recordApplied(p.correlationId(), topic.path, sequence, p.republish());
+            ledger.recordApplied(p.session(), p.correlationId(), topic.path, sequence, p.republish());
         }
         if (out != null) {
             out.sequenced(PublishResult.Outcome.APPLIED, sequence);
@@ -313,16 +286,10 @@ public final class TopicLog {
         }
     }
 
-    /** The topic's own path string when it exists, so a ledger entry costs no string of its own. */
-    private String canonical(String path) {
-        TopicSequence topic = topics.get(path);
-        return topic == null ? path : topic.path;
-    }
-
     /**
      * Writes the replicated state (magic, version, the count of entries applied, topics with their
      * last sequences and incarnations in the order they were made, then the ledgers:
-     * {@link ReplicatedLedgers#write}), then the node's {@link SnapshotContent}.
+     * {@link PublisherLedgers#write}), then the node's {@link SnapshotContent}.
      */
     public void writeContentTo(DataOutput out) throws IOException {
         capture().writeTo(out);
@@ -341,14 +308,14 @@ public final class TopicLog {
             DataOutputStream own = new DataOutputStream(bytes);
             own.writeInt(SNAPSHOT_MAGIC);
             own.writeByte(SNAPSHOT_VERSION);
-            TopicLogCodec.writeVarLong(own, appliedEntries);
-            TopicLogCodec.writeVarLong(own, topics.size());
+            SnapshotFields.writeVarLong(own, appliedEntries);
+            SnapshotFields.writeVarLong(own, topics.size());
             Map<String, Integer> indexes = new HashMap<>(topics.size() * 2);
             for (TopicSequence topic : topics.values()) {
                 indexes.put(topic.path, indexes.size());
-                TopicLogCodec.writeString(own, topic.path);
-                TopicLogCodec.writeVarLong(own, topic.last);
-                TopicLogCodec.writeVarLong(own, Integer.toUnsignedLong(topic.incarnation));
+                SnapshotFields.writeString(own, topic.path);
+                SnapshotFields.writeVarLong(own, topic.last);
+                SnapshotFields.writeVarLong(own, Integer.toUnsignedLong(topic.incarnation));
             }
             ledgers.write(own, indexes);
             byte[] replicated = bytes.toByteArray();
@@ -398,7 +365,7 @@ public final class TopicLog {
             if (version != SNAPSHOT_VERSION && version != SNAPSHOT_VERSION_WITHOUT_INCARNATIONS) {
                 throw new IOException("unknown topic log snapshot version " + version);
             }
-            long readApplied = TopicLogCodec.readVarLong(in);
+            long readApplied = SnapshotFields.readVarLong(in);
             if (readApplied < 0) {
                 throw new IOException("count of entries applied " + Long.toUnsignedString(readApplied));
             }
@@ -408,13 +375,13 @@ public final class TopicLog {
                 appliedEntries = readApplied;
                 return;
             }
-            int count = TopicLogCodec.readVarInt(in, Integer.MAX_VALUE - 8, "topics");
+            int count = SnapshotFields.readVarInt(in, Integer.MAX_VALUE - 8, "topics");
             LinkedHashMap<String, TopicSequence> readTopics = new LinkedHashMap<>();
             List<String> paths = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                String path = TopicLogCodec.readString(in, MAX_PATH_BYTES, "topic path");
-                long last = TopicLogCodec.readVarLong(in);
-                long incarnation = version == SNAPSHOT_VERSION ? TopicLogCodec.readVarLong(in) : 0;
+                String path = SnapshotFields.readString(in, MAX_PATH_BYTES, "topic path");
+                long last = SnapshotFields.readVarLong(in);
+                long incarnation = version == SNAPSHOT_VERSION ? SnapshotFields.readVarLong(in) : 0;
                 if (path.isEmpty() || last < 1 || incarnation < 0 || incarnation > 0xFFFF_FFFFL) {
                     throw new IOException("topic '" + path + "' with last sequence " + last + " and incarnation "
                             + Long.toUnsignedString(incarnation));
@@ -426,7 +393,7 @@ public final class TopicLog {
                 }
                 paths.add(topic.path);
             }
-            ReplicatedLedgers readLedgers = ledgers.read(in, paths.toArray(new String[0]));
+            PublisherLedgers readLedgers = ledgers.read(in, paths.toArray(new String[0]));
             content.read(in);
             topics = readTopics;
             ledgers = readLedgers;

@@ -1,13 +1,7 @@
 package io.ringcast.cluster.internal;
 
-import java.io.DataInput;
-import java.io.DataOutput;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
+import io.ringcast.log.PublishResult;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -245,7 +239,7 @@ final class TopicLogCodec {
 
         void outcome(PublishResult.Outcome outcome) {
             written++;
-            out.u8(outcome.code);
+            out.u8(outcome.code());
         }
 
         public byte[] toBytes() {
@@ -307,58 +301,4 @@ final class TopicLogCodec {
         in.end();
         return new EntryResponse(ordinal, results, null);
     }
-
-    // ---------------------------------------------------------------- snapshot pieces
-
-    /** Writes {@code v} as an unsigned varint; negative values take 10 bytes. */
-    static void writeVarLong(DataOutput out, long v) throws IOException {
-        while ((v & ~0x7FL) != 0) {
-            out.writeByte((int) (v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        out.writeByte((int) v);
-    }
-
-    static long readVarLong(DataInput in) throws IOException {
-        long v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            int b = in.readUnsignedByte();
-            v |= (long) (b & 0x7F) << shift;
-            if ((b & 0x80) == 0) {
-                return v;
-            }
-        }
-        throw new IOException("a varint longer than 10 bytes");
-    }
-
-    /** A varint that must lie in {@code [0, max]}, named in the error. */
-    static int readVarInt(DataInput in, int max, String what) throws IOException {
-        long v = readVarLong(in);
-        if (v < 0 || v > max) {
-            throw new IOException(what + " " + Long.toUnsignedString(v) + " out of range [0, " + max + "]");
-        }
-        return (int) v;
-    }
-
-    static void writeString(DataOutput out, String s) throws IOException {
-        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-        writeVarLong(out, utf8.length);
-        out.write(utf8);
-    }
-
-    static String readString(DataInput in, int maxBytes, String what) throws IOException {
-        byte[] utf8 = new byte[readVarInt(in, maxBytes, "length of " + what)];
-        in.readFully(utf8);
-        try {
-            return strictUtf8().decode(ByteBuffer.wrap(utf8)).toString();
-        } catch (CharacterCodingException e) {
-            throw new IOException("malformed UTF-8 in " + what, e);
-        }
-    }
-
-    static CharsetDecoder strictUtf8() {
-        return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT);
-    }
-
 }

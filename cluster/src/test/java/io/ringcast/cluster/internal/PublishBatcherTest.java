@@ -1,6 +1,8 @@
 package io.ringcast.cluster.internal;
 
 import io.ringcast.cluster.SnapshotContent;
+import io.ringcast.log.PublishResult;
+import io.ringcast.log.PublisherLedgers;
 import io.ringcast.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,7 +47,7 @@ class PublishBatcherTest {
     private static final class LogSubmitter implements PublishBatcher.Submitter {
         final TopicLogTesting.RecordingSink sink = new TopicLogTesting.RecordingSink();
         volatile PublishBatcher batcher;
-        final TopicLog log = new TopicLog(sink, SnapshotContent.NONE, 1000, 1000, ordinal -> batcher.applied(ordinal));
+        final TopicLog log = new TopicLog(sink, SnapshotContent.NONE, 1000, new PublisherLedgers(1000, 1000), ordinal -> batcher.applied(ordinal));
         final List<Integer> entrySizes = new CopyOnWriteArrayList<>();
         /** Per entry submitted, whether it was submitted as one the engine may send again. */
         final List<Boolean> resendable = new CopyOnWriteArrayList<>();
@@ -94,7 +96,7 @@ class PublishBatcherTest {
         /** This node's own updates; read on the answer thread after the log told it (a volatile hand-over). */
         final TopicLogTesting.RecordingSink localSink = new TopicLogTesting.RecordingSink();
         volatile PublishBatcher batcher;
-        final TopicLog local = new TopicLog(localSink, SnapshotContent.NONE, 1000, 1000, o -> batcher.applied(o));
+        final TopicLog local = new TopicLog(localSink, SnapshotContent.NONE, 1000, new PublisherLedgers(1000, 1000), o -> batcher.applied(o));
         final List<byte[]> entries = new CopyOnWriteArrayList<>();
         final List<CompletableFuture<byte[]>> held = new CopyOnWriteArrayList<>();
         final List<byte[]> responses = new CopyOnWriteArrayList<>();

@@ -3,6 +3,7 @@ package io.ringcast.cluster.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ringcast.log.PublishResult;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -4,11 +4,14 @@ import static io.ringcast.cluster.internal.TopicLogTesting.apply;
 import static io.ringcast.cluster.internal.TopicLogTesting.applyOne;
 import static io.ringcast.cluster.internal.TopicLogTesting.publish;
 import static io.ringcast.cluster.internal.TopicLogTesting.republish;
+import static io.ringcast.cluster.internal.TopicLogTesting.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.internal.TopicLogTesting.Applied;
 import io.ringcast.cluster.internal.TopicLogTesting.RecordingSink;
+import io.ringcast.log.PublishResult;
+import io.ringcast.log.PublishingSessions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -85,18 +88,45 @@ class TopicLogLedgerTest {
         assertThat(applyOne(log, republish("bob", 9, 1, "e", "x"))).isEqualTo(PublishResult.applied(1));
     }
 
+    private static LoggedPublish inSession(long session, long place, int correlationId, boolean republish,
+                                           String value) {
+        return new LoggedPublish("ann", 1, session, place, correlationId, republish, "a", utf8(value));
+    }
+
     @Test
-    void aForgottenLedgerVouchesAgainOnceItRecordsANewPublish() {
-        applyOne(log, publish("ann", 1, 10, "a", "x"));
+    void aForgottenLedgerVouchesAgainOnceItRecordsANewPublishOfASessionItSawFromItsStart() {
+        long first = PublishingSessions.ordered(1);
+        long second = PublishingSessions.ordered(2);
+        assertThat(applyOne(log, inSession(first, 1, 10, false, "x"))).isEqualTo(PublishResult.applied(1));
         for (int p = 2; p <= 4; p++) {
-            applyOne(log, publish("ann", p, 10, "a", "x"));
+            applyOne(log, publish("ann", p, 10, "a", "x")); // three more ledgers of ann: publisher 1's is forgotten
         }
-        assertThat(applyOne(log, republish("ann", 1, 11, "a", "y"))).isEqualTo(PublishResult.OUTCOME_UNKNOWN);
-        assertThat(applyOne(log, publish("ann", 1, 12, "a", "z"))).isEqualTo(PublishResult.applied(5));
+        // the session goes on: a new ledger must not take its publishes, as one before them may be in the forgotten one
+        assertThat(applyOne(log, inSession(first, 2, 11, false, "y"))).isEqualTo(PublishResult.OUT_OF_ORDER);
+        // the client's next connection sends both again first: the ledger cannot tell, and says so
+        assertThat(applyOne(log, inSession(second, 1, 10, true, "x"))).isEqualTo(PublishResult.OUTCOME_UNKNOWN);
+        assertThat(applyOne(log, inSession(second, 2, 11, true, "y"))).isEqualTo(PublishResult.OUTCOME_UNKNOWN);
+        assertThat(applyOne(log, inSession(second, 3, 12, false, "z"))).isEqualTo(PublishResult.applied(5));
         // by the client's rules, anything sent again now was sent after that publish: absent means never applied
-        assertThat(applyOne(log, republish("ann", 1, 13, "a", "w"))).isEqualTo(PublishResult.applied(6));
-        assertThat(applyOne(log, republish("ann", 1, 11, "a", "y"))).as("still the answer it had")
+        assertThat(applyOne(log, inSession(second, 4, 13, true, "w"))).isEqualTo(PublishResult.applied(6));
+        assertThat(applyOne(log, inSession(second, 5, 11, true, "y"))).as("still the answer it had")
                 .isEqualTo(PublishResult.OUTCOME_UNKNOWN);
+        assertThat(log.lastSequence("a")).isEqualTo(6);
+    }
+
+    @Test
+    void aNewPublishWithoutASessionNeverMakesAForgottenLedgerVouch() {
+        // applied into publisher 1's first ledger, whose ack is lost
+        assertThat(applyOne(log, publish("ann", 1, 10, "a", "x"))).isEqualTo(PublishResult.applied(1));
+        for (int p = 2; p <= 4; p++) {
+            applyOne(log, publish("ann", p, 10, "b", "x")); // publisher 1's ledger is forgotten
+        }
+        // a new publish with no session order: it may follow publish 10 on the same connection
+        assertThat(applyOne(log, publish("ann", 1, 11, "a", "y"))).isEqualTo(PublishResult.applied(2));
+        assertThat(applyOne(log, republish("ann", 1, 10, "a", "x"))).as("publish 10 was applied: not again")
+                .isEqualTo(PublishResult.OUTCOME_UNKNOWN);
+        assertThat(sink.applied).filteredOn(a -> a.path().equals("a") && a.value().equals("x")).hasSize(1);
+        assertThat(log.lastSequence("a")).isEqualTo(2);
     }
 
     @Test
@@ -138,31 +168,5 @@ class TopicLogLedgerTest {
         assertThat(sink.applied).hasSize(500_000);
         // the snapshot stays as bounded as the state
         assertThat(TopicLogTesting.snapshot(bounded).length).isLessThan(1_000 * 60 + 100 * 20 + 100);
-    }
-
-    @Test
-    void theCorrelationIndexAgreesWithAMap() {
-        Random random = new Random(1024);
-        for (int capacity : new int[] {1, 2, 8, 100, 1024}) {
-            ReplicatedLedgers.CorrelationIndex index = new ReplicatedLedgers.CorrelationIndex(capacity);
-            Map<Integer, Integer> model = new HashMap<>();
-            for (int op = 0; op < 200_000; op++) {
-                // keys from a small range so that puts, removes and probing runs collide
-                int key = random.nextInt(capacity * 3) * (random.nextBoolean() ? 1 : -65_537);
-                if (model.size() < capacity && random.nextInt(3) > 0) {
-                    int slot = random.nextInt(capacity);
-                    index.put(key, slot);
-                    model.put(key, slot);
-                } else {
-                    index.remove(key);
-                    model.remove(key);
-                }
-                int probe = random.nextInt(capacity * 3) * (random.nextBoolean() ? 1 : -65_537);
-                assertThat(index.get(probe)).isEqualTo(model.getOrDefault(probe, ReplicatedLedgers.ABSENT));
-            }
-            for (Map.Entry<Integer, Integer> e : model.entrySet()) {
-                assertThat(index.get(e.getKey())).isEqualTo(e.getValue());
-            }
-        }
     }
 }

@@ -10,6 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.internal.TopicLogTesting.Applied;
 import io.ringcast.cluster.internal.TopicLogTesting.RecordingSink;
+import io.ringcast.log.PublishResult;
+import io.ringcast.log.PublishingSessions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -85,9 +87,9 @@ class TopicLogPublisherOrderTest {
     @Test
     void aCopyOfASessionItsClientHasLeftIsNotAppliedOnceTheLedgerForgotWhatItCarries() {
         TopicLog remembersFour = new TopicLog(sink, SnapshotContent.NONE, 100_000, 16, 4);
-        long second = LoggedPublish.orderedSession(2);
-        long third = LoggedPublish.orderedSession(3);
-        apply(remembersFour, sent(LoggedPublish.orderedSession(1), 1, 101, false));
+        long second = PublishingSessions.ordered(2);
+        long third = PublishingSessions.ordered(3);
+        apply(remembersFour, sent(PublishingSessions.ordered(1), 1, 101, false));
         // the third session sends 101 again (answered), then new ones: the ledger forgets 101
         apply(remembersFour, sent(third, 1, 101, true), sent(third, 2, 102, false), sent(third, 3, 103, false),
                 sent(third, 4, 104, false), sent(third, 5, 105, false));
@@ -102,10 +104,10 @@ class TopicLogPublisherOrderTest {
 
     @Test
     void aLaterNumberedSessionStartsAfterAnyEarlierOne() {
-        apply(log, sent(LoggedPublish.orderedSession(1), 1, 101, false));
-        assertThat(applyOne(log, sent(LoggedPublish.orderedSession(4), 1, 102, false)))
+        apply(log, sent(PublishingSessions.ordered(1), 1, 101, false));
+        assertThat(applyOne(log, sent(PublishingSessions.ordered(4), 1, 102, false)))
                 .as("connections 2 and 3 published nothing").isEqualTo(PublishResult.applied(2));
-        assertThat(applyOne(log, sent(LoggedPublish.orderedSession(3), 1, 103, false)))
+        assertThat(applyOne(log, sent(PublishingSessions.ordered(3), 1, 103, false)))
                 .isEqualTo(PublishResult.OUT_OF_ORDER);
     }
 

@@ -15,6 +15,8 @@ import io.ringcast.cluster.internal.TopicLogTesting.Applied;
 import io.ringcast.cluster.internal.TopicLogTesting.LastValues;
 import io.ringcast.cluster.internal.TopicLogTesting.RecordingSink;
 import io.ringcast.cluster.internal.TopicLogTesting.Removed;
+import io.ringcast.log.PublishResult;
+import io.ringcast.log.PublisherLedgers;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -272,7 +274,7 @@ class TopicLogRemovalTest {
         out.writeByte(1);
         out.write(new byte[] {2, 0, 0, 0}); // ledgers: version 2, none forgotten, no principals, no ledgers
         List<Long> told = new ArrayList<>();
-        TopicLog restored = new TopicLog(sink, SnapshotContent.NONE, 1000, 1000, told::add);
+        TopicLog restored = new TopicLog(sink, SnapshotContent.NONE, 1000, new PublisherLedgers(1000, 1000), told::add);
         restore(restored, bytes.toByteArray());
 
         assertThat(told).containsExactly(5L);

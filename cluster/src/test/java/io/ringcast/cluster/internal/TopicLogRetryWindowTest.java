@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.internal.TopicLogTesting.Applied;
 import io.ringcast.cluster.internal.TopicLogTesting.RecordingSink;
+import io.ringcast.log.PublishResult;
+import io.ringcast.log.PublishingSessions;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -37,7 +39,7 @@ class TopicLogRetryWindowTest {
     private final TopicLog log = new TopicLog(sink, SnapshotContent.NONE, 100_000, 16); // the real window, 1,024
 
     private static LoggedPublish sent(long connection, long place, int n, boolean republish) {
-        return new LoggedPublish("anonymous", 0x358b3491b05910b7L, LoggedPublish.orderedSession(connection), place,
+        return new LoggedPublish("anonymous", 0x358b3491b05910b7L, PublishingSessions.ordered(connection), place,
                 (1 << 30) + n, republish, "faults/p/t" + (n % 30), utf8("publisher-2@node-3#" + n));
     }
 

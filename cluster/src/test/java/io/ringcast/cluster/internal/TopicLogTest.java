@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.internal.TopicLogTesting.Applied;
 import io.ringcast.cluster.internal.TopicLogTesting.RecordingSink;
+import io.ringcast.log.PublishResult;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

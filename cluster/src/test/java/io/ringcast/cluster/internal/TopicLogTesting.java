@@ -2,6 +2,7 @@ package io.ringcast.cluster.internal;
 
 import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.UpdateSink;
+import io.ringcast.log.PublishResult;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

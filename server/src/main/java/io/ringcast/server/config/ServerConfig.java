@@ -116,7 +116,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param maxConnectionsBeforeUpgrade connections at once that have not completed a WebSocket upgrade
      *                                   (plain HTTP or mid-upgrade); one more is closed on accept
      * @param publishRatePerSession      publishes per second per session, with one second of burst; 0 for no limit
-     * @param publisherLedgers           ledgers of publishers with no open session kept for {@code REPUBLISH}, in total
+     * @param publisherLedgers           publishers' ledgers kept for {@code REPUBLISH}, sessions open or not, in total
      * @param publisherLedgersPerPrincipal the same, per principal (all anonymous sessions are one principal)
      * @param maxViews                   distinct subscription views ({@code maxRate}, {@code fields},
      *                                   {@code filter}) the node serves at once; a subscription that would
@@ -154,8 +154,8 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             between("limits.maxConnections", maxConnections, 1, 10_000_000);
             between("limits.maxConnectionsBeforeUpgrade", maxConnectionsBeforeUpgrade, 1, 10_000_000);
             between("limits.publishRatePerSession", publishRatePerSession, 0, 100_000_000);
-            between("limits.publisherLedgers", publisherLedgers, 0, 10_000_000);
-            between("limits.publisherLedgersPerPrincipal", publisherLedgersPerPrincipal, 0, 10_000_000);
+            between("limits.publisherLedgers", publisherLedgers, 1, 10_000_000);
+            between("limits.publisherLedgersPerPrincipal", publisherLedgersPerPrincipal, 1, 10_000_000);
             between("limits.maxViews", maxViews, 0, 1_000_000);
             between("limits.maxViewsPerSession", maxViewsPerSession, 0, 1_000_000);
             between("limits.maxViewsPerPrincipal", maxViewsPerPrincipal, 0, 1_000_000);

@@ -54,7 +54,7 @@ final class ClusterLink implements UpdateSink {
         }
         // the log's bounds decide whether a publish is applied: the same on every node (docs/clustering.md)
         ClusterSettings settings = new ClusterSettings(c.nodeName(), members, limits.maxTopics(),
-                Math.max(1, limits.publisherLedgers()));
+                limits.publisherLedgers(), limits.publisherLedgersPerPrincipal());
         if (c.engine().equals("jgroups") && c.groups() > 1) {
             log.warn("cluster: cluster.groups {} is not used: cluster.engine 'jgroups' runs one Raft group ('ratis' runs "
                     + "several)", c.groups());

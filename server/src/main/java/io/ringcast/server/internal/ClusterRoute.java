@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.ringcast.cluster.ClusterNode;
 import io.ringcast.cluster.ClusterSettings;
 import io.ringcast.cluster.PublishOutcome;
+import io.ringcast.log.PublishRefusals;
+import io.ringcast.log.PublishResult;
 import io.ringcast.protocol.ErrorCode;
 
 import java.util.List;
@@ -40,13 +42,14 @@ final class ClusterRoute implements LoggedRemovals {
     private final ClusterNode cluster;
     private final SequencerProxy inbound;
     private final long replicationTimeoutMs;
-    private final int maxTopics;
+    /** The texts of the log's refusals, the single node's. */
+    private final PublishRefusals refusals;
 
-    ClusterRoute(ClusterNode cluster, SequencerProxy inbound, long replicationTimeoutMs, int maxTopics) {
+    ClusterRoute(ClusterNode cluster, SequencerProxy inbound, long replicationTimeoutMs, PublishRefusals refusals) {
         this.cluster = cluster;
         this.inbound = inbound;
         this.replicationTimeoutMs = replicationTimeoutMs;
-        this.maxTopics = maxTopics;
+        this.refusals = refusals;
     }
 
     /** Whether a publish can be taken now; when not, the session pauses its reads, as on a full inbound ring. */
@@ -73,7 +76,7 @@ final class ClusterRoute implements LoggedRemovals {
             session.clusterSessionSequences = new long[cluster.groups()];
         }
         long place = ++session.clusterSessionSequences[ClusterNode.groupOf(path, cluster.groups())];
-        return cluster.publish(principal, session.publisherId, session.clusterSession, place, correlationId,
+        return cluster.publish(principal, session.publisherId, session.publishingSession, place, correlationId,
                 republish, path, value,
                 (outcome, sequence, firstPath) -> {
                     if (outcome == PublishOutcome.ACKED) {
@@ -153,15 +156,11 @@ final class ClusterRoute implements LoggedRemovals {
     }
 
     /** Why a publish the log did not ack is refused ({@code ACKED} never comes here: see {@link #publish}). */
-    Verdict refusal(PublishOutcome outcome, String path, String firstPath) {
+    Verdict refusal(PublishOutcome outcome, int correlationId, String path, String firstPath) {
         return switch (outcome) {
-            case CONFLICT -> Verdict.refused(ErrorCode.REPUBLISH_CONFLICT, "publish to '" + path + "' refused: its "
-                    + "correlation id was first used by this publisher for '" + firstPath + "'; not applied");
-            case OUTCOME_UNKNOWN -> Verdict.refused(ErrorCode.PUBLISH_OUTCOME_UNKNOWN, "republish to '" + path
-                    + "': whether it was applied is unknown (the cluster forgot this publisher's ledger; "
-                    + "limits.publisherLedgers); not applied now");
-            case TOO_MANY_TOPICS -> Verdict.refused(ErrorCode.TOO_MANY_TOPICS, "publish to '" + path + "' refused: "
-                    + "it would create a topic beyond limits.maxTopics = " + maxTopics);
+            case CONFLICT -> decided(PublishResult.conflict(firstPath), correlationId, path);
+            case OUTCOME_UNKNOWN -> decided(PublishResult.OUTCOME_UNKNOWN, correlationId, path);
+            case TOO_MANY_TOPICS -> decided(PublishResult.TOO_MANY_TOPICS, correlationId, path);
             case NO_MAJORITY -> noMajority(path);
             case OUT_OF_ORDER -> stopped(path);
             case TIMED_OUT, ACKED -> Verdict.refused(ErrorCode.REPLICATION_TIMEOUT, "publish to '" + path
@@ -180,8 +179,11 @@ final class ClusterRoute implements LoggedRemovals {
 
     /** A publish of a session whose earlier publish was refused unapplied or timed out. */
     Verdict stopped(String path) {
-        return Verdict.refused(ErrorCode.NO_MAJORITY, "publish to '" + path + "' refused: an earlier publish of this "
-                + "session was refused or timed out, and this one must not be applied before it is sent again; "
-                + "publish through another connection");
+        return decided(PublishResult.OUT_OF_ORDER, 0, path);
+    }
+
+    /** A refusal the log's rules decided: the error and the text a single node gives. */
+    private Verdict decided(PublishResult result, int correlationId, String path) {
+        return Verdict.refused(RepublishAnswers.errorOf(result.outcome()), refusals.text(result, correlationId, path));
     }
 }

@@ -22,6 +22,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.ringcast.cluster.ClusterNode;
+import io.ringcast.log.PublishRefusals;
 import io.ringcast.protocol.Transport;
 import io.ringcast.server.config.EnvOverrides;
 import io.ringcast.server.config.ServerConfig;
@@ -240,7 +241,9 @@ public final class NodeRuntime implements AutoCloseable {
                 new ServerMetrics(counters, cluster), System.currentTimeMillis(), config.demo().enabled(), cluster,
                 transport);
         ClusterRoute route = cluster == null ? null
-                : new ClusterRoute(cluster, inbound, config.cluster().replicationTimeoutMs(), config.limits().maxTopics());
+                : new ClusterRoute(cluster, inbound, config.cluster().replicationTimeoutMs(),
+                        new PublishRefusals(config.limits().maxTopics(), config.limits().publisherLedgers(),
+                                config.limits().publisherLedgersPerPrincipal()));
         if (route != null) {
             sequencer.logRemovalsThrough(route); // the leaders of topics' groups log their expiry
         }

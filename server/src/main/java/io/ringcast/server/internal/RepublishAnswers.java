@@ -1,76 +1,92 @@
 package io.ringcast.server.internal;
 
+import io.ringcast.log.PublishRefusals;
+import io.ringcast.log.PublishResult;
+import io.ringcast.log.PublisherLedgers;
 import io.ringcast.protocol.ErrorCode;
 
 /**
- * Holds each publisher's ledger ({@link PublisherLedgers}) and answers a {@code REPUBLISH} from
- * it: the sequence its first send got, a conflict, outcome unknown, or "apply it now". Sequencer
- * thread only.
+ * A single node's publishers' ledgers ({@link PublisherLedgers}, the rules a cluster's log applies
+ * too), asked in-line before each publish of a publisher is sequenced, and the answer to each publish
+ * they decide: the sequence its first send got, a conflict, outcome unknown, or out of order.
+ * Sequencer thread only.
  */
 final class RepublishAnswers {
     private final PublisherLedgers ledgers;
+    private final PublishRefusals refusals;
     private final DirectedReplies replies;
     private final ServerCounters counters;
-    /** {@code limits.publisherLedgers} and {@code limits.publisherLedgersPerPrincipal}, named in refusals. */
-    private final int maxDetachedLedgers;
-    private final int maxDetachedLedgersPerPrincipal;
+    /** The ledger of the publish {@link #screen} passed last, for {@link #recordApplied}; null for none. */
+    private PublisherLedgers.Ledger screened;
+    private int ledgersSeen;
+    private long forgottenSeen;
 
-    RepublishAnswers(int maxDetachedLedgers, int maxDetachedLedgersPerPrincipal, DirectedReplies replies,
+    RepublishAnswers(int maxTopics, int maxLedgers, int maxLedgersPerPrincipal, DirectedReplies replies,
                      ServerCounters counters) {
-        this.ledgers = new PublisherLedgers(maxDetachedLedgers, maxDetachedLedgersPerPrincipal);
-        this.maxDetachedLedgers = maxDetachedLedgers;
-        this.maxDetachedLedgersPerPrincipal = maxDetachedLedgersPerPrincipal;
+        this.ledgers = new PublisherLedgers(maxLedgers, maxLedgersPerPrincipal);
+        this.refusals = new PublishRefusals(maxTopics, maxLedgers, maxLedgersPerPrincipal);
         this.replies = replies;
         this.counters = counters;
     }
 
-    /** The ledger of the session's publisher, attached on its first publish; null when its client gave no publisher id. */
-    PublisherLedgers.Ledger ledgerOf(Session publisher) {
-        if (publisher == null || publisher.publisherId == 0) {
-            return null;
-        }
-        if (publisher.ledger == null) {
-            publisher.ledger = ledgers.attach(publisher.permissions.who(), publisher.publisherId);
-            counters.publisherLedgers(ledgers.size(), ledgers.forgotten());
-        }
-        return publisher.ledger;
-    }
-
     /**
-     * Answers a {@code REPUBLISH} from its publisher's ledger.
+     * Asks the ledger of the publish's publisher, when its client gave a publisher id: numbers the
+     * publish in its session's order, and answers it when the ledger decides it
+     * ({@link PublisherLedgers.Ledger#screen}).
      *
-     * @return whether it is to be applied now; if not, it was answered
+     * @return whether it is to be sequenced; if not, it was answered
      */
-    boolean appliesNow(InboundEvent e, PublisherLedgers.Ledger ledger) {
-        long answer = ledger.answer(e.id, e.path);
-        if (answer == PublisherLedgers.APPLY) {
-            return true; // the ledger vouches that its first send was never applied
+    boolean screen(InboundEvent e) {
+        screened = null;
+        Session publisher = e.session;
+        if (publisher == null || publisher.publisherId == 0) {
+            return true;
         }
-        if (answer > 0) {
+        PublisherLedgers.Ledger ledger = ledgers.ledgerOf(publisher.permissions.who(), publisher.publisherId);
+        if (ledgers.size() != ledgersSeen || ledgers.forgotten() != forgottenSeen) {
+            ledgersSeen = ledgers.size();
+            forgottenSeen = ledgers.forgotten();
+            counters.publisherLedgers(ledgersSeen, forgottenSeen);
+        }
+        PublishResult decided = ledger.screen(publisher.publishingSession, ++publisher.publishesDecided, e.id,
+                e.republish, e.path);
+        if (decided == null) {
+            screened = ledger;
+            return true;
+        }
+        if (decided.acked()) {
             // sent again after a lost connection, applied the first time: the same answer, once more
-            replies.publishAck(e.session, e.id, answer);
+            replies.publishAck(e.session, e.id, decided.sequence());
             replies.flush();
             counters.republishesRecognised.increment();
-        } else if (answer == PublisherLedgers.CONFLICT) {
-            replies.refuse(e.session, ErrorCode.REPUBLISH_CONFLICT, e.id, "REPUBLISH of correlation id " + e.id + " to '"
-                    + e.path + "' refused: this publisher's correlation id " + e.id + " was first published to '"
-                    + ledger.topicOf(e.id) + "'; not applied");
         } else {
-            ledger.recordOutcomeUnknown(e.id, e.path);
-            replies.refuse(e.session, ErrorCode.PUBLISH_OUTCOME_UNKNOWN, e.id, "the server no longer knows whether publish "
-                    + e.id + " to '" + e.path + "' was applied: its publisher's ledger was forgotten (a restart, or "
-                    + "past limits.publisherLedgers = " + maxDetachedLedgers + " / limits.publisherLedgersPerPrincipal = "
-                    + maxDetachedLedgersPerPrincipal + " while the publisher was away); it was not applied again");
+            refuse(e, decided);
         }
         return false;
     }
 
-    /** The session closed: its ledger is kept, detached, for a reconnect. */
-    void sessionClosed(Session session) {
-        if (session.ledger != null) {
-            ledgers.detach(session.ledger);
-            session.ledger = null;
-            counters.publisherLedgers(ledgers.size(), ledgers.forgotten());
+    /** Refuses a publish the rules did not apply, as a cluster's node refuses it. */
+    void refuse(InboundEvent e, PublishResult decided) {
+        replies.refuse(e.session, errorOf(decided.outcome()), e.id, refusals.text(decided, e.id, e.path));
+    }
+
+    /** The protocol error that carries a refusal, in both modes. */
+    static ErrorCode errorOf(PublishResult.Outcome outcome) {
+        return switch (outcome) {
+            case CONFLICT -> ErrorCode.REPUBLISH_CONFLICT;
+            case OUTCOME_UNKNOWN -> ErrorCode.PUBLISH_OUTCOME_UNKNOWN;
+            case TOO_MANY_TOPICS -> ErrorCode.TOO_MANY_TOPICS;
+            // its client publishes through another connection, which sends the one before it again first
+            case OUT_OF_ORDER -> ErrorCode.NO_MAJORITY;
+            case APPLIED, ALREADY_APPLIED -> throw new IllegalArgumentException(outcome + " is acked, not refused");
+        };
+    }
+
+    /** The publish {@link #screen} passed last was applied with {@code sequence} to {@code topic} (its own path string). */
+    void recordApplied(InboundEvent e, String topic, long sequence) {
+        if (screened != null) {
+            screened.recordApplied(e.session.publishingSession, e.id, topic, sequence, e.republish);
+            screened = null;
         }
     }
 

@@ -7,7 +7,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
-import io.ringcast.cluster.ClusterNode;
+import io.ringcast.log.PublishingSessions;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.Selector;
 import io.ringcast.protocol.WireCodec;
@@ -60,11 +60,12 @@ final class Session {
      */
     volatile boolean clusterPublishesStopped;
     /**
-     * Cluster: names this session in the log, so that the log applies its publishes in the order
-     * it sent them ({@link ClusterRoute}): {@link ClusterNode#publishingSession} of the connection
-     * number its {@code HELLO} gave, set with the publisher id before the welcome; never 0.
+     * Names this session to its publisher's ledger, so that the ledger takes its publishes in the
+     * order it sent them (a single node's sequencer, or a cluster's log through {@link ClusterRoute}):
+     * {@link PublishingSessions#of} the connection number its {@code HELLO} gave, set with the
+     * publisher id before the welcome; never 0.
      */
-    long clusterSession = ClusterNode.publishingSession(0);
+    long publishingSession = PublishingSessions.of(0);
     /**
      * Cluster: per Raft group, the publishes this session handed to that group's log so far, the
      * last one's place (each group's log keeps the session's order among the publishes it gets);
@@ -113,8 +114,11 @@ final class Session {
     // ---- sequencer fields (ringcast-sequencer)
     /** Open subscriptions by id. */
     final Map<Integer, OpenSubscription> subscriptions = new HashMap<>();
-    /** The publisher's recent publishes, found on its first publish (a publisher id given); single node. */
-    PublisherLedgers.Ledger ledger;
+    /**
+     * Single node, a publisher id given: the publishes of this session the sequencer decided, the
+     * place of the last in the session's order ({@link RepublishAnswers#screen}).
+     */
+    long publishesDecided;
     /** Marker the sequencer uses to visit a session once while matching (no per-match set). */
     long visitMark;
     /** Marks the session as resuming the topic being created ({@link OpenSubscription#missing}). */

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.ringcast.cluster.ClusterNode;
 import io.ringcast.cluster.PublishOutcome;
+import io.ringcast.log.PublishingSessions;
 import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.MessageHandler;
@@ -141,7 +142,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         session.clientName = clientName;
         session.publisherId = publisherId;
         if (publisherId != 0 && connection != 0) {
-            session.clusterSession = ClusterNode.publishingSession(connection);
+            session.publishingSession = PublishingSessions.of(connection);
         }
         authenticating = true;
         node.login().check(credentials, session.ctx.executor(), this);
@@ -338,7 +339,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         if (session.closing || !session.channel.isActive()) {
             return;
         }
-        replies.refuse(node.clusterRoute().refusal(outcome, topicPath, firstPath), correlationId);
+        replies.refuse(node.clusterRoute().refusal(outcome, correlationId, topicPath, firstPath), correlationId);
         replies.flush(); // outside a read: nothing else will
     }
 

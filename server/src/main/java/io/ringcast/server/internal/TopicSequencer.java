@@ -3,6 +3,7 @@ package io.ringcast.server.internal;
 import com.lmax.disruptor.EventHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.ringcast.log.PublishResult;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.PathLimits;
 import org.slf4j.Logger;
@@ -29,11 +30,11 @@ import java.util.function.Predicate;
  * thread, do the rest: the {@link UpdateEncoder} encodes the update once, the {@link FanOutProxy}
  * puts it on the fan-out ring with the topic's current subscribers, the {@link Subscriptions}
  * keep who receives what, the {@link DirectedReplies} answer one session, the
- * {@link RepublishAnswers} answer a {@code REPUBLISH}. Subscribe, unsubscribe, the next window of a
- * streamed subscribe reply, session-close,
- * feature reloads and the cluster's snapshot requests arrive on the same ring, so they are ordered
- * with the publishes around them: a new subscriber's snapshot is on the fan-out ring before any
- * later update of its topics, and a cluster snapshot captures the state after the updates before it.
+ * {@link RepublishAnswers} decide a publisher's publish by its ledger first. Subscribe,
+ * unsubscribe, the next window of a streamed subscribe reply, session-close, feature reloads
+ * and the cluster's snapshot requests arrive on the same ring, so they are ordered with the
+ * publishes around them: a new subscriber's snapshot is on the fan-out ring before any later
+ * update of its topics, and a cluster snapshot captures the state after the updates before it.
  */
 final class TopicSequencer implements EventHandler<InboundEvent> {
     private static final Logger log = LoggerFactory.getLogger(TopicSequencer.class);
@@ -119,7 +120,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.subscriptions = new Subscriptions(tree, replies, viewed, views, fanOut.loops(), clusterMode, counters,
                 subscribeMemory);
         this.subscribeMemory = subscribeMemory;
-        this.republishes = new RepublishAnswers(limits.publisherLedgers(), limits.publisherLedgersPerPrincipal(),
+        this.republishes = new RepublishAnswers(limits.maxTopics(), limits.publisherLedgers(),
+                limits.publisherLedgersPerPrincipal(),
                 replies, counters);
         this.askReplyTurn = askReplyTurn;
         this.clock = clock;
@@ -194,11 +196,11 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     }
 
     private void publish(InboundEvent e) {
-        PublisherLedgers.Ledger ledger = e.fixedSequence == 0 ? republishes.ledgerOf(e.session) : null;
-        if (e.republish && ledger != null && !republishes.appliesNow(e, ledger)) {
+        // a single node decides by the rules a cluster's log applies (in a cluster, the log decided already)
+        if (e.fixedSequence == 0 && !republishes.screen(e)) {
             return;
         }
-        if (e.overRate) { // the ledger vouches it was never applied; over the rate, it is not applied now either
+        if (e.overRate) { // not seen before, or never applied; over the rate, it is not applied now either
             replies.refuse(e.session, ErrorCode.PUBLISH_RATE_EXCEEDED, e.id, "publish to '" + e.path
                     + "' refused: over limits.publishRatePerSession; not applied");
             return;
@@ -211,8 +213,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         if (created) {
             // in a cluster the owner decided already: every node must create what it created
             if (tree.size() >= maxTopics && e.fixedSequence == 0) {
-                replies.refuse(e.session, ErrorCode.TOO_MANY_TOPICS, e.id, "publish to '" + e.path
-                        + "' refused: it would create a topic beyond limits.maxTopics = " + maxTopics);
+                republishes.refuse(e, PublishResult.TOO_MANY_TOPICS);
                 return;
             }
             if (e.fixedSequence == 0 && e.session != null && !topicsMadeBy.tryTake(e.session.permissions.who())) {
@@ -228,7 +229,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
                 topic.creator = e.session.permissions.who();
             }
         }
-        long seq = nextSequence(e, topic, ledger);
+        long seq = nextSequence(e, topic);
         if (seq > 0) {
             fanOutAndKeep(e, topic, created, seq);
             expiry.touched(topic, System.currentTimeMillis());
@@ -239,12 +240,10 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     }
 
     /** The sequence the update gets, or 0 when a cluster node was sent it before and applied it then. */
-    private long nextSequence(InboundEvent e, Topic topic, PublisherLedgers.Ledger ledger) {
+    private long nextSequence(InboundEvent e, Topic topic) {
         if (e.fixedSequence == 0) {
             long seq = ++topic.sequence;
-            if (ledger != null) {
-                ledger.recordApplied(e.id, topic.path, seq, e.republish);
-            }
+            republishes.recordApplied(e, topic.path, seq);
             return seq;
         }
         if (e.fixedSequence <= topic.sequence) {
@@ -454,7 +453,6 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     private void sessionClosed(Session session) {
         subscriptions.sessionClosed(session);
-        republishes.sessionClosed(session);
     }
 
     /** A hot reload: every topic takes the toggles the new section gives it, from its next update on. */

@@ -13,9 +13,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * How the sequencer answers a {@code REPUBLISH} from its publishers' ledgers, at the edges
+ * How a single node's sequencer answers publishes from its publishers' ledgers, at the edges
  * {@link TopicSequencerTest} leaves: after a restart, after a reconnect, past the ledgers' bounds,
- * over the publish rate, and without a publisher id. Ledgers themselves: {@link PublisherLedgersTest}.
+ * in the middle of a session, over the publish rate, and without a publisher id. The ledgers'
+ * rules themselves: {@code io.ringcast.log.PublisherLedgersTest}.
  */
 @Timeout(10)
 class RepublishAnswersTest {
@@ -62,8 +63,7 @@ class RepublishAnswersTest {
             Session first = publisher(node, 77);
             node.publish(first, 5, "t", "once");
             node.closeSession(first);
-            assertThat(first.ledger).isNull();
-            assertThat(node.counters.publisherLedgers()).as("kept, detached").isEqualTo(1);
+            assertThat(node.counters.publisherLedgers()).as("kept for its publisher's next session").isEqualTo(1);
 
             Session reconnected = publisher(node, 77);
             node.republish(reconnected, 5, "t", "once");
@@ -102,17 +102,65 @@ class RepublishAnswersTest {
             node.closeSession(two);
             assertThat(node.counters.publisherLedgersForgotten()).isEqualTo(1);
 
+            Session stillKnown = publisher(node, 2);
+            node.republish(stillKnown, 5, "t", "y");
+            assertThat(node.received(stillKnown)).extracting(Received::type, Received::sequence)
+                    .containsExactly(tuple(MessageType.PUBLISH_ACK, 2L));
+
             Session back = publisher(node, 1);
             node.republish(back, 5, "t", "x");
             List<Received> got = node.received(back);
             assertThat(got).extracting(Received::type, Received::code)
                     .containsExactly(tuple(MessageType.ERROR, ErrorCode.PUBLISH_OUTCOME_UNKNOWN.code()));
             assertThat(got.get(0).text()).contains("limits.publisherLedgers = 1");
+        }
+    }
 
-            Session stillKnown = publisher(node, 2);
-            node.republish(stillKnown, 5, "t", "y");
-            assertThat(node.received(stillKnown)).extracting(Received::type, Received::sequence)
-                    .containsExactly(tuple(MessageType.PUBLISH_ACK, 2L));
+    @Test
+    void aPublisherWhoseLedgerWasForgottenMidSessionIsToldToPublishThroughAnotherConnection() {
+        try (EmbeddedNode node = new EmbeddedNode("limits: {publisherLedgers: 1, publisherLedgersPerPrincipal: 1}")) {
+            Session sub = node.session(1);
+            node.subscribe(sub, 1, "t");
+            node.received(sub);
+            Session busy = publisher(node, 1);
+            node.publish(busy, 1, "t", "first");
+            node.publish(publisher(node, 2), 1, "t", "another publisher: the first one's ledger is forgotten");
+            // a new ledger cannot know what this session published before it: it takes none of its publishes
+            node.publish(busy, 2, "t", "second");
+            List<Received> refused = node.received(busy);
+            assertThat(refused).extracting(Received::type, Received::id, Received::code).containsExactly(
+                    tuple(MessageType.PUBLISH_ACK, 1, 0), tuple(MessageType.ERROR, 2, ErrorCode.NO_MAJORITY.code()));
+            assertThat(refused.get(1).text()).contains("publish to 't' refused", "publish through another connection");
+
+            // its client's next connection sends again what is unacked, then publishes on
+            Session next = publisher(node, 1);
+            node.republish(next, 2, "t", "second");
+            node.publish(next, 3, "t", "third");
+            node.republish(next, 4, "t", "fourth, first send lost");
+            assertThat(node.received(next)).extracting(Received::type, Received::id, Received::code).containsExactly(
+                    tuple(MessageType.ERROR, 2, ErrorCode.PUBLISH_OUTCOME_UNKNOWN.code()),
+                    tuple(MessageType.PUBLISH_ACK, 3, 0), tuple(MessageType.PUBLISH_ACK, 4, 0));
+            assertThat(of(node.received(sub), MessageType.UPDATE)).extracting(Received::text).containsExactly("first",
+                    "another publisher: the first one's ledger is forgotten", "third", "fourth, first send lost");
+        }
+    }
+
+    @Test
+    void aPlainPublishWhoseCorrelationIdTheLedgerHoldsIsAnsweredAsBeforeAndNotAppliedTwice() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            Session sub = node.session(1);
+            node.subscribe(sub, 1, "t");
+            node.received(sub);
+            Session publisher = publisher(node, 4);
+            node.publish(publisher, 7, "t", "once");
+            node.publish(publisher, 7, "t", "once"); // carried twice: a client never reuses an id within its window
+            node.publish(publisher, 7, "u", "elsewhere");
+            List<Received> got = node.received(publisher);
+            assertThat(got).extracting(Received::type, Received::id, Received::sequence, Received::code).containsExactly(
+                    tuple(MessageType.PUBLISH_ACK, 7, 1L, 0), tuple(MessageType.PUBLISH_ACK, 7, 1L, 0),
+                    tuple(MessageType.ERROR, 7, 0L, ErrorCode.REPUBLISH_CONFLICT.code()));
+            assertThat(got.get(2).text()).contains("first published to 't'", "not applied");
+            assertThat(of(node.received(sub), MessageType.UPDATE)).extracting(Received::text).containsExactly("once");
         }
     }
 
@@ -149,7 +197,7 @@ class RepublishAnswersTest {
 
             assertThat(node.received(publisher)).extracting(Received::id, Received::sequence)
                     .containsExactly(tuple(5, 1L), tuple(5, 2L));
-            assertThat(publisher.ledger).isNull();
+            assertThat(publisher.publishesDecided).as("no ledger asked").isZero();
             assertThat(node.counters.publisherLedgers()).isZero();
         }
     }

@@ -1,8 +1,9 @@
-package io.ringcast.cluster.internal;
+package io.ringcast.log;
 
 /**
- * What a group's log decided for one publish of an entry ({@link TopicLog}), or one removal, as the
- * node that submitted it reads it from the entry's response ({@link TopicLogCodec#decodeResponse}).
+ * What was decided for one publish ({@link PublisherLedgers.Ledger#screen}, then its topic's bounds):
+ * on a single node, in-line by its sequencer; in a cluster, by a group's log for one publish of an
+ * entry, or one removal, as the node that submitted it reads it from the entry's response.
  * A removal is always {@link Outcome#APPLIED}: with the removed topic's last sequence, or 0 when it
  * removed nothing.
  *
@@ -28,17 +29,23 @@ public record PublishResult(Outcome outcome, long sequence, String firstPath) {
         /**
          * The publish before it in its session never reached the log (it went to a leader that died,
          * say): not applied, so that it does not overtake that one, which its client sends again
-         * first, through another node ({@link TopicLog}).
+         * first, through another connection.
          */
         OUT_OF_ORDER(6);
 
-        final int code;
+        private final int code;
 
         Outcome(int code) {
             this.code = code;
         }
 
-        static Outcome ofCode(int code) {
+        /** Its code in a cluster entry's response. */
+        public int code() {
+            return code;
+        }
+
+        /** The outcome of a code, or null for none. */
+        public static Outcome ofCode(int code) {
             for (Outcome o : values()) {
                 if (o.code == code) {
                     return o;
@@ -48,9 +55,9 @@ public record PublishResult(Outcome outcome, long sequence, String firstPath) {
         }
     }
 
-    static final PublishResult OUTCOME_UNKNOWN = new PublishResult(Outcome.OUTCOME_UNKNOWN, 0, null);
-    static final PublishResult TOO_MANY_TOPICS = new PublishResult(Outcome.TOO_MANY_TOPICS, 0, null);
-    static final PublishResult OUT_OF_ORDER = new PublishResult(Outcome.OUT_OF_ORDER, 0, null);
+    public static final PublishResult OUTCOME_UNKNOWN = new PublishResult(Outcome.OUTCOME_UNKNOWN, 0, null);
+    public static final PublishResult TOO_MANY_TOPICS = new PublishResult(Outcome.TOO_MANY_TOPICS, 0, null);
+    public static final PublishResult OUT_OF_ORDER = new PublishResult(Outcome.OUT_OF_ORDER, 0, null);
 
     public static PublishResult applied(long sequence) {
         return new PublishResult(Outcome.APPLIED, sequence, null);
