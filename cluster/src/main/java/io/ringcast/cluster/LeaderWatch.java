@@ -61,6 +61,12 @@ final class LeaderWatch implements AutoCloseable {
     private long commitMovedNs;
     /** While this node leads, which followers acknowledge its log; watch thread only. */
     private final FollowerAcknowledgements acknowledgements;
+    /** Since when no leader is known here (valid while none is); watch thread only. */
+    private long leaderlessSinceNs;
+    /** When this node last asked for an election ({@link #electIfStalled}); watch thread only. */
+    private long electionAskedNs;
+    /** Whether the stall was logged since commits last moved; watch thread only. */
+    private boolean stallLogged;
 
     /** @param silenceMs how long a forwarded submit may go unanswered before the leader counts as unreachable */
     LeaderWatch(RaftGroup group, long silenceMs) {
@@ -133,6 +139,7 @@ final class LeaderWatch implements AutoCloseable {
                         redirected[1]);
             }
             if (leader.equals("null")) {
+                leaderlessSinceNs = System.nanoTime();
                 log.warn("cluster: no leader known (term {}, view {}): publishes here are refused with NO_MAJORITY",
                         group.term(), group.view());
             } else {
@@ -145,15 +152,17 @@ final class LeaderWatch implements AutoCloseable {
     /** Marks the leader unreachable when a forwarded submit waited too long; probes it while so. Watch thread. */
     private void checkReachable() {
         String leader = group.leader();
-        if (leader == null) {
-            unreachable = false;
-            return;
-        }
         long now = System.nanoTime();
         long commitIndex = group.commitIndex();
         if (commitIndex != lastCommitIndex) {
             lastCommitIndex = commitIndex;
             commitMovedNs = now;
+            stallLogged = false;
+        }
+        electIfStalled(leader, now);
+        if (leader == null) {
+            unreachable = false;
+            return;
         }
         boolean leading = leader.equals(group.nodeName());
         if (!leading) {
@@ -181,6 +190,30 @@ final class LeaderWatch implements AutoCloseable {
                     log.info("cluster: leader {} answers this node again", leader);
                 }
             });
+        }
+    }
+
+    /**
+     * Asks for an election ({@link RaftGroup#startElection}: only where this node coordinates a
+     * view of a majority) when no leader was known for {@code silenceMs}, or when the leader it
+     * knows, another node, committed nothing for {@code silenceMs} while a submit of this node
+     * waited as long (it stepped down in a view that lost its majority, and the merged view that
+     * came after named no other). At most once per {@code 2 * silenceMs}. Watch thread.
+     */
+    private void electIfStalled(String leader, long now) {
+        long silenceNs = TimeUnit.MILLISECONDS.toNanos(silenceMs);
+        boolean stalled = leader == null ? now - leaderlessSinceNs > silenceNs
+                : !leader.equals(group.nodeName()) && now - commitMovedNs > silenceNs
+                        && group.oldestUnansweredMs() > silenceMs;
+        if (!stalled || now - electionAskedNs <= 2 * silenceNs) {
+            return;
+        }
+        electionAskedNs = now;
+        if (group.startElection() && !stallLogged) {
+            stallLogged = true;
+            log.warn("cluster: {} for over {} ms (term {}, view {}): this node coordinates the view, asked for an "
+                    + "election", leader == null ? "no leader known" : "leader " + leader + " committed nothing of this "
+                    + "node's entries", silenceMs, group.term(), group.view());
         }
     }
 

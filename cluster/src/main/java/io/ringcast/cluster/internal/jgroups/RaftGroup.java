@@ -5,6 +5,7 @@ import io.ringcast.cluster.ClusterStatus;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
 import org.jgroups.View;
+import org.jgroups.protocols.raft.ELECTION2;
 import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.Role;
 import org.jgroups.raft.RaftHandle;
@@ -80,6 +81,8 @@ public final class RaftGroup implements AutoCloseable {
         final CompletableFuture<byte[]> answer;
         volatile String leader;
         volatile long sinceNs;
+        /** When it was submitted: {@link #sinceNs} restarts each time it is sent again. */
+        final long madeNs;
         volatile CompletableFuture<byte[]> send;
 
         Forwarded(byte[] entry, CompletableFuture<byte[]> answer, String leader) {
@@ -87,6 +90,7 @@ public final class RaftGroup implements AutoCloseable {
             this.answer = answer;
             this.leader = leader;
             this.sinceNs = System.nanoTime();
+            this.madeNs = sinceNs;
         }
     }
 
@@ -293,6 +297,41 @@ public final class RaftGroup implements AutoCloseable {
             }
         }
         return oldest / 1_000_000;
+    }
+
+    /**
+     * How long the oldest submit this node made through a leader and has no answer to yet has
+     * waited, in ms, whatever leader it went to and however often it was sent again; 0 for none.
+     * Any thread.
+     */
+    public long oldestUnansweredMs() {
+        long now = System.nanoTime();
+        long oldest = 0;
+        for (Forwarded f : forwarded.values()) {
+            oldest = Math.max(oldest, now - f.madeNs);
+        }
+        return oldest / 1_000_000;
+    }
+
+    /**
+     * Asks the engine for an election, when this node coordinates a JGroups view that holds a
+     * majority of the members: through {@code ELECTION2}'s own operation for it
+     * ({@code BaseElection.runVotingThread}, a managed operation, which does nothing where a vote
+     * is already under way). The engine starts a vote by itself only when a view change says the
+     * leader left or a majority came; after a heal that merged overlapping views (the fault suite's
+     * bridge), the coordinator may still name a member as leader that stepped down meanwhile, and
+     * no view change follows: every node then waits for that leader for good. Any thread.
+     *
+     * @return whether a vote was asked for (this node coordinates a view of a majority)
+     */
+    public boolean startElection() {
+        JChannel ch = channel;
+        View v = ch == null ? null : ch.getView();
+        if (v == null || v.size() < cluster.majority() || !Objects.equals(v.getCoord(), ch.getAddress())) {
+            return false;
+        }
+        ELECTION2 election = ch.getProtocolStack().findProtocol(ELECTION2.class);
+        return election != null && election.runVotingThread();
     }
 
     /** The leader's node name, or null while none is known to this node. */
