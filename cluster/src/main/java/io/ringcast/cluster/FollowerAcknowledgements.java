@@ -1,5 +1,6 @@
 package io.ringcast.cluster;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,20 @@ final class FollowerAcknowledgements {
             }
         }
         return acknowledging;
+    }
+
+    /**
+     * The followers, of those {@link #acknowledging} last took, that acknowledged nothing for over
+     * {@code silentNs}.
+     */
+    List<String> silentFor(long silentNs, long nowNs) {
+        List<String> silent = new ArrayList<>();
+        progress.forEach((member, p) -> {
+            if (nowNs - p[1] > silentNs) {
+                silent.add(member);
+            }
+        });
+        return silent;
     }
 
     /** This node does not lead (any more): what it knew of followers is forgotten, for its next term. */

@@ -6,6 +6,8 @@ import io.ringcast.cluster.internal.jgroups.RaftGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -41,6 +43,12 @@ final class LeaderWatch implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LeaderWatch.class);
     static final long CHECK_MS = 20;
     static final long PROBE_MS = 500;
+    /**
+     * How many silences ({@code failureDetectionMs}) a follower that is heard may acknowledge
+     * nothing before this leader takes it for a member of another view: longer than an election
+     * and a merge round ({@code GMS.merge_timeout}, 5 s) take together.
+     */
+    static final long STALE_FOLLOWER_SILENCES = 8;
 
     private final RaftGroup group;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -65,6 +73,8 @@ final class LeaderWatch implements AutoCloseable {
     private long leaderlessSinceNs;
     /** When this node last asked for an election ({@link #electIfStalled}); watch thread only. */
     private long electionAskedNs;
+    /** When each follower was last removed from the view ({@link #dropFollowersOfAnotherView}); watch thread only. */
+    private final Map<String, Long> droppedNs = new HashMap<>();
     /** Whether the stall was logged since commits last moved; watch thread only. */
     private boolean stallLogged;
 
@@ -170,6 +180,9 @@ final class LeaderWatch implements AutoCloseable {
         }
         // tracked at every check while leading, so that each follower's last move is known when asked
         int acknowledging = leading ? acknowledgements.acknowledging(group.followers(), now) : 0;
+        if (leading) {
+            dropFollowersOfAnotherView(now);
+        }
         if (!unreachable && group.oldestForwardedMs(leader) > silenceMs
                 && now - commitMovedNs > TimeUnit.MILLISECONDS.toNanos(silenceMs)
                 && (leading ? 1 + acknowledging < group.majority() : group.msSinceHeardFrom(leader) > silenceMs)) {
@@ -214,6 +227,29 @@ final class LeaderWatch implements AutoCloseable {
             log.warn("cluster: {} for over {} ms (term {}, view {}): this node coordinates the view, asked for an "
                     + "election", leader == null ? "no leader known" : "leader " + leader + " committed nothing of this "
                     + "node's entries", silenceMs, group.term(), group.view());
+        }
+    }
+
+    /**
+     * While this node leads: removes from its view, where it coordinates it, the followers it hears
+     * but that acknowledged nothing for {@link #STALE_FOLLOWER_SILENCES} silences: they follow
+     * another leader in another view (a merge after overlapping views left this node in its old
+     * one, {@link RaftGroup#removeFromView}); alone, it merges back. A follower not heard is left to
+     * the failure detection. At most once per member per that time. Watch thread.
+     */
+    private void dropFollowersOfAnotherView(long now) {
+        long staleNs = TimeUnit.MILLISECONDS.toNanos(silenceMs * STALE_FOLLOWER_SILENCES);
+        for (String follower : acknowledgements.silentFor(staleNs, now)) {
+            Long last = droppedNs.get(follower);
+            if ((last == null || now - last > staleNs) && group.msSinceHeardFrom(follower) <= silenceMs) {
+                droppedNs.put(follower, now);
+                if (group.removeFromView(follower)) {
+                    log.warn("cluster: follower {} is heard but acknowledged nothing of this leader's log for over {} "
+                            + "ms (term {}, view {}): it follows another view; removed from this node's view so that "
+                            + "the views merge", follower, silenceMs * STALE_FOLLOWER_SILENCES, group.term(),
+                            group.view());
+                }
+            }
         }
     }
 

@@ -44,6 +44,19 @@ class FollowerAcknowledgementsTest {
     }
 
     @Test
+    void onlyTheFollowersSilentForLongerThanAskedAreNamedSilent() {
+        // node-2 follows another view after a merge; node-3 lags behind but takes entries; node-4 is level
+        acks.acknowledging(List.of(follower("node-2", 10, 10), follower("node-3", 10, 10), follower("node-4", 10, 10)),
+                ms(0));
+        acks.acknowledging(List.of(follower("node-2", 10, 500), follower("node-3", 300, 500), follower("node-4", 500, 500)),
+                ms(7_000));
+        assertThat(acks.silentFor(ms(8_000), ms(8_000))).isEmpty();
+        assertThat(acks.silentFor(ms(8_000), ms(8_001))).containsExactly("node-2");
+        assertThat(acks.silentFor(ms(500), ms(7_400))).containsExactly("node-2");
+        assertThat(acks.silentFor(ms(300), ms(7_400))).containsExactlyInAnyOrder("node-2", "node-3", "node-4");
+    }
+
+    @Test
     void anIdleFollowerLevelWithTheLogKeepsCountingThoughItsPlaceDoesNotMove() {
         acks.acknowledging(List.of(follower("node-2", 7, 7)), ms(0));
         assertThat(acks.acknowledging(List.of(follower("node-2", 7, 7)), ms(5000))).isEqualTo(1);

@@ -5,6 +5,7 @@ import io.ringcast.cluster.ClusterStatus;
 import org.jgroups.Address;
 import org.jgroups.JChannel;
 import org.jgroups.View;
+import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.raft.ELECTION2;
 import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.Role;
@@ -332,6 +333,35 @@ public final class RaftGroup implements AutoCloseable {
         }
         ELECTION2 election = ch.getProtocolStack().findProtocol(ELECTION2.class);
         return election != null && election.runVotingThread();
+    }
+
+    /**
+     * Removes {@code member} from this node's JGroups view, when this node coordinates it: through
+     * {@code GMS}'s own managed operation {@code suspect}, as if its failure detection had suspected
+     * it. For a member that lives in another view: after overlapping views merged, the merge can
+     * leave a coordinator in its old view with members that joined the other side (the fault suite's
+     * bridge), which it never suspects, since it still hears them (every message counts as a
+     * heartbeat) and {@code VERIFY_SUSPECT2} finds them alive; while they stay in its view, no
+     * merge takes it back. Alone in its view, it merges like any node cut off and healed. Any thread.
+     *
+     * @return whether this node coordinates its view and {@code member} was in it
+     */
+    public boolean removeFromView(String member) {
+        JChannel ch = channel;
+        View v = ch == null ? null : ch.getView();
+        if (v == null || !Objects.equals(v.getCoord(), ch.getAddress()) || member.equals(cluster.nodeName())) {
+            return false;
+        }
+        boolean inView = false;
+        for (Address a : v.getMembersRaw()) {
+            inView |= member.equals(nameOf(a));
+        }
+        GMS gms = ch.getProtocolStack().findProtocol(GMS.class);
+        if (!inView || gms == null) {
+            return false;
+        }
+        gms.suspect(member);
+        return true;
     }
 
     /** The leader's node name, or null while none is known to this node. */
