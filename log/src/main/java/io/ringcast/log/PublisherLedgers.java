@@ -195,16 +195,6 @@ public final class PublisherLedgers {
         return forgotten;
     }
 
-    /** {@code limits.publisherLedgers}, for the texts that name it. */
-    public int maxLedgers() {
-        return maxLedgers;
-    }
-
-    /** {@code limits.publisherLedgersPerPrincipal}, for the texts that name it. */
-    public int maxLedgersPerPrincipal() {
-        return maxLedgersPerPrincipal;
-    }
-
     // ---------------------------------------------------------------- snapshot
 
     /**
