@@ -34,7 +34,7 @@ class PublicInternalTypesTest {
             Map.entry("io.ringcast.cluster.internal.ClusterKey", "cluster: ClusterNode derives the key of cluster.secretFile"),
             Map.entry("io.ringcast.cluster.internal.LoggedPublish", "cluster: ClusterNode batches them"),
             Map.entry("io.ringcast.cluster.internal.PublishBatcher", "cluster: ClusterNode submits through it"),
-            Map.entry("io.ringcast.cluster.internal.jgroups.RaftFileLog", "jgroups-raft: RAFT instantiates it by name"),
+            Map.entry("io.ringcast.cluster.internal.jgroups.SegmentedLog", "jgroups-raft: RAFT instantiates it by name"),
             Map.entry("io.ringcast.cluster.internal.jgroups.RaftGroup", "cluster: ClusterNode runs it"),
             Map.entry("io.ringcast.cluster.internal.jgroups.RaftSettings", "cluster: ClusterNode derives it from ReplicationSettings"),
             Map.entry("io.ringcast.cluster.internal.jgroups.RaftStack", "cluster: ClusterSettings names its port offset"),

@@ -3,6 +3,7 @@ package io.ringcast.log;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -204,32 +205,61 @@ public final class PublisherLedgers {
      * {@code topicIndexes}.
      */
     public void write(DataOutput out, Map<String, Integer> topicIndexes) throws IOException {
-        out.writeByte(SNAPSHOT_VERSION);
-        out.writeBoolean(forgotAny);
-        SnapshotFields.writeVarLong(out, principalsForgotten.size());
-        for (String principal : principalsForgotten) {
-            SnapshotFields.writeString(out, principal);
-        }
-        SnapshotFields.writeVarLong(out, size);
+        freeze().write(out, topicIndexes);
+    }
+
+    /**
+     * The ledgers as they are now, copied (their arrays, oldest entry first), to be written later on
+     * any thread while these go on changing: a snapshot holds its thread for the copy, not the write.
+     */
+    public Frozen freeze() {
+        List<Ledger> copies = new ArrayList<>(size);
         for (LinkedHashMap<Long, Ledger> own : byPrincipal.values()) {
             for (Ledger ledger : own.values()) {
+                copies.add(ledger.copyOldestFirst());
+            }
+        }
+        return new Frozen(forgotAny, new ArrayList<>(principalsForgotten), copies);
+    }
+
+    /** Ledgers frozen by {@link #freeze}: what {@link #write} writes, and nothing else. Any one thread. */
+    public static final class Frozen {
+        private final boolean forgotAny;
+        private final List<String> principalsForgotten;
+        private final List<Ledger> ledgers;
+
+        private Frozen(boolean forgotAny, List<String> principalsForgotten, List<Ledger> ledgers) {
+            this.forgotAny = forgotAny;
+            this.principalsForgotten = principalsForgotten;
+            this.ledgers = ledgers;
+        }
+
+        /** The snapshot format of the ledgers ({@link PublisherLedgers#read} reads it). */
+        public void write(DataOutput out, Map<String, Integer> topicIndexes) throws IOException {
+            out.writeByte(SNAPSHOT_VERSION);
+            out.writeBoolean(forgotAny);
+            SnapshotFields.writeVarLong(out, principalsForgotten.size());
+            for (String principal : principalsForgotten) {
+                SnapshotFields.writeString(out, principal);
+            }
+            SnapshotFields.writeVarLong(out, ledgers.size());
+            for (Ledger ledger : ledgers) {
                 SnapshotFields.writeString(out, ledger.principal);
                 out.writeLong(ledger.publisherId);
                 out.writeBoolean(ledger.vouches);
                 out.writeLong(ledger.session);
                 SnapshotFields.writeVarLong(out, ledger.lastSessionSequence);
                 SnapshotFields.writeVarLong(out, ledger.size);
-                for (int i = 0; i < ledger.size; i++) {
-                    int slot = ledger.slotFromOldest(i);
-                    SnapshotFields.writeVarLong(out, Integer.toUnsignedLong(ledger.correlationIds[slot]));
-                    Integer index = topicIndexes.get(ledger.topics[slot]);
+                for (int i = 0; i < ledger.size; i++) { // a copy is oldest first
+                    SnapshotFields.writeVarLong(out, Integer.toUnsignedLong(ledger.correlationIds[i]));
+                    Integer index = topicIndexes.get(ledger.topics[i]);
                     if (index != null) {
                         SnapshotFields.writeVarLong(out, index + 1L);
                     } else {
                         SnapshotFields.writeVarLong(out, 0);
-                        SnapshotFields.writeString(out, ledger.topics[slot]);
+                        SnapshotFields.writeString(out, ledger.topics[i]);
                     }
-                    SnapshotFields.writeVarLong(out, ledger.sequences[slot] + 1); // OUTCOME_UNKNOWN as 0
+                    SnapshotFields.writeVarLong(out, ledger.sequences[i] + 1); // OUTCOME_UNKNOWN as 0
                 }
             }
         }
@@ -500,6 +530,32 @@ public final class PublisherLedgers {
             index.put(correlationId, next);
             next = next + 1 == correlationIds.length ? 0 : next + 1;
             size = Math.min(size + 1, correlationIds.length);
+        }
+
+        /** A copy holding what {@link Frozen#write} writes: the entries oldest first, no index. */
+        private Ledger copyOldestFirst() {
+            return new Ledger(this);
+        }
+
+        /** {@link #copyOldestFirst}: without the index, which only deciding publishes needs. */
+        private Ledger(Ledger source) {
+            principal = source.principal;
+            publisherId = source.publisherId;
+            window = source.window;
+            size = source.size;
+            vouches = source.vouches;
+            session = source.session;
+            lastSessionSequence = source.lastSessionSequence;
+            correlationIds = new int[size];
+            topics = new String[size];
+            sequences = new long[size];
+            for (int i = 0; i < size; i++) {
+                int slot = source.slotFromOldest(i);
+                correlationIds[i] = source.correlationIds[slot];
+                topics[i] = source.topics[slot];
+                sequences[i] = source.sequences[slot];
+            }
+            index = null;
         }
 
         /** The slot of the i-th oldest entry. */

@@ -379,6 +379,27 @@ class PublisherLedgersTest {
     }
 
     @Test
+    void aFrozenCopyWritesTheLedgersAsTheyWereWhenFrozenWhateverHappensAfter() throws IOException {
+        PublisherLedgers ledgers = new PublisherLedgers(4, 2, 4); // a window of 4: the ring wraps below
+        Connection ann = connect(ledgers, "ann", 1, 1);
+        for (int id = 1; id <= 6; id++) {
+            ann.publish(100 + id, id % 2 == 0 ? INDEXED : NAMED);
+        }
+        connect(ledgers, "bob", 1, 1).publish(501, INDEXED);
+        byte[] before = bytes(ledgers);
+
+        PublisherLedgers.Frozen frozen = ledgers.freeze();
+        ann.publish(107, INDEXED);
+        connect(ledgers, "cy", 1, 1).publish(601, NAMED);
+        ledgers.ledgerOf("bob", 2);
+
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        frozen.write(new DataOutputStream(buffer), Map.of(INDEXED, 0, "a", 1));
+        assertThat(buffer.toByteArray()).isEqualTo(before);
+        assertThat(bytes(ledgers)).isNotEqualTo(before);
+    }
+
+    @Test
     void readingIntoSmallerBoundsForgetsPerPrincipalFirstThenInTotal() throws IOException {
         PublisherLedgers original = new PublisherLedgers(10, 10);
         connect(original, "ann", 1, 1).publish(101, "a");

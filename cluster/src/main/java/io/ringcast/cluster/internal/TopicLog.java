@@ -304,24 +304,33 @@ public final class TopicLog {
     public SnapshotContent.Captured capture() throws IOException {
         assert enter();
         try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + topics.size() * 32);
-            DataOutputStream own = new DataOutputStream(bytes);
-            own.writeInt(SNAPSHOT_MAGIC);
-            own.writeByte(SNAPSHOT_VERSION);
-            SnapshotFields.writeVarLong(own, appliedEntries);
-            SnapshotFields.writeVarLong(own, topics.size());
-            Map<String, Integer> indexes = new HashMap<>(topics.size() * 2);
+            long applied = appliedEntries;
+            int count = topics.size();
+            String[] paths = new String[count];
+            long[] lasts = new long[count];
+            int[] incarnations = new int[count];
+            int i = 0;
             for (TopicSequence topic : topics.values()) {
-                indexes.put(topic.path, indexes.size());
-                SnapshotFields.writeString(own, topic.path);
-                SnapshotFields.writeVarLong(own, topic.last);
-                SnapshotFields.writeVarLong(own, Integer.toUnsignedLong(topic.incarnation));
+                paths[i] = topic.path;
+                lasts[i] = topic.last;
+                incarnations[i] = topic.incarnation;
+                i++;
             }
-            ledgers.write(own, indexes);
-            byte[] replicated = bytes.toByteArray();
+            PublisherLedgers.Frozen frozenLedgers = ledgers.freeze();
             SnapshotContent.Captured node = content.capture();
             return out -> {
-                out.write(replicated);
+                out.writeInt(SNAPSHOT_MAGIC);
+                out.writeByte(SNAPSHOT_VERSION);
+                SnapshotFields.writeVarLong(out, applied);
+                SnapshotFields.writeVarLong(out, count);
+                Map<String, Integer> indexes = new HashMap<>(count * 2);
+                for (int t = 0; t < count; t++) {
+                    indexes.put(paths[t], t);
+                    SnapshotFields.writeString(out, paths[t]);
+                    SnapshotFields.writeVarLong(out, lasts[t]);
+                    SnapshotFields.writeVarLong(out, Integer.toUnsignedLong(incarnations[t]));
+                }
+                frozenLedgers.write(out, indexes);
                 node.writeTo(out);
             };
         } finally {

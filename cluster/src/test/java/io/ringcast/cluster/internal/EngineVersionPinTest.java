@@ -14,10 +14,11 @@ import java.util.Properties;
 /**
  * The consensus engines' versions, pinned (issue 28, item 4). The workarounds written up in
  * docs/upstream/jgroups-raft.md ({@code ResendingRaft}, its {@code LogMatchingFollower},
- * {@code RaftFileLog}, {@code BarrierLog}) lean on members of jgroups-raft 1.1.4 on JGroups 5.5.7,
+ * {@code BarrierLog}) and our {@code Log}, {@code SegmentedLog} (held to the engine's own log
+ * contract, {@code LogContractTest}), lean on members of jgroups-raft 1.1.4 on JGroups 5.5.7,
  * and the Ratis engine was built and measured on Ratis 3.3.0 (docs/upstream/ratis.md). A dependency
  * update fails here first: before changing a pin, run the tests that pin each workaround's upstream
- * bug against the new version ({@code LogMatchingFollowerTest}, {@code RaftFileLogTest},
+ * bug against the new version ({@code LogMatchingFollowerTest}, {@code LogContractTest},
  * {@code RaftCatchUpTest}) and check its upstream report, so that a fix upstream retires the
  * workaround and a change upstream does not silently break it. (Ratis has no such canary yet.)
  */

@@ -1,8 +1,11 @@
 package io.ringcast.cluster.internal.jgroups;
 
 import io.ringcast.cluster.ClusterStatus;
+import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.cluster.internal.TopicLog;
+import org.jgroups.protocols.raft.Log;
 import org.jgroups.protocols.raft.RAFT;
+import org.jgroups.raft.util.LogCache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,6 +16,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -24,13 +28,15 @@ import java.util.function.Supplier;
  * Every other entry goes to the {@link TopicLog} untouched.
  *
  * <p>It also sets when the next snapshot is taken: once the log holds twice the bytes of the last
- * snapshot, or {@code minLogBytes}, whichever is more. A snapshot holds every topic's history, so
- * it can be far larger than the log it replaces (60 MB against 16 MB in the cluster bench); taken
- * at a fixed log size, it stalled the engine thread of every node (they reach the size together)
- * for a second, every 14 s, and wrote more than the log. This way snapshots cost at most half the
- * bytes the log does, and the log stays bounded (twice the state, or {@code minLogBytes}).
+ * snapshot, or {@code minLogBytes}, whichever is more. When snapshots held every topic's history
+ * they could be far larger than the log they replaced (60 MB against 16 MB in the cluster bench);
+ * taken at a fixed log size, they stalled the engine thread of every node for a second, every 14 s,
+ * and wrote more than the log. This way snapshots cost at most half the bytes the log does, and the
+ * log stays bounded (twice the state, or {@code minLogBytes}).
  *
- * <p>Thread contract: the engine's runner thread, as {@link TopicLog}.
+ * <p>Thread contract: the engine's runner thread, as {@link TopicLog}; but a snapshot the
+ * {@link SegmentedLog} writes is recorded on its worker thread ({@link #lastSnapshot} is volatile,
+ * the next log size goes to the engine through {@code nextMaxLogSize}, on the runner).
  */
 public final class BarrierLog implements ReloadableStateMachine {
     /** A barrier entry's only byte: no {@code TopicLogCodec} entry format starts with it. */
@@ -43,6 +49,11 @@ public final class BarrierLog implements ReloadableStateMachine {
     private final long minLogBytes;
     /** The last snapshot written here; read by any thread ({@code /health}). */
     private volatile ClusterStatus.Snapshot lastSnapshot;
+    /**
+     * The engine's next {@code max_log_size}, once a snapshot was written (0: none new): set where
+     * the snapshot was written, given to the engine on its own thread at the next entry applied.
+     */
+    private final AtomicLong nextMaxLogSize = new AtomicLong();
 
     /**
      * @param raft        the group's engine, to read the commit index when a barrier is applied and
@@ -71,6 +82,7 @@ public final class BarrierLog implements ReloadableStateMachine {
 
     @Override
     public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) {
+        applyNextMaxLogSize();
         if (length == 1 && data[offset] == BARRIER) {
             if (!serializeResponse) {
                 return null;
@@ -81,24 +93,61 @@ public final class BarrierLog implements ReloadableStateMachine {
         return log.apply(data, offset, length, serializeResponse);
     }
 
-    /** Writes the snapshot, then moves the next one to twice its size of log (see the class comment). */
+    /**
+     * Writes the snapshot, then moves the next one to twice its size of log (see the class comment).
+     * With the group's log a {@link SegmentedLog}, only the capture happens here (a copy of the
+     * topics' sequences and the ledgers, and the sequencer asked for the topics): the log's worker
+     * thread writes it, and the engine's thread goes back to replicating and applying at once.
+     */
     @Override
     public void writeContentTo(DataOutput out) throws IOException {
         long startNs = System.nanoTime();
+        RAFT r = raft.get();
+        long index = r == null ? 0 : r.commitIndex();
+        SegmentedLog segmented = segmentedLogOf(r);
+        if (segmented != null) {
+            SnapshotContent.Captured captured = log.capture();
+            long heldMillis = (System.nanoTime() - startNs) / 1_000_000;
+            out.write(segmented.deferContent(captured,
+                    (bytes, millis) -> written(bytes, millis, heldMillis + millis, heldMillis, index)));
+            return;
+        }
         CountingOutput counted = new CountingOutput(out);
         DataOutputStream data = new DataOutputStream(counted);
         log.writeContentTo(data);
         data.flush();
-        RAFT r = raft.get();
         long millis = (System.nanoTime() - startNs) / 1_000_000;
-        long index = r == null ? 0 : r.commitIndex();
-        lastSnapshot = new ClusterStatus.Snapshot(counted.bytes, millis, System.currentTimeMillis(), index);
-        if (r != null) {
-            long next = Math.max(minLogBytes, 2 * counted.bytes);
-            r.maxLogSize(next);
-            logger.info("cluster: snapshot of {} bytes at commit index {} written in {} ms; the next once the log "
-                    + "holds {} bytes", counted.bytes, index, millis, next);
+        written(counted.bytes, millis, millis, millis, index);
+        applyNextMaxLogSize();
+    }
+
+    /** Records a snapshot written (on the engine's thread, or the log's worker's): the next once the log holds twice its bytes. */
+    private void written(long bytes, long writeMillis, long totalMillis, long heldMillis, long index) {
+        lastSnapshot = new ClusterStatus.Snapshot(bytes, totalMillis, System.currentTimeMillis(), index);
+        long next = Math.max(minLogBytes, 2 * bytes);
+        nextMaxLogSize.set(next);
+        logger.info("cluster: snapshot of {} bytes at commit index {} written in {} ms (the engine's thread held {} "
+                + "ms of it); the next once the log holds {} bytes", bytes, index, totalMillis, heldMillis, next);
+    }
+
+    /** The engine's thread: hands it the next snapshot's log size once one was written. */
+    private void applyNextMaxLogSize() {
+        if (nextMaxLogSize.get() != 0) {
+            long next = nextMaxLogSize.getAndSet(0);
+            RAFT r = raft.get();
+            if (r != null && next != 0) {
+                r.maxLogSize(next);
+            }
         }
+    }
+
+    /** The group's log when it is ours (the engine wraps it in its cache), else null. */
+    private static SegmentedLog segmentedLogOf(RAFT r) {
+        Log log = r == null ? null : r.log();
+        if (log instanceof LogCache cache) {
+            log = cache.log();
+        }
+        return log instanceof SegmentedLog segmented ? segmented : null;
     }
 
     /** The last snapshot written on this node since it started, or null. Any thread. */

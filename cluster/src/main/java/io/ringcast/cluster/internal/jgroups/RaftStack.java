@@ -58,7 +58,8 @@ import javax.crypto.SecretKey;
  *   <li>jgroups-raft: {@code ELECTION2} (elections with a pre-vote, which survives partial
  *       connectivity where {@code ELECTION} can stay leaderless), {@code RAFT} ({@link ResendingRaft}: the
  *       engine's, with our mends to its resending and its follower) with the static member
- *       list (the configured names) and a {@link RaftFileLog} (the engine's file log, fixed) under
+ *       list (the configured names) and a {@link SegmentedLog} (the log in segment files, truncated off
+ *       the engine's thread) under
  *       {@code dataDir/<group>/<node>.log/}, and {@code REDIRECT}, which forwards a submit made on a
  *       follower to the leader. The engine's {@code CLIENT} (a socket for outside clients) is not used.</li>
  * </ol>
@@ -120,7 +121,7 @@ public final class RaftStack {
                 .resendInterval(raft.resendIntervalMs())
                 // off: in 1.1.4 it livelocks the leader under load (see the class javadoc)
                 .sendCommitsImmediately(false);
-        consensus.logClass(RaftFileLog.class.getName());
+        consensus.logClass(SegmentedLog.class.getName());
         List<Protocol> stack = new ArrayList<>(List.of(
                 tcp,
                 new TCPPING().setInitialHosts(initialHosts).setPortRange(0),

@@ -56,8 +56,8 @@ import java.util.stream.LongStream;
  *       next AppendEntries, so a new cluster whose first max_log_size bytes arrive before a commit
  *       does (fsync on: slower acks, bigger batches) locks up: reproduced by
  *       {@code RaftCatchUpTest#aMemberWhoseDataWasWipedCatchesUpFromASnapshot} (16 KB log, 200 entries submitted at
- *       once) in 4 runs of 4 before the fix, and by {@code RaftFileLogTest} without a cluster.
- *       {@link RaftFileLog} skips a truncation at index 0.</li>
+ *       once) in 4 runs of 4 before the fix. The engine's file log is no longer used: {@link SegmentedLog}
+ *       keeps no positions that a truncation could lose.</li>
  *   <li>Also seen once, after the leader was closed: {@code IllegalStateException: Changing leader
  *       node-1 to node-2 illegally} on every AppendEntries of two followers. The runner handles an
  *       AppendEntries of term 1 (term checked, then {@code raft.leader(node-1)}) while an election
