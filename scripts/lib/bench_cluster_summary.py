@@ -6,6 +6,7 @@ import csv
 import glob
 import json
 import os
+import re
 import sys
 
 # Diffusion's cluster: 100 million deliveries/s on 5 servers of 32 vCPUs (the seed write-up)
@@ -155,6 +156,30 @@ def vs_row(rate, label, r, out, name):
             f"{load_average(out, name)} |")
 
 
+def snapshots_total(out, name):
+    """The Ringcast nodes' snapshots so far, summed, as read after run NAME (NAME-metrics.txt); None if unread."""
+    path = os.path.join(out, f"{name}-metrics.txt")
+    if not os.path.exists(path):
+        return None
+    total = 0.0
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'^node-\d+ ringcast_cluster_snapshots_total(?:\{[^}]*\})? (\S+)$', line.strip())
+            if m:
+                total += float(m.group(1))
+    return total
+
+
+def snapshots_per_run(out, names):
+    """How many snapshots the nodes took during each run of NAMES (in the order run), its unmeasured lead-in included."""
+    counts, before = [], snapshots_total(out, 'warmup-ringcast')
+    for name in names:
+        after = snapshots_total(out, name)
+        counts.append(None if after is None or before is None else int(after - before))
+        before = after
+    return counts
+
+
 def vs_jetstream(out):
     """--vs-jetstream: both systems side by side at each rate, then each one's leader kill."""
     lines = [f"# bench-cluster --vs-jetstream {os.path.basename(out)}", "", VS_HEADER]
@@ -166,6 +191,12 @@ def vs_jetstream(out):
             if r:
                 lines.append(vs_row(rate, label, r, out, f"{rate}-{system}"))
     lines.append("")
+    ringcast_runs = [f"{rate}-ringcast" for rate in rates if run_json(out, f"{rate}-ringcast")]
+    counts = snapshots_per_run(out, ringcast_runs)
+    if any(c is not None for c in counts):
+        lines += ["Ringcast snapshots during each run (the five nodes', its unmeasured lead-in included): "
+                  + ", ".join(f"{name.split('-')[0]}/s: {c if c is not None else '?'}"
+                              for name, c in zip(ringcast_runs, counts)), ""]
     kills = [(system, label, run_json(out, f"kill-{system}")) for system, label in SYSTEMS]
     if any(r for _, _, r in kills):
         lines += ["## Leader killed (SIGKILL) inside the measured window", "", VS_HEADER]

@@ -817,7 +817,11 @@ public class SegmentedLog implements Log {
             return;
         }
         try {
-            if (!work.offer(STOP, CLOSE_WAIT_MS, TimeUnit.MILLISECONDS)) {
+            boolean stuck;
+            synchronized (snapshotLock) {
+                stuck = writing != null; // its content never came (a sequencer stopped first): give up on it
+            }
+            if (stuck || !work.offer(STOP, CLOSE_WAIT_MS, TimeUnit.MILLISECONDS)) {
                 worker.interrupt();
             }
             worker.join(CLOSE_WAIT_MS);
