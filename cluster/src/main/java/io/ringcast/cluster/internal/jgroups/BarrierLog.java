@@ -109,7 +109,7 @@ public final class BarrierLog implements ReloadableStateMachine {
             SnapshotContent.Captured captured = log.capture();
             long heldMillis = (System.nanoTime() - startNs) / 1_000_000;
             out.write(segmented.deferContent(captured,
-                    (bytes, millis) -> written(bytes, millis, heldMillis + millis, heldMillis, index)));
+                    (bytes, millis) -> written(bytes, heldMillis + millis, heldMillis, index)));
             return;
         }
         CountingOutput counted = new CountingOutput(out);
@@ -117,12 +117,12 @@ public final class BarrierLog implements ReloadableStateMachine {
         log.writeContentTo(data);
         data.flush();
         long millis = (System.nanoTime() - startNs) / 1_000_000;
-        written(counted.bytes, millis, millis, millis, index);
+        written(counted.bytes, millis, millis, index);
         applyNextMaxLogSize();
     }
 
     /** Records a snapshot written (on the engine's thread, or the log's worker's): the next once the log holds twice its bytes. */
-    private void written(long bytes, long writeMillis, long totalMillis, long heldMillis, long index) {
+    private void written(long bytes, long totalMillis, long heldMillis, long index) {
         lastSnapshot = new ClusterStatus.Snapshot(bytes, totalMillis, System.currentTimeMillis(), index);
         long next = Math.max(minLogBytes, 2 * bytes);
         nextMaxLogSize.set(next);

@@ -358,8 +358,11 @@ public class SegmentedLog implements Log {
             throw new IllegalStateException("an append at index " + index + " to a log whose last entry is "
                     + lastAppended);
         }
+        Segment active = null;
+        int countBefore = 0;
         try {
-            Segment active = segmentToAppendAt(index);
+            active = segmentToAppendAt(index);
+            countBefore = active.count;
             long maxTerm = 0;
             ByteBuffer buffer = writeBufferFor(entries);
             for (LogEntry entry : entries) {
@@ -371,16 +374,25 @@ public class SegmentedLog implements Log {
                 maxTerm = Math.max(maxTerm, entry.term());
             }
             buffer.flip();
-            active.bytes += writeFully(active.channel, buffer, active.bytes);
+            writeFully(active.channel, buffer, active.bytes);
             if (fsync) {
                 active.channel.force(false);
             }
+            active.bytes += buffer.limit();
             lastAppended = index + entries.size() - 1;
             if (maxTerm > currentTerm) {
                 currentTerm(maxTerm);
             }
             return lastAppended;
         } catch (IOException e) {
+            if (active != null) { // as if never appended: the engine sees the exception, nothing half there
+                active.count = countBefore;
+                try {
+                    active.channel.truncate(active.bytes);
+                } catch (IOException alsoFailed) {
+                    e.addSuppressed(alsoFailed);
+                }
+            }
             throw new UncheckedIOException("appending at index " + index + " in " + dir, e);
         }
     }
