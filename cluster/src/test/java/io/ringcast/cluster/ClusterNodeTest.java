@@ -10,6 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,7 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -37,9 +42,17 @@ class ClusterNodeTest {
     private final List<ClusterNode> nodes = new ArrayList<>();
     private final List<RecordingSink> sinks = new ArrayList<>();
     private final List<ClusterSettings.Member> members = new ArrayList<>();
+    /** A node's log bytes before a snapshot, when a test sets it; 0: the engine's defaults ({@code RaftSettings.defaults}). */
+    private long snapshotLogBytes;
+
+    /** Each node's part of the snapshots, by index; none by default. */
+    private List<GatedContent> contents;
 
     @AfterEach
     void stop() {
+        if (contents != null) {
+            contents.forEach(c -> c.gate.countDown());
+        }
         nodes.forEach(n -> {
             if (n != null) {
                 n.close();
@@ -247,7 +260,77 @@ class ClusterNodeTest {
 
     // ------------------------------------------------------------------ helpers
 
+    /**
+     * The snapshot's write is the log's worker's ({@code SegmentedLog}): while every node's snapshot
+     * waits for its content, the group goes on acking and applying. With the write on the engine's
+     * thread (as jgroups-raft 1.1.4 does it), the publishes below time out.
+     */
+    @Test
+    void aSnapshotBeingWrittenHoldsUpNoAcks() throws Exception {
+        contents = List.of(new GatedContent(), new GatedContent(), new GatedContent());
+        startClusterSnapshottingAt(3, 64 << 10); // a snapshot once a node's log holds 64 KiB (a tenth more on n2, two on n3)
+        int published = 0;
+        while (contents.stream().anyMatch(c -> c.captures.get() == 0)) {
+            assertThat(published).as("publishes before every node began a snapshot").isLessThan(5_000);
+            List<CompletableFuture<Long>> batch = new ArrayList<>();
+            for (int i = 0; i < 20; i++, published++) { // few at a time: one snapshot each, not two
+                batch.add(publish(published % 3, "gated/t", "v".repeat(100) + published));
+            }
+            for (CompletableFuture<Long> ack : batch) {
+                ack.get(20, TimeUnit.SECONDS);
+            }
+        }
+        for (int i = 0; i < 200; i++, published++) {
+            publish(i % 3, "gated/t", "w" + i).get(5, TimeUnit.SECONDS);
+        }
+        int all = published;
+        for (int i = 0; i < 3; i++) {
+            int node = i;
+            await(() -> sinks.get(node).last("gated/t") == all, () -> "n" + (node + 1) + " applied all " + all);
+            assertThat(nodes.get(i).status().groups().get(0).lastSnapshot()).as("n%d's snapshot still being written", i + 1)
+                    .isNull();
+        }
+        contents.forEach(c -> c.gate.countDown());
+        for (int i = 0; i < 3; i++) {
+            int node = i;
+            await(() -> nodes.get(node).status().groups().get(0).lastSnapshot() != null,
+                    () -> "n" + (node + 1) + "'s snapshot written");
+        }
+    }
+
+    /** A node's part of the snapshots that is captured at once but written only once the gate opens. */
+    private static final class GatedContent implements SnapshotContent {
+        final CountDownLatch gate = new CountDownLatch(1);
+        final AtomicInteger captures = new AtomicInteger();
+
+        @Override
+        public void write(DataOutput out) {
+        }
+
+        @Override
+        public void read(DataInput in) {
+        }
+
+        @Override
+        public Captured capture() {
+            captures.incrementAndGet();
+            return out -> {
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("the gate did not open");
+                }
+            };
+        }
+    }
+
     private void startCluster(int n) throws Exception {
+        startCluster(n, n);
+    }
+
+    private void startClusterSnapshottingAt(int n, long snapshotLogBytes) throws Exception {
+        this.snapshotLogBytes = snapshotLogBytes;
         startCluster(n, n);
     }
 
@@ -270,8 +353,16 @@ class ClusterNodeTest {
     /** Starts node i (again) with a new sink and its data directory, fsync off (tests need no durability). */
     private void startNode(int i) throws Exception {
         RecordingSink sink = new RecordingSink();
-        RaftSettings raft = RaftSettings.defaults(data.resolve("n" + (i + 1))).withLogUseFsync(false);
-        ClusterNode node = new ClusterNode(new ClusterSettings("n" + (i + 1), members, 10_000, 1000), raft, sink);
+        ClusterNode node;
+        if (snapshotLogBytes > 0) {
+            ReplicationSettings replication = new ReplicationSettings(data.resolve("n" + (i + 1)), false, 1000, 500,
+                    5000, snapshotLogBytes);
+            node = new ClusterNode(new ClusterSettings("n" + (i + 1), members, 10_000, 1000), replication, sink,
+                    contents == null ? SnapshotContent.NONE : contents.get(i));
+        } else {
+            RaftSettings raft = RaftSettings.defaults(data.resolve("n" + (i + 1))).withLogUseFsync(false);
+            node = new ClusterNode(new ClusterSettings("n" + (i + 1), members, 10_000, 1000), raft, sink);
+        }
         node.start();
         nodes.set(i, node);
         sinks.set(i, sink);
