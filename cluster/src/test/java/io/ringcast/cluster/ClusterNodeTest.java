@@ -10,9 +10,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.DataInput;
-import java.io.DataOutput;
-import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,9 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -46,7 +41,7 @@ class ClusterNodeTest {
     private long snapshotLogBytes;
 
     /** Each node's part of the snapshots, by index; none by default. */
-    private List<GatedContent> contents;
+    private List<GatedSnapshotContent> contents;
 
     @AfterEach
     void stop() {
@@ -267,7 +262,7 @@ class ClusterNodeTest {
      */
     @Test
     void aSnapshotBeingWrittenHoldsUpNoAcks() throws Exception {
-        contents = List.of(new GatedContent(), new GatedContent(), new GatedContent());
+        contents = List.of(new GatedSnapshotContent(), new GatedSnapshotContent(), new GatedSnapshotContent());
         startClusterSnapshottingAt(3, 64 << 10); // a snapshot once a node's log holds 64 KiB (a tenth more on n2, two on n3)
         int published = 0;
         while (contents.stream().anyMatch(c -> c.captures.get() == 0)) {
@@ -295,33 +290,6 @@ class ClusterNodeTest {
             int node = i;
             await(() -> nodes.get(node).status().groups().get(0).lastSnapshot() != null,
                     () -> "n" + (node + 1) + "'s snapshot written");
-        }
-    }
-
-    /** A node's part of the snapshots that is captured at once but written only once the gate opens. */
-    private static final class GatedContent implements SnapshotContent {
-        final CountDownLatch gate = new CountDownLatch(1);
-        final AtomicInteger captures = new AtomicInteger();
-
-        @Override
-        public void write(DataOutput out) {
-        }
-
-        @Override
-        public void read(DataInput in) {
-        }
-
-        @Override
-        public Captured capture() {
-            captures.incrementAndGet();
-            return out -> {
-                try {
-                    gate.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException("the gate did not open");
-                }
-            };
         }
     }
 

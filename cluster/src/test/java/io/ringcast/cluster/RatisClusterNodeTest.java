@@ -9,9 +9,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.DataInput;
-import java.io.DataOutput;
-import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,9 +19,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -56,7 +51,7 @@ class RatisClusterNodeTest {
     @AfterEach
     void stop() {
         if (contents != null) {
-            contents.stream().filter(c -> c instanceof GatedContent).forEach(c -> ((GatedContent) c).gate.countDown());
+            contents.stream().filter(c -> c instanceof GatedSnapshotContent).forEach(c -> ((GatedSnapshotContent) c).gate.countDown());
         }
         nodes.forEach(n -> {
             if (n != null) {
@@ -220,7 +215,7 @@ class RatisClusterNodeTest {
     @Test
     void aSnapshotBeingWrittenHoldsUpNoAcks() throws Exception {
         snapshotLogBytes = 1; // a snapshot every 1,024 entries on n1 (a tenth more on n2, two on n3)
-        List<GatedContent> contents = List.of(new GatedContent(), new GatedContent(), new GatedContent());
+        List<GatedSnapshotContent> contents = List.of(new GatedSnapshotContent(), new GatedSnapshotContent(), new GatedSnapshotContent());
         this.contents = contents;
         startCluster(3);
         String topic = topicPerGroup("gated").get(0);
@@ -236,33 +231,6 @@ class RatisClusterNodeTest {
         assertThat(nodes.get(0).status().groups().get(0).snapshots()).as("n1's snapshot is still being written").isZero();
         contents.forEach(c -> c.gate.countDown());
         await(() -> nodes.get(0).status().groups().get(0).snapshots() == 1, () -> "n1's snapshot written");
-    }
-
-    /** A node's part of the snapshots that is captured at once but written only once the gate opens. */
-    private static final class GatedContent implements SnapshotContent {
-        final CountDownLatch gate = new CountDownLatch(1);
-        final AtomicInteger captures = new AtomicInteger();
-
-        @Override
-        public void write(DataOutput out) {
-        }
-
-        @Override
-        public void read(DataInput in) {
-        }
-
-        @Override
-        public Captured capture() {
-            captures.incrementAndGet();
-            return out -> {
-                try {
-                    gate.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException("the gate did not open");
-                }
-            };
-        }
     }
 
     // ------------------------------------------------------------------ helpers
