@@ -11,9 +11,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.DataInput;
 import java.io.DataOutput;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -94,34 +92,24 @@ public final class BarrierLog implements ReloadableStateMachine {
     }
 
     /**
-     * Writes the snapshot, then moves the next one to twice its size of log (see the class comment).
-     * With the group's log a {@link SegmentedLog}, only the capture happens here (a copy of the
-     * topics' sequences and the ledgers, and the sequencer asked for the topics): the log's worker
-     * thread writes it, and the engine's thread goes back to replicating and applying at once.
+     * Takes the snapshot: only a capture here (a copy of the topics' sequences and the ledgers, and
+     * the sequencer asked for the topics), handed to the group's {@link SegmentedLog}, whose worker
+     * thread writes it; the engine's thread goes back to replicating and applying at once. Once it
+     * is written, the next one comes at twice its size of log (see the class comment).
      */
     @Override
     public void writeContentTo(DataOutput out) throws IOException {
         long startNs = System.nanoTime();
         RAFT r = raft.get();
-        long index = r == null ? 0 : r.commitIndex();
         SegmentedLog segmented = segmentedLogOf(r);
-        if (segmented != null) {
-            SnapshotContent.Captured captured = log.capture();
-            long heldMillis = (System.nanoTime() - startNs) / 1_000_000;
-            out.write(segmented.deferContent(captured,
-                    (bytes, millis) -> written(bytes, heldMillis + millis, heldMillis, index)));
-            return;
-        }
-        CountingOutput counted = new CountingOutput(out);
-        DataOutputStream data = new DataOutputStream(counted);
-        log.writeContentTo(data);
-        data.flush();
-        long millis = (System.nanoTime() - startNs) / 1_000_000;
-        written(counted.bytes, millis, millis, index);
-        applyNextMaxLogSize();
+        long index = r.commitIndex();
+        SnapshotContent.Captured captured = log.capture();
+        long heldMillis = (System.nanoTime() - startNs) / 1_000_000;
+        out.write(segmented.deferContent(captured,
+                (bytes, millis) -> written(bytes, heldMillis + millis, heldMillis, index)));
     }
 
-    /** Records a snapshot written (on the engine's thread, or the log's worker's): the next once the log holds twice its bytes. */
+    /** Records a snapshot written (on the log's worker thread): the next once the log holds twice its bytes. */
     private void written(long bytes, long totalMillis, long heldMillis, long index) {
         lastSnapshot = new ClusterStatus.Snapshot(bytes, totalMillis, System.currentTimeMillis(), index);
         long next = Math.max(minLogBytes, 2 * bytes);
@@ -141,40 +129,21 @@ public final class BarrierLog implements ReloadableStateMachine {
         }
     }
 
-    /** The group's log when it is ours (the engine wraps it in its cache), else null. */
+    /** The group's log, ours ({@link RaftStack} names it; the engine wraps it in its cache). */
     private static SegmentedLog segmentedLogOf(RAFT r) {
         Log log = r == null ? null : r.log();
         if (log instanceof LogCache cache) {
             log = cache.log();
         }
-        return log instanceof SegmentedLog segmented ? segmented : null;
+        if (log instanceof SegmentedLog segmented) {
+            return segmented;
+        }
+        throw new IllegalStateException("a snapshot of a group whose log is not a SegmentedLog: " + log);
     }
 
     /** The last snapshot written on this node since it started, or null. Any thread. */
     public ClusterStatus.Snapshot lastSnapshot() {
         return lastSnapshot;
-    }
-
-    /** Passes bytes on to a {@link DataOutput}, counting them. */
-    private static final class CountingOutput extends OutputStream {
-        private final DataOutput out;
-        long bytes;
-
-        CountingOutput(DataOutput out) {
-            this.out = out;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            out.write(b);
-            bytes++;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
-            bytes += len;
-        }
     }
 
     @Override

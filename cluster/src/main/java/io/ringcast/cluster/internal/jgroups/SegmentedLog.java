@@ -120,14 +120,11 @@ public class SegmentedLog implements Log {
     private volatile long lastAppended;
     /** In index order; the last one takes the appends. */
     private final List<Segment> segments = new ArrayList<>();
-    private final ByteBuffer metaField = ByteBuffer.allocate(Long.BYTES);
     private ByteBuffer writeBuffer = ByteBuffer.allocateDirect(64 << 10);
     private final CRC32C crc = new CRC32C();
     /** Deletions of segments and writes of deferred snapshots, for the worker thread, in order. */
     private final BlockingQueue<Runnable> work = new ArrayBlockingQueue<>(WORK_BOUND);
     private Thread worker;
-    /** The worker's own buffer for the metadata's fields (the runner has {@link #metaField}). */
-    private final ByteBuffer workerMetaField = ByteBuffer.allocate(Long.BYTES);
     /** Runner: the content of the snapshot being taken, between {@link #deferContent} and {@link #setSnapshot}. */
     private DeferredSnapshot deferring;
     /** Runner: the deferred snapshot last set, until the {@link #truncate} the engine follows it with. */
@@ -152,11 +149,7 @@ public class SegmentedLog implements Log {
         boolean fresh = !Files.exists(metaPath);
         meta = FileChannel.open(metaPath, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         if (fresh) {
-            ByteBuffer header = ByteBuffer.allocate(META_VOTE + Short.BYTES);
-            header.putInt(META_MAGIC).putInt(META_VERSION);
-            header.position(META_VOTE).putShort((short) 0).flip();
-            writeFully(meta, header, 0);
-            force(meta);
+            writeMetaHeader(0, 0, 0);
         } else {
             readMeta(metaPath);
         }
@@ -181,6 +174,7 @@ public class SegmentedLog implements Log {
     public void close() {
         try {
             awaitSnapshotWritten(CLOSE_WAIT_MS);
+            stopWorker(); // before the files close: it may still write the metadata or delete segments
             for (Segment segment : segments) {
                 segment.channel.close();
             }
@@ -188,7 +182,6 @@ public class SegmentedLog implements Log {
             if (meta != null) {
                 meta.close();
             }
-            stopWorker();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -621,10 +614,7 @@ public class SegmentedLog implements Log {
         try {
             meta = FileChannel.open(dir.resolve(META_FILE + ".tmp"), StandardOpenOption.CREATE,
                     StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-            ByteBuffer header = ByteBuffer.allocate(META_VOTE + Short.BYTES);
-            header.putInt(META_MAGIC).putInt(META_VERSION).putLong(0).putLong(old.currentTerm())
-                    .putLong(old.commitIndex()).putLong(old.firstAppended()).putShort((short) 0).flip();
-            writeFully(meta, header, 0);
+            writeMetaHeader(old.currentTerm(), old.commitIndex(), old.firstAppended());
             currentTerm = old.currentTerm();
             commitIndex = old.commitIndex();
             firstIndex = old.firstAppended();
@@ -787,7 +777,7 @@ public class SegmentedLog implements Log {
             deferred.succeeded = bytes >= 0;
             covered = deferred.segmentsOnceWritten;
             if (deferred.succeeded && deferred.firstIndexOnceWritten > 0) {
-                writeMetaLong(META_FIRST, deferred.firstIndexOnceWritten, workerMetaField);
+                writeMetaLong(META_FIRST, deferred.firstIndexOnceWritten);
             }
             writing = null;
             snapshotLock.notifyAll();
@@ -865,19 +855,23 @@ public class SegmentedLog implements Log {
 
     // ---- files
 
+    /** Rewrites one field of the metadata in place; the runner's and the worker's alike (positional writes). */
     private void writeMetaLong(int offset, long value) {
-        writeMetaLong(offset, value, metaField);
-    }
-
-    private void writeMetaLong(int offset, long value, ByteBuffer field) {
         try {
-            field.clear();
-            field.putLong(value).flip();
-            writeFully(meta, field, offset);
+            writeFully(meta, ByteBuffer.allocate(Long.BYTES).putLong(0, value), offset);
             force(meta);
         } catch (IOException e) {
             throw new UncheckedIOException("writing " + dir.resolve(META_FILE), e);
         }
+    }
+
+    /** A new metadata file's whole header, generation 0 and no vote, into {@link #meta}. */
+    private void writeMetaHeader(long term, long commit, long first) throws IOException {
+        ByteBuffer header = ByteBuffer.allocate(META_VOTE + Short.BYTES);
+        header.putInt(META_MAGIC).putInt(META_VERSION).putLong(0).putLong(term).putLong(commit).putLong(first)
+                .putShort((short) 0).flip();
+        writeFully(meta, header, 0);
+        force(meta);
     }
 
     private void force(FileChannel channel) throws IOException {
