@@ -186,14 +186,14 @@ class RatisClusterNodeTest {
 
     @Test
     void aNodeThatWasDownWhileTheOthersSnapshottedCatchesUp() throws Exception {
-        snapshotLogBytes = 1; // a snapshot every 1,024 entries (Ratis counts entries), then the log is purged
+        snapshotLogBytes = 1; // a snapshot every 256 entries (Ratis counts entries), then the log is purged
         startCluster(3);
         nodes.get(2).close();
         nodes.set(2, null);
         // one publish per entry, each acked before the next goes, all to one group: past both live
-        // nodes' thresholds (1,024 entries on n1, a tenth more on n2)
+        // nodes' thresholds (256 entries each: RatisGroups.snapshotEntries' least)
         String topic = topicPerGroup("snap").get(0);
-        for (int i = 0; i < 1_300; i++) {
+        for (int i = 0; i < 300; i++) {
             publish(i % 2, topic, "v" + i, 0, 0, false).get(20, TimeUnit.SECONDS);
         }
         await(() -> nodes.get(0).status().groups().get(0).snapshots() > 0
@@ -207,19 +207,19 @@ class RatisClusterNodeTest {
         assertThat(Duration.ofNanos(System.nanoTime() - restarted)).as("n3 caught up on every group after it started")
                 .isLessThan(Duration.ofSeconds(6));
         publish(2, topic, "last", 0, 0, false).get(20, TimeUnit.SECONDS);
-        await(() -> sinks.get(2).last(topic) == 1_301 && sinks.get(0).last(topic) == 1_301,
-                () -> "every node has " + topic + "'s sequence 1,301: " + sinks.get(0).last(topic) + ", "
+        await(() -> sinks.get(2).last(topic) == 301 && sinks.get(0).last(topic) == 301,
+                () -> "every node has " + topic + "'s sequence 301: " + sinks.get(0).last(topic) + ", "
                         + sinks.get(2).last(topic));
     }
 
     @Test
     void aSnapshotBeingWrittenHoldsUpNoAcks() throws Exception {
-        snapshotLogBytes = 1; // a snapshot every 1,024 entries on n1 (a tenth more on n2, two on n3)
+        snapshotLogBytes = 1; // a snapshot every 256 entries on each node (RatisGroups.snapshotEntries' least)
         List<GatedSnapshotContent> contents = List.of(new GatedSnapshotContent(), new GatedSnapshotContent(), new GatedSnapshotContent());
         this.contents = contents;
         startCluster(3);
         String topic = topicPerGroup("gated").get(0);
-        for (int i = 0; i < 1_100; i++) {
+        for (int i = 0; i < 300; i++) {
             publish(i % 3, topic, "v" + i, 0, 0, false).get(20, TimeUnit.SECONDS);
         }
         await(() -> contents.get(0).captures.get() > 0, () -> "n1 began a snapshot of g0");
@@ -227,7 +227,7 @@ class RatisClusterNodeTest {
         for (int i = 0; i < 200; i++) {
             publish(i % 3, topic, "w" + i, 0, 0, false).get(5, TimeUnit.SECONDS);
         }
-        await(() -> sinks.get(0).last(topic) == 1_300, () -> "n1 applied all 1,300: " + sinks.get(0).last(topic));
+        await(() -> sinks.get(0).last(topic) == 500, () -> "n1 applied all 500: " + sinks.get(0).last(topic));
         assertThat(nodes.get(0).status().groups().get(0).snapshots()).as("n1's snapshot is still being written").isZero();
         contents.forEach(c -> c.gate.countDown());
         await(() -> nodes.get(0).status().groups().get(0).snapshots() == 1, () -> "n1's snapshot written");

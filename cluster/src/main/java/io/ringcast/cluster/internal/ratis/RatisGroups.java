@@ -280,10 +280,11 @@ public final class RatisGroups implements AutoCloseable {
     /**
      * Entries between two snapshots: Ratis counts entries, the config bytes; an entry is a batch of
      * publishes, a few hundred bytes idle, tens of kB under load. One per 4 kB of
-     * {@code snapshotLogBytes}, 1,024 at least.
+     * {@code snapshotLogBytes}, 256 at least (the smallest config, 64 kB, would give 16: a snapshot,
+     * which holds every topic's newest value, after as few idle publishes).
      */
     static long snapshotEntries(long snapshotLogBytes) {
-        return Math.max(1024, snapshotLogBytes / 4096);
+        return Math.max(256, snapshotLogBytes / 4096);
     }
 
     /**
