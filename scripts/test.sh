@@ -32,7 +32,10 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 if [ "${SKIP_VERIFY:-}" != 1 ]; then
-  mvn -B -ntp verify "$@"
+  # two modules at a time where the reactor allows it (the clients beside the cluster module, the
+  # benchmarks beside the integration tests): the suite leaves a third of two cores idle waiting on
+  # elections, processes and paced loads; 14:18 -> 13:22 min on 2 cores (2026-11-30)
+  mvn -B -ntp -T 2 verify "$@"
 fi
 [ "${SKIP_PACKAGING:-}" = 1 ] && exit 0
 
