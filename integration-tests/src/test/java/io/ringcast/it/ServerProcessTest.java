@@ -11,7 +11,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.ringcast.it.ServerProcesses.awaitPort;
 import static io.ringcast.it.ServerProcesses.collect;
@@ -24,6 +26,34 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(120)
 class ServerProcessTest {
+    /**
+     * A node started as the README starts it takes Netty's direct memory in chunks of 1 MiB, not
+     * Netty's 4 MiB: with the traffic of a subscriber and a publisher, each allocating thread (event
+     * loops, the sequencer) holds a chunk in an arena of its own, at most one arena per thread up
+     * to twice the cores ({@code Main} sets the chunk size; docs/operations.md, "Memory").
+     */
+    @Test
+    void directMemoryIsTakenInChunksOfOneMebibyte(@TempDir Path dir) throws Exception {
+        try (NodeProcess node = NodeProcess.start(dir, List.of(), "security:\n" + TestServers.OPEN_TO_ANONYMOUS);
+             io.ringcast.client.RingcastClient client = io.ringcast.client.RingcastClient.builder()
+                     .addresses(node.webSocketUrl()).build()) {
+            client.connect().get(10, TimeUnit.SECONDS);
+            AtomicInteger received = new AtomicInteger();
+            client.subscribe("chunks/#", u -> received.incrementAndGet()).confirmed().get(10, TimeUnit.SECONDS);
+            List<CompletableFuture<Long>> acks = new java.util.ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                acks.add(client.publish("chunks/" + i % 20, ("value " + i).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            }
+            CompletableFuture.allOf(acks.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+            Await.until(() -> received.get() == 200, java.time.Duration.ofSeconds(10), () -> "200 updates delivered: " + received.get());
+            assertThat(MetricSampler.metric(node.port(), "ringcast_netty_direct_memory_chunk_bytes")).isEqualTo(1 << 20);
+            double used = MetricSampler.metric(node.port(), "ringcast_netty_direct_memory_used_bytes");
+            // a chunk for each thread's arena (event loops, the sequencer): 8 MiB on two cores with Netty's default
+            assertThat(used).as("direct memory in Netty's arenas").isPositive()
+                    .isLessThanOrEqualTo(2.0 * Runtime.getRuntime().availableProcessors() * (1 << 20));
+        }
+    }
+
     @Test
     void unknownConfigKeyStopsStartupNamingTheKey(@TempDir Path dir) throws Exception {
         Path cfg = dir.resolve("bad.yaml");

@@ -56,6 +56,15 @@ public final class Main implements Callable<Integer> {
             // gRPC), ~500 threads a second over five nodes at 200 publishes/s. Set before the pool exists.
             System.setProperty(commonPool, String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors() - 1)));
         }
+        String maxOrder = "io.netty.allocator.maxOrder";
+        if (System.getProperty(maxOrder) == null) {
+            // Netty's pooled allocator takes direct memory in chunks of 8 KiB << maxOrder, 4 MiB by
+            // default, at least one for each arena a thread allocates in: mostly empty in a node whose
+            // buffers are frames of a few hundred bytes. 1 MiB chunks (a larger buffer is allocated
+            // unpooled) left a node 4 to 15 MB less resident at 1,000 subscribers (docs/benchmarks.md,
+            // "A smaller memory floor"). Set before the allocator exists; -Dio.netty.allocator.maxOrder wins.
+            System.setProperty(maxOrder, "7");
+        }
         if (System.getProperty("io.netty.leakDetection.level") == null) {
             // Netty's default samples 1 buffer in 128 with a stack trace per retained copy: on the fan-out
             // path that is ~840 B per sampled frame per subscriber. Tests run paranoid; a node does not,

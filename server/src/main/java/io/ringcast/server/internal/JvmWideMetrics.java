@@ -41,6 +41,9 @@ final class JvmWideMetrics {
         bytes(registry, "ringcast_netty_direct_memory_used_bytes", "Direct memory Netty's pooled allocator has "
                 + "reserved in its arenas (chunks, in use or free), for every node in this JVM.",
                 () -> netty.metric().usedDirectMemory());
+        bytes(registry, "ringcast_netty_direct_memory_chunk_bytes", "The size of the chunks Netty's pooled allocator "
+                + "takes direct memory in: each arena a thread allocates in holds one at least.",
+                () -> netty.metric().chunkSize());
         // walks each arena's chunks under the arena's lock: cheap, and once per scrape
         bytes(registry, "ringcast_netty_direct_memory_pinned_bytes", "Of ringcast_netty_direct_memory_used_bytes, "
                 + "the bytes held by buffers in use now.", () -> Math.max(0, netty.pinnedDirectMemory()));
