@@ -95,15 +95,11 @@ class ClusterFailoverTest {
         int frozen = 5; // no publisher connects to it first; it may be the leader
         log.info("freezing node-{} with SIGSTOP", frozen);
         cluster.pause(frozen);
-        for (int node = 1; node < NODES; node++) {
-            cluster.awaitView(node, NODES - 1, Duration.ofSeconds(30));
-        }
+        awaitViewsWithout(frozen);
         awaitAckedGrowth("while node-5 is frozen");
         log.info("thawing node-{}", frozen);
         cluster.resume(frozen);
-        for (int node = 1; node <= NODES; node++) {
-            cluster.awaitView(node, NODES, Duration.ofSeconds(60));
-        }
+        awaitViewsOfAll();
         awaitAckedGrowth("after node-5 rejoined");
     }
 
@@ -111,22 +107,32 @@ class ClusterFailoverTest {
         int victim = leader();
         log.info("killing node-{}, the Raft leader", victim);
         cluster.kill9(victim);
-        for (int node = 1; node <= NODES; node++) {
-            if (node != victim) {
-                cluster.awaitView(node, NODES - 1, Duration.ofSeconds(30));
-            }
-        }
+        awaitViewsWithout(victim);
         awaitAckedGrowth("after the kill");
 
         log.info("restarting node-{}", victim);
         cluster.restart(victim);
-        for (int node = 1; node <= NODES; node++) {
-            cluster.awaitView(node, NODES, Duration.ofSeconds(60));
-        }
+        awaitViewsOfAll();
         awaitAckedGrowth("after the restart");
         // new subscribers on the node that came back start from its state
         addSubscribers(20, victim);
         awaitAckedGrowth("with subscribers on the restarted node");
+    }
+
+    /** Every node but {@code gone} sees a view of the others. */
+    private void awaitViewsWithout(int gone) {
+        for (int node = 1; node <= NODES; node++) {
+            if (node != gone) {
+                cluster.awaitView(node, NODES - 1, Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    /** Every node sees a view of all five. */
+    private void awaitViewsOfAll() {
+        for (int node = 1; node <= NODES; node++) {
+            cluster.awaitView(node, NODES, Duration.ofSeconds(60));
+        }
     }
 
     // ------------------------------------------------------------------ steps
