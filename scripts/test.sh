@@ -3,9 +3,9 @@
 # every module and runs every test (unit, integration with real servers and sockets, process tests,
 # the browser client in Node and in headless Chromium), then checks the packages as a user gets
 # them: mvn install, the Java client's javadoc from what was installed, the npm package.
-# Usage: scripts/test.sh [extra maven args, for the verify run]
-#   SKIP_VERIFY=1 scripts/test.sh      the packaging checks alone
-#   SKIP_PACKAGING=1 scripts/test.sh   the verify run alone
+# Usage: scripts/test.sh [extra maven args, for the test run]
+#   SKIP_VERIFY=1 scripts/test.sh      the packaging checks alone (after an install without tests)
+#   SKIP_PACKAGING=1 scripts/test.sh   the test run alone
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,33 +31,30 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}"
 fi
 
+# Packaging (issue 15) is checked against what this run installs into the local repository
+# (~/.m2/repository), from which this project's own artifacts are removed first, so that nothing
+# passes on an artifact this run did not build.
+local_repo="$HOME/.m2/repository"
 if [ "${SKIP_VERIFY:-}" != 1 ]; then
-  # two modules at a time where the reactor allows it (the clients beside the cluster module, the
-  # benchmarks beside the integration tests): the suite leaves a third of two cores idle waiting on
-  # elections, processes and paced loads; 14:18 -> 13:22 min on 2 cores (2026-11-30)
-  mvn -B -ntp -T 2 verify "$@"
+  rm -rf "$local_repo/io/ringcast"
+  # every test of every module, then each module installed (the packaging checks read those: one
+  # build, where a second install -DskipTests took 22 s); two modules at a time where the reactor
+  # allows it (the clients beside the cluster module, the benchmarks beside the integration tests):
+  # the suite leaves a third of two cores idle waiting on elections, processes and paced loads
+  # (14:18 -> 13:22 min on 2 cores, 2026-11-30)
+  mvn -B -ntp -T 2 install "$@"
+elif [ "${SKIP_PACKAGING:-}" != 1 ]; then
+  rm -rf "$local_repo/io/ringcast"
+  mvn -B -ntp -q install -DskipTests
 fi
 [ "${SKIP_PACKAGING:-}" = 1 ] && exit 0
 
-# Packaging (issue 15): what a user does with a fresh clone. The install goes to a local repository
-# of its own under target/, seeded with the third-party artifacts of ~/.m2 but none of Ringcast's, so
-# that nothing here passes on an artifact this run did not build.
-pkg_repo=target/m2-packaging
-echo "== packaging 1/3: mvn install -DskipTests into $pkg_repo: every published module (protocol, cluster, server, client) installs, with its -sources and -javadoc jars; the server jar has the project's LICENSE and NOTICE"
+echo "== packaging 1/3: what the run installed into $local_repo: every published module (protocol, cluster, server, client), with its -sources and -javadoc jars; the server jar has the project's LICENSE and NOTICE"
 step_start=$SECONDS
-rm -rf "$pkg_repo" && mkdir -p "$pkg_repo"
-if [ -d "$HOME/.m2/repository" ]; then
-  cp -r "$HOME/.m2/repository/." "$pkg_repo/"
-  rm -rf "$pkg_repo/io/ringcast"
-fi
-# classes verify compiled are reused: javac's incremental check would see the new repository's jar
-# paths as a changed class path and compile every module again (~40 s of CPU); the sources have not
-# changed since, so the plain stale-file check is enough
-mvn -B -ntp -q install -DskipTests -Dmaven.compiler.useIncrementalCompilation=false -Dmaven.repo.local="$pkg_repo"
 version=$(sed -n 's|^  <version>\(.*\)</version>|\1|p' pom.xml | head -n 1)
 for module in protocol cluster server client; do
   for suffix in .jar -sources.jar -javadoc.jar .pom; do
-    f="$pkg_repo/io/ringcast/ringcast-$module/$version/ringcast-$module-$version$suffix"
+    f="$local_repo/io/ringcast/ringcast-$module/$version/ringcast-$module-$version$suffix"
     [ -s "$f" ] || { echo "packaging: $f was not installed" >&2; exit 1; }
   done
 done
@@ -70,9 +67,9 @@ cmp -s LICENSE "$jar_meta/META-INF/LICENSE" && cmp -s NOTICE "$jar_meta/META-INF
 echo "   installed: ringcast-{protocol,cluster,server,client}-$version .jar, -sources.jar, -javadoc.jar, .pom;" \
   "ringcast-server.jar carries LICENSE and NOTICE ($((SECONDS - step_start)) s)"
 
-echo "== packaging 2/3: mvn -pl client-java javadoc:javadoc against $pkg_repo: the Java client's javadoc builds from the installed modules, with no warning"
+echo "== packaging 2/3: mvn -pl client-java javadoc:javadoc: the Java client's javadoc builds from the installed modules, with no warning"
 step_start=$SECONDS
-mvn -B -ntp -q -pl client-java javadoc:javadoc -Dmaven.repo.local="$pkg_repo"
+mvn -B -ntp -q -pl client-java javadoc:javadoc
 echo "   client-java/target/reports/apidocs/index.html ($((SECONDS - step_start)) s)"
 
 echo "== packaging 3/3: npm pack in client-js, the tarball installed offline into an empty project and imported by its name"

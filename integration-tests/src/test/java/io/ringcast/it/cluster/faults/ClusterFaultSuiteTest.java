@@ -18,10 +18,14 @@ import java.util.concurrent.TimeUnit;
  * {@code scripts/cluster-faults.sh --quick <fault>}, which runs five node processes, the clients and
  * the checker in a private network namespace. Needs root, {@code unshare} and {@code iptables}
  * ({@code scripts/test.sh} installs it): without them these tests fail, naming what is missing.
- * All six run on the Raft engine; never make one pass by weakening the checker.
+ * Five of issue 18's six run here, on the Raft engine; never make one pass by weakening the checker.
+ * {@code kill-leader} runs by hand ({@code scripts/cluster-faults.sh}): CI kills the leader with
+ * {@code kill -9} and restarts it under load in {@code ClusterFailoverTest} (every subscriber's
+ * stream checked for every acked update, in order, once) and here in {@code kill-two} (the busiest
+ * leader and the next node), and the suite's time is CI's largest.
  */
 @Tag("slow")
-// a backstop: a quick fault takes 40 to 90 s; each step inside has its own deadline
+// a backstop: a quick fault takes 25 to 45 s; each step inside has its own deadline
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class ClusterFaultSuiteTest {
     private static final Path SCRIPT = Path.of("..", "scripts", "cluster-faults.sh");
@@ -35,11 +39,6 @@ class ClusterFaultSuiteTest {
     @Test
     void bridgeNodeBetweenTwoCutPairs() throws Exception {
         assertFaultPasses("bridge");
-    }
-
-    @Test
-    void killOfTheBusiestLeaderAndItsRestart() throws Exception {
-        assertFaultPasses("kill-leader");
     }
 
     @Test

@@ -113,7 +113,7 @@ enum Fault {
         static final Durations FULL = new Durations(Duration.ofSeconds(10), Duration.ofSeconds(40),
                 Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(10));
         // long enough for each fault's elections (within 1-2 s), catch-ups and the checks of
-        // availability (within 2 s of the fault and of the heal) several times over; CI runs six of
+        // availability (within 2 s of the fault and of the heal) several times over; CI runs five of
         // them, so each second here is a second of each run
         static final Durations QUICK = new Durations(Duration.ofSeconds(2), Duration.ofSeconds(8),
                 Duration.ofSeconds(4), Duration.ofSeconds(8), Duration.ofSeconds(1));
