@@ -1,5 +1,6 @@
 package io.ringcast.it;
 
+import io.ringcast.client.RingcastClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -8,8 +9,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,17 +39,16 @@ class ServerProcessTest {
     @Test
     void directMemoryIsTakenInChunksOfOneMebibyte(@TempDir Path dir) throws Exception {
         try (NodeProcess node = NodeProcess.start(dir, List.of(), "security:\n" + TestServers.OPEN_TO_ANONYMOUS);
-             io.ringcast.client.RingcastClient client = io.ringcast.client.RingcastClient.builder()
-                     .addresses(node.webSocketUrl()).build()) {
+             RingcastClient client = RingcastClient.builder().addresses(node.webSocketUrl()).build()) {
             client.connect().get(10, TimeUnit.SECONDS);
             AtomicInteger received = new AtomicInteger();
             client.subscribe("chunks/#", u -> received.incrementAndGet()).confirmed().get(10, TimeUnit.SECONDS);
-            List<CompletableFuture<Long>> acks = new java.util.ArrayList<>();
+            List<CompletableFuture<Long>> acks = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
-                acks.add(client.publish("chunks/" + i % 20, ("value " + i).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                acks.add(client.publish("chunks/" + i % 20, ("value " + i).getBytes(StandardCharsets.UTF_8)));
             }
             CompletableFuture.allOf(acks.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
-            Await.until(() -> received.get() == 200, java.time.Duration.ofSeconds(10), () -> "200 updates delivered: " + received.get());
+            Await.until(() -> received.get() == 200, Duration.ofSeconds(10), () -> "200 updates delivered: " + received.get());
             assertThat(MetricSampler.metric(node.port(), "ringcast_netty_direct_memory_chunk_bytes")).isEqualTo(1 << 20);
             double used = MetricSampler.metric(node.port(), "ringcast_netty_direct_memory_used_bytes");
             // a chunk for each thread's arena (event loops, the sequencer): 8 MiB on two cores with Netty's default
@@ -155,8 +158,8 @@ class ServerProcessTest {
         List<String> out = collect(p);
         String port = awaitPort(p, out);
         String url = "ws://127.0.0.1:" + port + "/ws";
-        List<WireSocket> flooders = new java.util.ArrayList<>();
-        List<Thread> floods = new java.util.ArrayList<>();
+        List<WireSocket> flooders = new ArrayList<>();
+        List<Thread> floods = new ArrayList<>();
         try {
             for (int s = 0; s < 8 && p.isAlive(); s++) {
                 WireSocket flooder;
@@ -216,7 +219,7 @@ class ServerProcessTest {
     private static List<String> runWithTheExampleLogbackConfig(Path dir, String... jvmArgs) throws Exception {
         Path cfg = dir.resolve("node.yaml");
         Files.writeString(cfg, "server:\n  host: 127.0.0.1\n  port: 0\nsecurity:\n" + TestServers.OPEN_TO_ANONYMOUS);
-        List<String> jvm = new java.util.ArrayList<>(List.of("-Dlogback.configurationFile="
+        List<String> jvm = new ArrayList<>(List.of("-Dlogback.configurationFile="
                 + Path.of("..", "config", "logback.xml").toAbsolutePath(), "-DRINGCAST_LOG_DIR=" + dir.resolve("logs")));
         jvm.addAll(List.of(jvmArgs));
         Process p = launch(dir, jvm, "--config", cfg.toString());
