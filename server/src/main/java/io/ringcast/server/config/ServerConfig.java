@@ -344,7 +344,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param replicationTimeoutMs how long a publish may wait for its entry to be committed before the
      *                             publisher gets {@code REPLICATION_TIMEOUT}
      * @param failureDetectionMs   a member not heard from for this long is suspected (a frozen or cut-off
-     *                             leader is replaced after about this plus half of it plus a vote round)
+     *                             leader is replaced 1 to 1.75 times this after it stops, plus a vote round)
      * @param voteTimeoutMs        how long an election round waits for votes
      * @param snapshotLogBytes     log bytes after which a node snapshots its state (each topic's sequence,
      *                             history and last value, the publishers' ledgers) and truncates its log,
