@@ -80,21 +80,22 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
 
     /**
      * Decodes the next message of {@code content} and does what it asks. A command for the
-     * sequencer first claims its inbound slot, published whatever happens (as NOOP if refused), and
-     * a publish in a cluster first finds room in the cluster's queue: the one place a session's
-     * message meets the ring, for a WebSocket's frames ({@link SessionHandler}) and for an HTTP
-     * publish's ({@link HttpPublisher}).
+     * sequencer first claims its inbound slot, published whatever happens (as NOOP if refused); a
+     * publish in a cluster is none (its group's log sequences it): it claims no slot and first finds
+     * room in the cluster's queue. The one place a session's message meets the ring, for a
+     * WebSocket's frames ({@link SessionHandler}) and for an HTTP publish's ({@link HttpPublisher}).
      *
      * @return false when the ring (or the cluster's queue) is full: nothing was read, the caller
      *         retries later
      */
     boolean decodeNext(ByteBuf content) throws ProtocolException {
         byte type = WireCodec.peekType(content);
-        if (session.welcomed && isPublish(type) && node.clusterRoute() != null && !node.clusterRoute().hasRoom()) {
+        boolean clusterPublish = isPublish(type) && node.clusterRoute() != null;
+        if (session.welcomed && clusterPublish && !node.clusterRoute().hasRoom()) {
             return false;
         }
         long slot = SequencerProxy.RING_FULL;
-        if (session.welcomed && needsSlot(type)) {
+        if (session.welcomed && needsSlot(type) && !clusterPublish) {
             slot = node.sequencer().tryClaim();
             if (slot == SequencerProxy.RING_FULL) {
                 return false;
@@ -318,7 +319,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         if (!verdict.passed()) {
             replies.refuse(verdict, correlationId);
         } else if (node.clusterRoute() != null) {
-            // the group's log sequences it; the claimed slot stays a NOOP. The handler asked hasRoom
+            // the group's log sequences it (no inbound slot was claimed). decodeNext asked hasRoom
             // before decoding, so a full queue here is a race past ClusterNode.ROOM_RESERVE: refused
             if (session.clusterPublishesStopped) {
                 // an earlier one was refused unapplied: this one must not be applied before it is sent again
