@@ -14,7 +14,9 @@ import org.jgroups.protocols.raft.Role;
 import org.jgroups.raft.util.CommitTable;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -41,6 +43,13 @@ final class ResendingRaft extends RAFT {
     /** Per follower behind, the next index last sent to it by this class, and when; runner thread only. */
     private final Map<Address, Long> lastSent = new HashMap<>();
     private final Map<Address, Long> lastProbeNs = new HashMap<>();
+    /** Per follower, its next index at the last pass: a lower one since is a refusal. Runner thread only. */
+    private final Map<Address, Long> lastSeenNext = new HashMap<>();
+    /**
+     * Followers that refused entries (or were first seen behind) and have not caught up since: fed
+     * at the pace of their acks. Runner thread only.
+     */
+    private final Set<Address> lagging = new HashSet<>();
     /**
      * The term of the request {@link #handleUpRequest} handles, for {@link LogMatchingFollower};
      * runner thread only (tests that hand the follower requests set it).
@@ -86,10 +95,10 @@ final class ResendingRaft extends RAFT {
     /**
      * One turn of the runner, then: every {@code resend_interval}, the engine's resend pass
      * (entries to followers behind, the commit index to the others); and in between, to a
-     * follower behind that has acknowledged what it was sent last, its next entries at once,
-     * so that a member that was away catches up at the pace of its acknowledgements (1.1.4
-     * sends a lagging follower one entry per pass under load: 10 a second), while one that does
-     * not answer (behind a cut) is sent to at most once a second; and, when the queue is
+     * lagging follower (one that refused entries) that has acknowledged what it was sent last,
+     * its next entries at once, so that a member that was away catches up at the pace of its
+     * acknowledgements (1.1.4 sends a lagging follower one entry per pass under load: 10 a
+     * second), while any other one behind is sent to at most once a second ({@link #feed}); and, when the queue is
      * empty, the commit index to caught-up followers not told it yet, so that followers apply
      * the last entries of a burst within a round trip, not up to 100 ms later (the fault
      * suite read followers' final states a few updates behind the leader's).
@@ -102,6 +111,8 @@ final class ResendingRaft extends RAFT {
             lastSent.clear();
             lastProbeNs.clear();
             lastTold.clear();
+            lastSeenNext.clear();
+            lagging.clear();
             return;
         }
         long now = System.nanoTime();
@@ -116,13 +127,21 @@ final class ResendingRaft extends RAFT {
     /**
      * A follower caught up gets the commit index on a pass, and at once when the runner is idle
      * and it has not been told the current one (once per follower and commit index: not per
-     * acknowledgement, the storm {@code send_commits_immediately} makes); one behind gets its
-     * next entries when it acknowledged the last ones, and else at most once a second (a member
-     * behind a cut never answers, and each resend to it costs the runner a range of entries).
+     * acknowledgement, the storm {@code send_commits_immediately} makes). One lagging (it refused
+     * entries since it was last caught up, restarted or back from a cut, or was behind when this
+     * node became leader) gets its next entries when it acknowledged the last ones. Any other one
+     * behind gets them at most once a second: under load a healthy follower is always behind by
+     * the entries in flight, which the engine multicast to it already; fed on each of its
+     * acknowledgements, it was sent them again (a third of the leader's runner samples at 2,000
+     * publishes/s went to those resends, and a follower received each entry twice:
+     * {@code RaftCatchUpTest}), and a member behind a cut never answers, while each resend to it
+     * costs the runner a range.
      */
     private void feed(Address member, CommitTable.Entry entry, long now, boolean due, boolean idle) {
         long next = entry.nextIndex();
+        Long seen = lastSeenNext.put(member, next);
         if (next > last_appended) {
+            lagging.remove(member);
             boolean tell = idle && entry.commitIndex() < commit_index
                     && !Long.valueOf(commit_index).equals(lastTold.get(member));
             if (due || tell) {
@@ -131,7 +150,15 @@ final class ResendingRaft extends RAFT {
             }
             return;
         }
-        boolean progressed = !Long.valueOf(next).equals(lastSent.get(member));
+        if (seen == null || next < seen) {
+            // its next index moves back only when it refused an AppendEntries; first seen behind
+            // (this node just became leader), it may lack what the last leader sent. It lags until
+            // it has caught up: stopped sooner (once past what it lacked when found lagging), a
+            // restarted member lacked what was multicast meanwhile, and caught up at the probes'
+            // pace (19 s against 3 in the fault suite's kill-two)
+            lagging.add(member);
+        }
+        boolean progressed = lagging.contains(member) && !Long.valueOf(next).equals(lastSent.get(member));
         boolean probe = due && now - lastProbeNs.getOrDefault(member, 0L) >= PROBE_NS;
         if (progressed || probe) {
             lastSent.put(member, next);
