@@ -112,6 +112,9 @@ public final class RaftStack {
         tcp.setValue("bind_port", self.membershipPort());
         tcp.setValue("port_range", 0);
         tcp.setClientBindAddr(bind);
+        // JGroups leaves Nagle on: at a few hundred publishes a second, an AppendEntries or its ack
+        // written behind an unacknowledged one waited for the peer's delayed ACK (up to 40 ms)
+        tcp.tcpNodelay(true);
         RAFT consensus = new ResendingRaft()
                 .raftId(self.name())
                 .members(names)
