@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static io.ringcast.server.ServerCounter.SLOW_CONSUMER_DISCONNECTS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,6 +35,11 @@ class SlowConsumerTest {
     /** Far above what a subscriber that keeps reading ever has queued with bursts of {@link #BURST}. */
     static final int LIMIT_BYTES = 1 << 20;
     static final int BURST = 32;
+    /**
+     * Longer than a frame's listeners must hold the Java client's I/O thread for it to count as a
+     * stall (1 s: {@code ConnectionHandler.STALL_NANOS}, internal to the client).
+     */
+    static final long HELD_PAST_STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(1_200);
 
     @ParameterizedTest(name = "server and slow client on {0}")
     @MethodSource("io.ringcast.it.NativeTransportsTest#available")
@@ -106,6 +112,7 @@ class SlowConsumerTest {
         try (RingcastServer server = TestServers.start(
                 "limits:\n  outboundQueueBytes: " + LIMIT_BYTES + "\n  slowConsumerCloseGraceMs: 200\n")) {
             CountDownLatch unblock = new CountDownLatch(1);
+            AtomicLong stalledSinceNanos = new AtomicLong();
             CompletableFuture<RingcastException> slowReason = new CompletableFuture<>();
             EventLoopGroup slowLoop = Transport.NIO.newEventLoopGroup(1, new DefaultThreadFactory("stalled-client", true));
             RingcastClient slow = RingcastClient.builder().addresses(server.webSocketUrl()).eventLoopGroup(slowLoop)
@@ -122,6 +129,7 @@ class SlowConsumerTest {
                 publisher.connect().get(10, TimeUnit.SECONDS);
                 slow.subscribe("stall/#", u -> {
                     try {
+                        stalledSinceNanos.compareAndSet(0, System.nanoTime());
                         unblock.await(); // the listener holds the client's only I/O thread: it reads nothing
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
@@ -131,6 +139,10 @@ class SlowConsumerTest {
                 // the grace passes and the server closes the socket while the client still reads nothing
                 Await.until(() -> server.stats().get(io.ringcast.server.ServerCounter.SESSIONS) == 1,
                         "the server to close the stalled session after its grace");
+                // a stall is one that held the I/O thread past the client's threshold: on a fast
+                // machine the server closed the session within a second of the first update
+                Await.until(() -> System.nanoTime() - stalledSinceNanos.get() > HELD_PAST_STALL_NANOS,
+                        "the listener to hold the client's I/O thread past its stall threshold");
                 unblock.countDown();
                 RingcastException reason = slowReason.get(30, TimeUnit.SECONDS);
                 assertThat(reason).isNotNull();
