@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -50,6 +51,15 @@ final class LeaderWatch implements AutoCloseable {
      */
     static final long STALE_FOLLOWER_SILENCES = 8;
 
+    /**
+     * How many silences ({@code failureDetectionMs}) a member of this node's view, heard within the
+     * last, may multicast nothing to it before this node takes it for a member of another view: a
+     * member multicasts at least once per heartbeat interval to its view, but during a merge round
+     * ({@code GMS.merge_timeout}, 5 s) a coordinator already sends to the view it is installing;
+     * with 3, nodes left views they were in after heals (quick fault suite, 2026-12-01).
+     */
+    static final long OTHER_VIEW_SILENCES = 8;
+
     private final RaftGroup group;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final ScheduledExecutorService timer =
@@ -75,6 +85,8 @@ final class LeaderWatch implements AutoCloseable {
     private long electionAskedNs;
     /** When each follower was last removed from the view ({@link #dropFollowersOfAnotherView}); watch thread only. */
     private final Map<String, Long> droppedNs = new HashMap<>();
+    /** When this node last took members of another view out of its own ({@link #leaveOtherViews}); watch thread only. */
+    private long otherViewsLeftNs;
     /** Whether the stall was logged since commits last moved; watch thread only. */
     private boolean stallLogged;
 
@@ -83,6 +95,7 @@ final class LeaderWatch implements AutoCloseable {
         this.group = group;
         this.silenceMs = silenceMs;
         this.acknowledgements = new FollowerAcknowledgements(silenceMs);
+        this.otherViewsLeftNs = System.nanoTime(); // a member new to the view counts from its installation anyway
     }
 
     /** Whether the leader this node knows has not answered it for a while: refuse publishes. Any thread. */
@@ -105,6 +118,7 @@ final class LeaderWatch implements AutoCloseable {
     /** One check. Watch thread. */
     private void check() {
         logLeaderChange();
+        leaveOtherViews(System.nanoTime());
         if (ready.isDone()) {
             checkReachable();
             return;
@@ -234,8 +248,10 @@ final class LeaderWatch implements AutoCloseable {
      * While this node leads: removes from its view, where it coordinates it, the followers it hears
      * but that acknowledged nothing for {@link #STALE_FOLLOWER_SILENCES} silences: they follow
      * another leader in another view (a merge after overlapping views left this node in its old
-     * one, {@link RaftGroup#removeFromView}); alone, it merges back. A follower not heard is left to
-     * the failure detection. At most once per member per that time. Watch thread.
+     * one, {@link RaftGroup#removeFromView}); alone, it merges back. Also a follower in this very
+     * view stuck on another leader of the same term (docs/clustering.md's third way a heal goes
+     * wrong), which {@link #leaveOtherViews} cannot see: it multicasts to this node. A follower not
+     * heard is left to the failure detection. At most once per member per that time. Watch thread.
      */
     private void dropFollowersOfAnotherView(long now) {
         long staleNs = TimeUnit.MILLISECONDS.toNanos(silenceMs * STALE_FOLLOWER_SILENCES);
@@ -250,6 +266,29 @@ final class LeaderWatch implements AutoCloseable {
                             group.view());
                 }
             }
+        }
+    }
+
+    /**
+     * Takes out of this node's view the members that answer it but count it out of theirs
+     * ({@link RaftGroup#leaveMembersCountingThisNodeOut}): a merge after overlapping views left
+     * this node in its old view, as a follower or a leader, with members that went over to the
+     * other side; nothing else brings it back (the fault suite's partition, 2026-12-01: node 5,
+     * in both sides' views during the cut, stayed in its old view after the heal, serving its
+     * subscribers nothing new). Any node, leading or not, ready or not. At most once per
+     * {@link #OTHER_VIEW_SILENCES} silences. Watch thread.
+     */
+    private void leaveOtherViews(long now) {
+        long quietMs = silenceMs * OTHER_VIEW_SILENCES;
+        if (now - otherViewsLeftNs <= TimeUnit.MILLISECONDS.toNanos(quietMs)) {
+            return;
+        }
+        List<String> left = group.leaveMembersCountingThisNodeOut(silenceMs, quietMs);
+        if (!left.isEmpty()) {
+            otherViewsLeftNs = now;
+            log.warn("cluster: {} answer this node but multicast nothing to it for over {} ms (term {}, view {}): they "
+                    + "live in another view; taken out of this node's view so that the views merge", left, quietMs,
+                    group.term(), group.view());
         }
     }
 

@@ -3,6 +3,7 @@ package io.ringcast.cluster.internal.jgroups;
 import io.ringcast.cluster.ClusterSettings;
 import io.ringcast.cluster.ClusterStatus;
 import org.jgroups.Address;
+import org.jgroups.Event;
 import org.jgroups.JChannel;
 import org.jgroups.View;
 import org.jgroups.protocols.pbcast.GMS;
@@ -362,6 +363,57 @@ public final class RaftGroup implements AutoCloseable {
         }
         gms.suspect(member);
         return true;
+    }
+
+    /**
+     * Takes out of this node's JGroups view the members that count this node out of theirs: heard
+     * within {@code heardWithinMs} (they answer it) but with no multicast to it for {@code quietMs}
+     * (a member multicasts to its own view's members only, {@link RaftStack.HeardFrom}). Heard
+     * within much less than the quiet: a member cut off a moment ago was last heard a moment after
+     * its last multicast, not since. Overlapping views leave such members behind: a merge can
+     * leave a node in its old view with members that went over to the other side (the fault
+     * suite's bridge, its partition when a node was in both sides' views). The node never suspects them, since they still answer it ({@code
+     * VERIFY_SUSPECT2} finds them alive), and no merge takes it back while they are in its view
+     * (the merge asks that view's coordinator, which answers with its new view). Through the event
+     * the failure detectors send {@code GMS}, all of them in one, as if they had suspected them:
+     * where this node coordinates its view they leave it; where not, only when every other member
+     * counts it out, so that it is left alone in a view of its own (a participant's suspicion of
+     * some does nothing, or, when they are all the members ahead of it, makes it the coordinator of
+     * the others: a node woken from SIGSTOP did that with members whose heartbeats were still in
+     * its socket buffers, coordinated a majority's view whose members lived elsewhere, and asked
+     * for an election that moved the real leader's term). Alone, it merges back like any side of a
+     * healed cut. Any thread.
+     *
+     * @return the members suspected; empty when none counts this node out, or when this node
+     *         could not take them out of its view
+     */
+    public List<String> leaveMembersCountingThisNodeOut(long heardWithinMs, long quietMs) {
+        JChannel ch = channel;
+        View v = ch == null ? null : ch.getView();
+        RaftStack.HeardFrom fd = ch == null ? null : ch.getProtocolStack().findProtocol(RaftStack.HeardFrom.class);
+        GMS gms = ch == null ? null : ch.getProtocolStack().findProtocol(GMS.class);
+        if (v == null || fd == null || gms == null) {
+            return List.of();
+        }
+        List<Address> countingOut = new ArrayList<>();
+        for (Address a : v.getMembersRaw()) {
+            if (!a.equals(ch.getAddress()) && fd.msSinceHeardFrom(a) <= heardWithinMs
+                    && fd.msSinceMulticastFrom(a) > quietMs) {
+                countingOut.add(a);
+            }
+        }
+        boolean coordinates = Objects.equals(v.getCoord(), ch.getAddress());
+        if (countingOut.isEmpty() || (!coordinates && countingOut.size() < v.size() - 1)) {
+            return List.of();
+        }
+        // one event for all, as the failure detectors send theirs: suspected one by one, a participant
+        // became the coordinator after the first few, and the rest, heard again meanwhile (they answer
+        // VERIFY_SUSPECT2), stayed in its view; and each suspicion installed a view on this thread,
+        // waiting for acks from members that drop this node's messages
+        gms.up(new Event(Event.SUSPECT, countingOut));
+        List<String> names = new ArrayList<>(countingOut.size());
+        countingOut.forEach(a -> names.add(nameOf(a)));
+        return names;
     }
 
     /** The leader's node name, or null while none is known to this node. */

@@ -2,7 +2,10 @@ package io.ringcast.cluster.internal.jgroups;
 
 import io.ringcast.cluster.ClusterSettings;
 import org.jgroups.Address;
+import org.jgroups.Event;
 import org.jgroups.JChannel;
+import org.jgroups.Message;
+import org.jgroups.View;
 import org.jgroups.blocks.cs.NioServer;
 import org.jgroups.conf.ClassConfigurator;
 import org.jgroups.protocols.FD_ALL3;
@@ -25,6 +28,7 @@ import org.jgroups.protocols.raft.NO_DUPES;
 import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.REDIRECT;
 import org.jgroups.stack.Protocol;
+import org.jgroups.util.MessageBatch;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -184,9 +188,17 @@ public final class RaftStack {
      * a heartbeat) from each member, for {@link RaftGroup#msSinceHeardFrom}: heartbeats are sent
      * by JGroups' timer, so a member whose engine thread is busy (a snapshot) is still heard, while
      * one behind a network cut is not.
+     *
+     * <p>It also keeps when each member of this node's view last <em>multicast</em> to it, for
+     * {@link RaftGroup#leaveMembersCountingThisNodeOut}: a member multicasts to the members of its own
+     * view only, at least once per heartbeat interval ({@code FD_ALL3} sends a heartbeat when
+     * nothing else went), so a member of this node's view that answers it (its unicasts come) but
+     * multicasts nothing lives in a view without this node. Each member counts from the latest
+     * view's installation at the earliest.
      */
     static final class HeardFrom extends FD_ALL3 {
         private final Map<Address, Long> lastHeardNs = new ConcurrentHashMap<>();
+        private final Map<Address, Long> lastMulticastNs = new ConcurrentHashMap<>();
 
         HeardFrom() {
             setId(ClassConfigurator.getProtocolId(FD_ALL3.class)); // as BoundFdSock: FD_ALL3's header id
@@ -200,10 +212,51 @@ public final class RaftStack {
             }
         }
 
+        @Override
+        public Object up(Message msg) {
+            if (msg.getDest() == null && msg.getSrc() != null) {
+                lastMulticastNs.put(msg.getSrc(), System.nanoTime());
+            }
+            return super.up(msg);
+        }
+
+        @Override
+        public void up(MessageBatch batch) {
+            if (batch.multicast() && batch.sender() != null) {
+                lastMulticastNs.put(batch.sender(), System.nanoTime());
+            }
+            super.up(batch);
+        }
+
+        @Override
+        public Object down(Event evt) {
+            if (evt.getType() == Event.VIEW_CHANGE) {
+                // every member of a view just installed counts from now: it installed the view too
+                View view = evt.getArg();
+                long now = System.nanoTime();
+                lastMulticastNs.keySet().retainAll(view.getMembers());
+                for (Address member : view.getMembersRaw()) {
+                    lastMulticastNs.put(member, now);
+                }
+            }
+            return super.down(evt);
+        }
+
         /** Milliseconds since anything came from {@code member}; {@link Long#MAX_VALUE} if nothing ever did. */
         long msSinceHeardFrom(Address member) {
-            Long at = lastHeardNs.get(member);
-            return at == null ? Long.MAX_VALUE : (System.nanoTime() - at) / 1_000_000;
+            return msSince(lastHeardNs.get(member));
+        }
+
+        /**
+         * Milliseconds since {@code member} last multicast to this node, or since this node's view
+         * was installed if later; {@link Long#MAX_VALUE} for one outside the view.
+         */
+        long msSinceMulticastFrom(Address member) {
+            return msSince(lastMulticastNs.get(member));
+        }
+
+        private static long msSince(Long ns) {
+            return ns == null ? Long.MAX_VALUE : (System.nanoTime() - ns) / 1_000_000;
         }
     }
 

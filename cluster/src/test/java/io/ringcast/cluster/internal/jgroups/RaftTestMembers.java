@@ -170,9 +170,9 @@ final class RaftTestMembers implements AutoCloseable {
         StringBuilder sb = new StringBuilder();
         for (int i : running()) {
             RaftGroup g = groups[i];
-            sb.append(String.format("%n  %s: leader=%s term=%d commit=%d last=%d applied=%d chain=%x snapshots=%d",
+            sb.append(String.format("%n  %s: leader=%s term=%d commit=%d last=%d applied=%d chain=%x snapshots=%d view=%s",
                     g.nodeName(), g.leader(), g.term(), g.commitIndex(), g.lastAppended(), machines[i].applied(),
-                    machines[i].chain(), g.snapshots()));
+                    machines[i].chain(), g.snapshots(), g.view()));
             if (Boolean.getBoolean("ringcast.raft.debugLog") && g.raft().log() instanceof org.jgroups.raft.util.LogCache c) {
                 sb.append("\n    ").append(c.toStringDetails()).append(" / ").append(c.log());
             }
