@@ -123,42 +123,55 @@ class RaftGroupTest {
      * served its subscribers nothing new). Here the coordinator suspects a member through {@code
      * GMS} as after such a merge: the member keeps its view of three, whose coordinator it hears
      * (the failure detection's checks are answered) but which multicasts nothing to it. It finds
-     * the two others counting it out, takes them out of its view, and merges back.
+     * the two others counting it out, takes them out of its view, and merges back. JGroups merges
+     * this simpler shape by itself at times (the fault suite's, the view's creator now in a view it
+     * does not coordinate, it never did), seconds later: when it does so first, the attempt is made
+     * again; what proves the remedy is the view of its own the member makes.
      */
     @Test
-    @Timeout(60)
+    @Timeout(120)
     void aMemberLeftInAViewItsOtherMembersLeftTakesThemOutAndMergesBack() throws Exception {
         try (RaftTestMembers members = new RaftTestMembers(3, shipped()).startAll()) {
             members.awaitLeader(Duration.ofSeconds(10));
-            Await.until(() -> members.running().stream().allMatch(i -> members.group(i).view().size() == 3),
-                    Duration.ofSeconds(10), Duration.ofMillis(10), members::describe);
             long heardWithinMs = shipped().failureDetectionTimeoutMs();
             long quietMs = 3 * heardWithinMs;
-            String coordinator = members.group(0).view().get(0);
-            int coord = Integer.parseInt(coordinator.substring("node-".length())) - 1;
-            int left = (coord + 2) % 3;
-            assertThat(members.group(left).leaveMembersCountingThisNodeOut(heardWithinMs, quietMs)).as("in one view, none counts it out")
-                    .isEmpty();
-
-            assertThat(members.group(coord).removeFromView(members.group(left).nodeName())).isTrue();
-            Await.until(() -> members.group(coord).view().size() == 2, Duration.ofSeconds(10), Duration.ofMillis(10),
-                    members::describe);
-            assertThat(members.group(left).view()).as("the member left behind keeps its view").hasSize(3);
-
             List<String> takenOut = new ArrayList<>();
-            Await.until(() -> {
-                takenOut.addAll(members.group(left).leaveMembersCountingThisNodeOut(heardWithinMs, quietMs));
-                return !takenOut.isEmpty();
-            }, Duration.ofSeconds(20), Duration.ofMillis(100), members::describe);
-            assertThat(takenOut).as("both others: it takes none out until all count it out")
-                    .containsExactlyInAnyOrder(members.group(coord).nodeName(), members.group((coord + 1) % 3).nodeName());
-            // JGroups merges this shape by itself at times, seconds later; the fault suite's (the view's creator
-            // now in a view it does not coordinate) it never did: what proves the remedy is the view it makes
-            Await.until(() -> !members.group(left).view().contains(coordinator), Duration.ofSeconds(2),
-                    Duration.ofMillis(2), () -> "alone in a view of its own: " + members.describe());
-            Await.until(() -> members.running().stream().allMatch(i -> members.group(i).view().size() == 3),
-                    Duration.ofSeconds(30), Duration.ofMillis(20), () -> "merged back: " + members.describe());
+            for (int attempt = 1; takenOut.isEmpty(); attempt++) {
+                assertThat(attempt).as("attempts, JGroups merging the member back by itself before each").isLessThan(5);
+                awaitOneViewOfThree(members);
+                int coord = indexOf(members.group(0).view().get(0));
+                int left = (coord + 2) % 3;
+                assertThat(members.group(left).leaveMembersCountingThisNodeOut(heardWithinMs, quietMs))
+                        .as("in one view, none counts it out").isEmpty();
+
+                assertThat(members.group(coord).removeFromView(members.group(left).nodeName())).isTrue();
+                Await.until(() -> members.group(coord).view().size() == 2, Duration.ofSeconds(10), Duration.ofMillis(10),
+                        members::describe);
+                org.jgroups.View stranded = members.group(left).channel().getView();
+                assertThat(stranded.size()).as("the member left behind keeps its view").isEqualTo(3);
+                Await.until(() -> {
+                    takenOut.addAll(members.group(left).leaveMembersCountingThisNodeOut(heardWithinMs, quietMs));
+                    return !takenOut.isEmpty() || !members.group(left).channel().getView().equals(stranded);
+                }, Duration.ofSeconds(20), Duration.ofMillis(100), members::describe);
+                if (!takenOut.isEmpty()) {
+                    assertThat(takenOut).as("both others: it takes none out until all count it out")
+                            .containsExactlyInAnyOrder(members.group(coord).nodeName(),
+                                    members.group((coord + 1) % 3).nodeName());
+                    Await.until(() -> !members.group(left).view().contains(members.group(coord).nodeName()),
+                            Duration.ofSeconds(2), Duration.ofMillis(2), () -> "alone in a view of its own: " + members.describe());
+                }
+            }
+            awaitOneViewOfThree(members);
         }
+    }
+
+    private static void awaitOneViewOfThree(RaftTestMembers members) {
+        Await.until(() -> members.running().stream().allMatch(i -> members.group(i).view().size() == 3),
+                Duration.ofSeconds(30), Duration.ofMillis(10), () -> "one view of three: " + members.describe());
+    }
+
+    private static int indexOf(String nodeName) {
+        return Integer.parseInt(nodeName.substring("node-".length())) - 1;
     }
 
     @Test
