@@ -124,9 +124,10 @@ class RaftGroupTest {
      * GMS} as after such a merge: the member keeps its view of three, whose coordinator it hears
      * (the failure detection's checks are answered) but which multicasts nothing to it. It finds
      * the two others counting it out, takes them out of its view, and merges back. JGroups merges
-     * this simpler shape by itself at times (the fault suite's, the view's creator now in a view it
-     * does not coordinate, it never did), seconds later: when it does so first, the attempt is made
-     * again; what proves the remedy is the view of its own the member makes.
+     * this simpler shape by itself at times, seconds later (the fault suite's, the view's creator
+     * now in a view it does not coordinate, it did not in the 90 s the suite waited): when it does
+     * so first, the attempt is made again; what proves the remedy is the view of its own the member
+     * makes.
      */
     @Test
     @Timeout(120)
