@@ -338,8 +338,7 @@ public final class RaftGroup implements AutoCloseable {
 
     /**
      * Removes {@code member} from this node's JGroups view, when this node coordinates it: through
-     * {@code GMS}'s own managed operation {@code suspect}, as if its failure detection had suspected
-     * it. For a member that lives in another view: after overlapping views merged, the merge can
+     * the event {@code GMS} takes from the failure detectors, as if they had suspected it. For a member that lives in another view: after overlapping views merged, the merge can
      * leave a coordinator in its old view with members that joined the other side (the fault suite's
      * bridge), which it never suspects, since it still hears them (every message counts as a
      * heartbeat) and {@code VERIFY_SUSPECT2} finds them alive; while they stay in its view, no
@@ -353,15 +352,25 @@ public final class RaftGroup implements AutoCloseable {
         if (v == null || !Objects.equals(v.getCoord(), ch.getAddress()) || member.equals(cluster.nodeName())) {
             return false;
         }
-        boolean inView = false;
         for (Address a : v.getMembersRaw()) {
-            inView |= member.equals(nameOf(a));
+            if (member.equals(nameOf(a))) {
+                return suspect(ch, List.of(a));
+            }
         }
+        return false;
+    }
+
+    /**
+     * Hands {@code GMS} the event the failure detectors send it, all the members in one: suspected
+     * one by one, a participant becomes the coordinator after the first few and the rest, heard
+     * again meanwhile (they answer {@code VERIFY_SUSPECT2}), stay in its view.
+     */
+    private static boolean suspect(JChannel ch, List<Address> members) {
         GMS gms = ch.getProtocolStack().findProtocol(GMS.class);
-        if (!inView || gms == null) {
+        if (gms == null) {
             return false;
         }
-        gms.suspect(member);
+        gms.up(new Event(Event.SUSPECT, members));
         return true;
     }
 
@@ -391,8 +400,7 @@ public final class RaftGroup implements AutoCloseable {
         JChannel ch = channel;
         View v = ch == null ? null : ch.getView();
         RaftStack.HeardFrom fd = ch == null ? null : ch.getProtocolStack().findProtocol(RaftStack.HeardFrom.class);
-        GMS gms = ch == null ? null : ch.getProtocolStack().findProtocol(GMS.class);
-        if (v == null || fd == null || gms == null) {
+        if (v == null || fd == null) {
             return List.of();
         }
         List<Address> countingOut = new ArrayList<>();
@@ -403,14 +411,10 @@ public final class RaftGroup implements AutoCloseable {
             }
         }
         boolean coordinates = Objects.equals(v.getCoord(), ch.getAddress());
-        if (countingOut.isEmpty() || (!coordinates && countingOut.size() < v.size() - 1)) {
+        if (countingOut.isEmpty() || (!coordinates && countingOut.size() < v.size() - 1)
+                || !suspect(ch, countingOut)) {
             return List.of();
         }
-        // one event for all, as the failure detectors send theirs: suspected one by one, a participant
-        // became the coordinator after the first few, and the rest, heard again meanwhile (they answer
-        // VERIFY_SUSPECT2), stayed in its view; and each suspicion installed a view on this thread,
-        // waiting for acks from members that drop this node's messages
-        gms.up(new Event(Event.SUSPECT, countingOut));
         List<String> names = new ArrayList<>(countingOut.size());
         countingOut.forEach(a -> names.add(nameOf(a)));
         return names;

@@ -38,6 +38,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.crypto.SecretKey;
 
 /**
@@ -197,8 +198,9 @@ public final class RaftStack {
      * view's installation at the earliest.
      */
     static final class HeardFrom extends FD_ALL3 {
-        private final Map<Address, Long> lastHeardNs = new ConcurrentHashMap<>();
-        private final Map<Address, Long> lastMulticastNs = new ConcurrentHashMap<>();
+        /** Per member, when last heard and last multicast to this node: a clock each, set per message without allocating. */
+        private final Map<Address, AtomicLong> lastHeardNs = new ConcurrentHashMap<>();
+        private final Map<Address, AtomicLong> lastMulticastNs = new ConcurrentHashMap<>();
 
         HeardFrom() {
             setId(ClassConfigurator.getProtocolId(FD_ALL3.class)); // as BoundFdSock: FD_ALL3's header id
@@ -208,14 +210,14 @@ public final class RaftStack {
         protected void update(Address sender, boolean heartbeat, boolean ignoreIfAbsent) {
             super.update(sender, heartbeat, ignoreIfAbsent);
             if (sender != null) {
-                lastHeardNs.put(sender, System.nanoTime());
+                touch(lastHeardNs, sender, System.nanoTime());
             }
         }
 
         @Override
         public Object up(Message msg) {
             if (msg.getDest() == null && msg.getSrc() != null) {
-                lastMulticastNs.put(msg.getSrc(), System.nanoTime());
+                touch(lastMulticastNs, msg.getSrc(), System.nanoTime());
             }
             return super.up(msg);
         }
@@ -223,7 +225,7 @@ public final class RaftStack {
         @Override
         public void up(MessageBatch batch) {
             if (batch.multicast() && batch.sender() != null) {
-                lastMulticastNs.put(batch.sender(), System.nanoTime());
+                touch(lastMulticastNs, batch.sender(), System.nanoTime());
             }
             super.up(batch);
         }
@@ -236,7 +238,7 @@ public final class RaftStack {
                 long now = System.nanoTime();
                 lastMulticastNs.keySet().retainAll(view.getMembers());
                 for (Address member : view.getMembersRaw()) {
-                    lastMulticastNs.put(member, now);
+                    touch(lastMulticastNs, member, now);
                 }
             }
             return super.down(evt);
@@ -255,8 +257,16 @@ public final class RaftStack {
             return msSince(lastMulticastNs.get(member));
         }
 
-        private static long msSince(Long ns) {
-            return ns == null ? Long.MAX_VALUE : (System.nanoTime() - ns) / 1_000_000;
+        private static void touch(Map<Address, AtomicLong> clocks, Address member, long now) {
+            AtomicLong clock = clocks.get(member);
+            if (clock == null) {
+                clock = clocks.computeIfAbsent(member, m -> new AtomicLong());
+            }
+            clock.set(now);
+        }
+
+        private static long msSince(AtomicLong ns) {
+            return ns == null ? Long.MAX_VALUE : (System.nanoTime() - ns.get()) / 1_000_000;
         }
     }
 

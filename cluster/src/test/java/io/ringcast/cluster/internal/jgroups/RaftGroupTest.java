@@ -94,12 +94,6 @@ class RaftGroupTest {
     }
 
     /**
-     * A node killed and started again at once finds its previous run still in the others' view
-     * (here for 3 s of verifying the suspicion), and {@code NO_DUPES} refuses its join: it joins
-     * once the view lets the previous run go, and catches up (on main before the retry, the start
-     * failed, and with it the node: the cluster test that found it restarted a node within a second).
-     */
-    /**
      * Members write to each other without Nagle's delay: JGroups leaves it on, and at 200 publishes
      * a second an AppendEntries or an ack written behind an unacknowledged one waited for the
      * peer's delayed ACK: five nodes acked at p50 12.8 ms, p99 49 ms; without it 1.9 and 9.1 ms
@@ -175,6 +169,12 @@ class RaftGroupTest {
         return Integer.parseInt(nodeName.substring("node-".length())) - 1;
     }
 
+    /**
+     * A node killed and started again at once finds its previous run still in the others' view
+     * (here for 3 s of verifying the suspicion), and {@code NO_DUPES} refuses its join: it joins
+     * once the view lets the previous run go, and catches up (on main before the retry, the start
+     * failed, and with it the node: the cluster test that found it restarted a node within a second).
+     */
     @Test
     @Timeout(60)
     void aMemberRestartedRightAfterACrashJoinsOnceItsPreviousRunLeftTheView() throws Exception {
