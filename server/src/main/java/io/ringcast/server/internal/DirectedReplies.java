@@ -30,6 +30,8 @@ final class DirectedReplies implements AutoCloseable {
     private Boolean holdOverride;
     /** Whether the frame being built is held by the target's poller ({@link FanOutProxy#directed}). */
     private boolean frameHeld;
+    /** The payload the next frame begun has room for at first: {@link #expect}. */
+    private int nextFrameBytes = MIN_FRAME_BYTES;
 
     DirectedReplies(ByteBufAllocator alloc, FanOutProxy fanOut, UpdateEncoder encoder, ServerCounters counters) {
         this.alloc = alloc;
@@ -198,6 +200,16 @@ final class DirectedReplies implements AutoCloseable {
         return writtenBytes;
     }
 
+    /**
+     * The next frame begun is about to take {@code bytes} of messages (at most a gathered frame's):
+     * it starts with room for them. A streamed reply's window fills a frame, and one that started at
+     * {@link #MIN_FRAME_BYTES} was copied eight times as it doubled (10,000 subscribers of {@code #}
+     * over 1,000 topics: a fifth of the sequencer's time).
+     */
+    void expect(int bytes) {
+        nextFrameBytes = Math.max(MIN_FRAME_BYTES, Math.min(bytes, OutboundFrame.GATHERED_PAYLOAD_BYTES));
+    }
+
     /** The frame for {@code session}, with room for a message of {@code bytes}. */
     private ByteBuf room(Session session, int bytes) {
         assert target == null || target == session : "replies to " + target + " not flushed before " + session;
@@ -206,7 +218,8 @@ final class DirectedReplies implements AutoCloseable {
             flush();
         }
         if (frame == null) {
-            frame = OutboundFrame.allocate(alloc, Math.max(bytes, MIN_FRAME_BYTES));
+            frame = OutboundFrame.allocate(alloc, Math.max(bytes, nextFrameBytes));
+            nextFrameBytes = MIN_FRAME_BYTES;
             target = session;
             frameHeld = holdOverride != null ? holdOverride : session.pendingRequests != null;
         }

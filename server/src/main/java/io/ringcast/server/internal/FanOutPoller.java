@@ -236,7 +236,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             return endOfBatchOrBudget(endOfBatch); // the open run goes on
         }
         boolean batchable = ev.kind == FanOutEvent.UPDATE && ev.conflation == Conflation.OFF
-                && ev.subscribers.forLoop(loopIndex).length > 0;
+                && !ev.subscribers.forLoop(loopIndex).isEmpty();
         int payloadBytes = batchable ? OutboundFrame.payloadBytes(ev.frame) : 0;
         if (runSubscribers != null && !(batchable && ev.subscribers == runSubscribers
                 && runPayloadBytes + payloadBytes <= OutboundFrame.GATHERED_PAYLOAD_BYTES)) {
@@ -255,11 +255,13 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             runPayloadBytes += payloadBytes;
             runCompressed |= ev.compressedFrame != null;
         } else if (ev.kind == FanOutEvent.UPDATE) {
-            for (Session s : ev.subscribers.forLoop(loopIndex)) {
-                if (ev.subscribers.holds(s)) {
-                    holdForReply(s, ev.frameFor(s.compressed), 1);
-                } else {
-                    deliverOrHold(s, ev);
+            for (Session[] chunk : ev.subscribers.forLoop(loopIndex).chunks()) {
+                for (Session s : chunk) {
+                    if (ev.subscribers.holds(s)) {
+                        holdForReply(s, ev.frameFor(s.compressed), 1);
+                    } else {
+                        deliverOrHold(s, ev);
+                    }
                 }
             }
             observeAndAck(ev);
@@ -279,7 +281,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
     /** An event that writes nothing on this loop: an update for none of its sessions and no publisher of it, an ack or a reply for another loop's session. */
     private boolean nothingForThisLoop(FanOutEvent ev) {
         return switch (ev.kind) {
-            case FanOutEvent.UPDATE -> ev.subscribers.forLoop(loopIndex).length == 0
+            case FanOutEvent.UPDATE -> ev.subscribers.forLoop(loopIndex).isEmpty()
                     && (ev.publisher == null || ev.publisher.loopIndex != loopIndex);
             case FanOutEvent.ACK -> ev.publisher.loopIndex != loopIndex;
             default -> ev.target.loopIndex != loopIndex;
@@ -305,28 +307,31 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
             return;
         }
         runSubscribers = null;
-        Session[] sessions = set.forLoop(loopIndex);
-        ByteBuf gathered = runUpdates == 1 ? null : gatheredFrame(set, sessions[0].ctx.alloc());
+        ChunkedSessions sessions = set.forLoop(loopIndex);
+        ByteBuf gathered = runUpdates == 1 ? null : gatheredFrame(set, sessions.first().ctx.alloc());
         ByteBuf frame = gathered != null ? gathered : ring.get(runFirst).frame;
         try {
-            for (Session s : sessions) {
-                boolean heldForReply = set.holds(s);
-                if (s.compressed && runCompressed || !heldForReply && s.conflation != null && !s.conflation.isEmpty()) {
-                    for (long q = runFirst; q <= runLast; q++) {
-                        FanOutEvent ev = ring.get(q);
-                        if (ev.subscribers != set) {
-                            continue;
+            for (Session[] chunk : sessions.chunks()) {
+                for (Session s : chunk) {
+                    boolean heldForReply = set.holds(s);
+                    if (s.compressed && runCompressed
+                            || !heldForReply && s.conflation != null && !s.conflation.isEmpty()) {
+                        for (long q = runFirst; q <= runLast; q++) {
+                            FanOutEvent ev = ring.get(q);
+                            if (ev.subscribers != set) {
+                                continue;
+                            }
+                            if (heldForReply) {
+                                holdForReply(s, ev.frameFor(s.compressed), 1);
+                            } else {
+                                deliverOrHold(s, ev);
+                            }
                         }
-                        if (heldForReply) {
-                            holdForReply(s, ev.frameFor(s.compressed), 1);
-                        } else {
-                            deliverOrHold(s, ev);
-                        }
+                    } else if (heldForReply) {
+                        holdForReply(s, frame, runUpdates);
+                    } else {
+                        deliver(s, frame, runUpdates);
                     }
-                } else if (heldForReply) {
-                    holdForReply(s, frame, runUpdates);
-                } else {
-                    deliver(s, frame, runUpdates);
                 }
             }
         } finally {
@@ -356,7 +361,7 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
 
     /** After an update's writes: the latency from its publish (when it went to anyone here) and its ack. */
     private void observeAndAck(FanOutEvent ev) {
-        if (ev.receivedNanos != 0 && ev.subscribers.forLoop(loopIndex).length > 0) {
+        if (ev.receivedNanos != 0 && !ev.subscribers.forLoop(loopIndex).isEmpty()) {
             counters.publishToWrite.observe((System.nanoTime() - ev.receivedNanos) / 1e9);
         }
         ackIfOfThisLoop(ev);

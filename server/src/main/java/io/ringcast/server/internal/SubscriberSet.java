@@ -1,13 +1,13 @@
 package io.ringcast.server.internal;
 
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 
 /**
  * The sessions receiving one topic, grouped by owning event loop so each {@link FanOutPoller}
- * reads only its own array, each loop's sessions in the order of their ids. Immutable: the
- * sequencer replaces a topic's set on every change (copy on write, rare) and each fan-out event
+ * reads only its own loop's, each loop's sessions in the order of their ids ({@link ChunkedSessions}).
+ * Immutable: the sequencer replaces a topic's set on every change (copy on write, of one chunk of
+ * a loop's sessions and the indexes: a set one session apart shares the rest) and each fan-out event
  * carries the set that was current when the update was sequenced, so a poller never sees a
  * subscriber that joined after that update (it got the value in its snapshot) and never needs a lock.
  *
@@ -24,16 +24,14 @@ import java.util.List;
  * sequencer thread; pollers never read them.
  */
 final class SubscriberSet {
-    private static final Session[] NONE = new Session[0];
-    private static final Comparator<Session> BY_ID = Comparator.comparingLong(s -> s.id);
-
-    private final Session[][] byLoop;
+    private final ChunkedSessions[] byLoop;
     /** The indexes of the loops with at least one session, ascending: the pollers an update of this set wakes. */
     private final int[] loopsWithSessions;
-    /** The held members of each loop, a subset of {@link #byLoop}'s, in the same order. */
-    private final Session[][] heldByLoop;
+    /** The held members of each loop, a subset of {@link #byLoop}'s. */
+    private final ChunkedSessions[] heldByLoop;
     private final int size;
     private final int heldSize;
+    /** A sum over the members (and held members), so that a set one session apart has it at once. */
     private final int hash;
     /** How many sessions negotiated permessage-deflate: none, and nothing is compressed for this set. */
     private final int compressedSessions;
@@ -55,42 +53,35 @@ final class SubscriberSet {
     Session memoReleased;
     SubscriberSet memoReleasedResult;
 
-    private SubscriberSet(Session[][] byLoop, Session[][] heldByLoop) {
+    /** A set of these members and held members, whose counts and hash the caller worked out. */
+    private SubscriberSet(ChunkedSessions[] byLoop, ChunkedSessions[] heldByLoop, int size, int heldSize, int hash,
+            int compressedSessions) {
         this.byLoop = byLoop;
         this.heldByLoop = heldByLoop;
-        int n = 0;
-        int held = 0;
-        int compressed = 0;
-        int h = byLoop.length;
-        for (Session[] loop : byLoop) {
-            n += loop.length;
-            for (Session s : loop) {
-                h = 31 * h + Long.hashCode(s.id);
-                if (s.compressed) {
-                    compressed++;
-                }
-            }
-        }
-        for (Session[] loop : heldByLoop) {
-            held += loop.length;
-            for (Session s : loop) {
-                h = 31 * h + ~Long.hashCode(s.id);
-            }
-        }
-        this.size = n;
-        this.heldSize = held;
-        this.hash = h;
-        this.compressedSessions = compressed;
+        this.size = size;
+        this.heldSize = heldSize;
+        this.hash = hash;
+        this.compressedSessions = compressedSessions;
         int busy = 0;
-        for (Session[] loop : byLoop) {
-            busy += loop.length > 0 ? 1 : 0;
+        for (ChunkedSessions loop : byLoop) {
+            busy += loop.isEmpty() ? 0 : 1;
         }
         this.loopsWithSessions = new int[busy];
         for (int i = 0, j = 0; i < byLoop.length; i++) {
-            if (byLoop[i].length > 0) {
+            if (!byLoop[i].isEmpty()) {
                 loopsWithSessions[j++] = i;
             }
         }
+    }
+
+    /** A member's share of {@link #hash}. */
+    private static int memberHash(Session s) {
+        return Long.hashCode(s.id * 0x9E3779B97F4A7C15L);
+    }
+
+    /** A held member's share of {@link #hash}, on top of its {@link #memberHash}. */
+    private static int heldHash(Session s) {
+        return Integer.rotateLeft(memberHash(s), 16) ^ 0x5BD1E995;
     }
 
     /**
@@ -134,13 +125,13 @@ final class SubscriberSet {
     }
 
     static SubscriberSet empty(int loops) {
-        Session[][] none = none(loops);
-        return new SubscriberSet(none, none);
+        ChunkedSessions[] none = none(loops);
+        return new SubscriberSet(none, none, 0, 0, loops, 0);
     }
 
-    private static Session[][] none(int loops) {
-        Session[][] byLoop = new Session[loops][];
-        Arrays.fill(byLoop, NONE);
+    private static ChunkedSessions[] none(int loops) {
+        ChunkedSessions[] byLoop = new ChunkedSessions[loops];
+        Arrays.fill(byLoop, ChunkedSessions.NONE);
         return byLoop;
     }
 
@@ -154,18 +145,18 @@ final class SubscriberSet {
         return loopsWithSessions;
     }
 
-    /** The sessions of event loop {@code loopIndex}, held ones included. The array must not be modified. */
-    Session[] forLoop(int loopIndex) {
+    /** The sessions of event loop {@code loopIndex}, held ones included. */
+    ChunkedSessions forLoop(int loopIndex) {
         return byLoop[loopIndex];
     }
 
     boolean contains(Session session) {
-        return Arrays.binarySearch(byLoop[session.loopIndex], session, BY_ID) >= 0;
+        return byLoop[session.loopIndex].contains(session);
     }
 
     /** Whether {@code session} is a held member: its updates wait until its streamed reply is written. */
     boolean holds(Session session) {
-        return heldSize > 0 && Arrays.binarySearch(heldByLoop[session.loopIndex], session, BY_ID) >= 0;
+        return heldSize > 0 && heldByLoop[session.loopIndex].contains(session);
     }
 
     /** A set of exactly these (distinct) sessions, built in one pass: O(n log n), not n copies. */
@@ -175,85 +166,85 @@ final class SubscriberSet {
 
     /** The same, {@code held} (among {@code sessions}) held. */
     static SubscriberSet of(List<Session> sessions, List<Session> held, int loops) {
-        return new SubscriberSet(byLoop(sessions, loops), held.isEmpty() ? none(loops) : byLoop(held, loops));
+        int hash = loops;
+        int compressed = 0;
+        for (Session s : sessions) {
+            hash += memberHash(s);
+            compressed += s.compressed ? 1 : 0;
+        }
+        for (Session s : held) {
+            hash += heldHash(s);
+        }
+        return new SubscriberSet(byLoop(sessions, loops), held.isEmpty() ? none(loops) : byLoop(held, loops),
+                sessions.size(), held.size(), hash, compressed);
     }
 
-    private static Session[][] byLoop(List<Session> sessions, int loops) {
+    private static ChunkedSessions[] byLoop(List<Session> sessions, int loops) {
         int[] perLoop = new int[loops];
         for (Session s : sessions) {
             perLoop[s.loopIndex]++;
         }
-        Session[][] byLoop = new Session[loops][];
+        Session[][] flat = new Session[loops][];
         for (int i = 0; i < loops; i++) {
-            byLoop[i] = perLoop[i] == 0 ? NONE : new Session[perLoop[i]];
+            flat[i] = new Session[perLoop[i]];
             perLoop[i] = 0;
         }
         for (Session s : sessions) {
-            byLoop[s.loopIndex][perLoop[s.loopIndex]++] = s;
+            flat[s.loopIndex][perLoop[s.loopIndex]++] = s;
         }
-        for (Session[] loop : byLoop) {
-            Arrays.sort(loop, BY_ID);
+        ChunkedSessions[] byLoop = new ChunkedSessions[loops];
+        for (int i = 0; i < loops; i++) {
+            Arrays.sort(flat[i], ChunkedSessions.BY_ID);
+            byLoop[i] = ChunkedSessions.of(flat[i]);
         }
         return byLoop;
     }
 
     /** A set with {@code session} added (this set if already there, held or not). */
     SubscriberSet with(Session session) {
-        Session[][] added = inserted(byLoop, session);
-        return added == null ? this : new SubscriberSet(added, heldByLoop);
+        ChunkedSessions[] added = replaced(byLoop, session, byLoop[session.loopIndex].with(session));
+        return added == null ? this : new SubscriberSet(added, heldByLoop, size + 1, heldSize,
+                hash + memberHash(session), compressedSessions + (session.compressed ? 1 : 0));
     }
 
     /** A set with {@code session} added as a held member (this set if already there, held or not). */
     SubscriberSet withHeld(Session session) {
-        Session[][] added = inserted(byLoop, session);
-        return added == null ? this : new SubscriberSet(added, inserted(heldByLoop, session));
+        ChunkedSessions[] added = replaced(byLoop, session, byLoop[session.loopIndex].with(session));
+        if (added == null) {
+            return this;
+        }
+        return new SubscriberSet(added, replaced(heldByLoop, session, heldByLoop[session.loopIndex].with(session)),
+                size + 1, heldSize + 1, hash + memberHash(session) + heldHash(session),
+                compressedSessions + (session.compressed ? 1 : 0));
     }
 
     /** A set where {@code session} is no longer held (this set if it was not). */
     SubscriberSet released(Session session) {
-        Session[][] held = removed(heldByLoop, session);
-        return held == null ? this : new SubscriberSet(byLoop, held);
+        ChunkedSessions[] held = replaced(heldByLoop, session, heldByLoop[session.loopIndex].without(session));
+        return held == null ? this
+                : new SubscriberSet(byLoop, held, size, heldSize - 1, hash - heldHash(session), compressedSessions);
     }
 
     /** A set with {@code session} removed (this set if absent). */
     SubscriberSet without(Session session) {
-        Session[][] shrunk = removed(byLoop, session);
+        ChunkedSessions[] shrunk = replaced(byLoop, session, byLoop[session.loopIndex].without(session));
         if (shrunk == null) {
             return this;
         }
-        Session[][] held = removed(heldByLoop, session);
-        return new SubscriberSet(shrunk, held == null ? heldByLoop : held);
+        ChunkedSessions[] held = replaced(heldByLoop, session, heldByLoop[session.loopIndex].without(session));
+        return new SubscriberSet(shrunk, held == null ? heldByLoop : held, size - 1,
+                held == null ? heldSize : heldSize - 1,
+                hash - memberHash(session) - (held == null ? 0 : heldHash(session)),
+                compressedSessions - (session.compressed ? 1 : 0));
     }
 
-    /** {@code sessions} with {@code session} inserted in its place, or null when it is there already. */
-    private static Session[][] inserted(Session[][] sessions, Session session) {
-        Session[] old = sessions[session.loopIndex];
-        int at = Arrays.binarySearch(old, session, BY_ID);
-        if (at >= 0) {
+    /** {@code sessions} with {@code session}'s loop's sessions {@code changed}, or null when they did not change. */
+    private static ChunkedSessions[] replaced(ChunkedSessions[] sessions, Session session, ChunkedSessions changed) {
+        if (changed == sessions[session.loopIndex]) {
             return null;
         }
-        at = -at - 1;
-        Session[] grown = new Session[old.length + 1];
-        System.arraycopy(old, 0, grown, 0, at);
-        grown[at] = session;
-        System.arraycopy(old, at, grown, at + 1, old.length - at);
-        Session[][] copy = sessions.clone();
-        copy[session.loopIndex] = grown;
-        return copy;
-    }
-
-    /** {@code sessions} without {@code session}, or null when it is not there. */
-    private static Session[][] removed(Session[][] sessions, Session session) {
-        Session[] old = sessions[session.loopIndex];
-        int at = Arrays.binarySearch(old, session, BY_ID);
-        if (at < 0) {
-            return null;
-        }
-        Session[] shrunk = old.length == 1 ? NONE : new Session[old.length - 1];
-        System.arraycopy(old, 0, shrunk, 0, at);
-        System.arraycopy(old, at + 1, shrunk, at, old.length - at - 1);
-        Session[][] copy = sessions.clone();
-        copy[session.loopIndex] = shrunk;
+        ChunkedSessions[] copy = sessions.clone();
+        copy[session.loopIndex] = changed;
         return copy;
     }
 
@@ -270,17 +261,10 @@ final class SubscriberSet {
         return sameSessions(byLoop, other.byLoop) && (heldSize == 0 || sameSessions(heldByLoop, other.heldByLoop));
     }
 
-    private static boolean sameSessions(Session[][] x, Session[][] y) {
+    private static boolean sameSessions(ChunkedSessions[] x, ChunkedSessions[] y) {
         for (int i = 0; i < x.length; i++) {
-            Session[] a = x[i];
-            Session[] b = y[i];
-            if (a.length != b.length) {
+            if (!x[i].sameSessions(y[i])) {
                 return false;
-            }
-            for (int j = 0; j < a.length; j++) {
-                if (a[j] != b[j]) {
-                    return false;
-                }
             }
         }
         return true;

@@ -378,6 +378,7 @@ final class Subscriptions {
      * written; then, at the end, {@code SUBSCRIBED}. Returns whether the reply is complete.
      */
     private boolean advance(Session session, SubscriptionRequest r, long windowStart) {
+        replies.expect(REPLY_WINDOW_BYTES - (int) (replies.writtenBytes() - windowStart));
         while (r.next < r.end) {
             long made = replies.writtenBytes() - windowStart;
             if (made >= REPLY_WINDOW_BYTES) {

@@ -46,7 +46,7 @@ class SubscriberSetTest {
             Peer a1 = fx.session(1);
             Peer b1 = fx.session(1);
             SubscriberSet before = SubscriberSet.empty(2).with(a0.session).with(a1.session);
-            Session[] loop1Before = before.forLoop(1);
+            ChunkedSessions loop1Before = before.forLoop(1);
 
             SubscriberSet after = before.with(b1.session);
 

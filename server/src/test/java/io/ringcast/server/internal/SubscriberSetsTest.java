@@ -157,6 +157,49 @@ class SubscriberSetsTest {
         }
     }
 
+    /**
+     * Thousands of clients subscribing to one selector join each of its topics one after another,
+     * and leave the same way. Each step makes a set one session apart from the last: with one flat
+     * array per loop that copied every member, 10,000 subscribers of {@code #} took a node with
+     * 1,000 topics 8.8 s of its sequencer, and 19,000 took 27 s. A step must copy about a chunk.
+     */
+    @Test
+    void thousandsOfSessionsJoiningAndLeavingOneByOneCopyAChunkAStepNotEveryMember() {
+        try (FanOutFixture fx = new FanOutFixture(1)) {
+            SubscriberSets sets = new SubscriberSets(1);
+            List<Topic> topics = List.of(fx.topic(1, "a"), fx.topic(2, "b"));
+            List<Peer> peers = new java.util.ArrayList<>();
+            for (int i = 0; i < 5_000; i++) {
+                peers.add(fx.session(0));
+            }
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (Peer p : peers) {
+                for (Topic t : topics) {
+                    sets.add(t, p.session, true);
+                }
+                for (Topic t : topics) {
+                    sets.release(t, p.session);
+                }
+            }
+            long joining = threads.getCurrentThreadAllocatedBytes() - before;
+            assertThat(topics.get(0).subscribers.size()).isEqualTo(5_000);
+            before = threads.getCurrentThreadAllocatedBytes();
+            for (Peer p : peers) {
+                for (Topic t : topics) {
+                    sets.remove(t, p.session);
+                }
+            }
+            long leaving = threads.getCurrentThreadAllocatedBytes() - before;
+            assertThat(topics.get(0).subscribers).isSameAs(sets.empty());
+            // a copy of every member at each join or leave: 2,500 members of 4 bytes on average, 50 MB for
+            // each 5,000 (52 MB measured for the joins); a chunk and the index: 5.4 MB for the joins
+            assertThat(joining).as("bytes allocated by 5,000 joins and releases").isLessThan(15L << 20);
+            assertThat(leaving).as("bytes allocated by 5,000 leaves").isLessThan(15L << 20);
+        }
+    }
+
     /** How many sets {@code from} reaches through memos, itself excluded. */
     private static int reachableThroughMemos(SubscriberSet from) {
         java.util.Set<SubscriberSet> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
