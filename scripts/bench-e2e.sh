@@ -31,7 +31,9 @@
 #              checks and figures). At each point Ringcast (its defaults, lean subscribers) and Redis run
 #              one after the other, Redis first at every other point: 10 subscribers at 10,000/s, 100 at
 #              5,000/s and 10,000/s, 1,000 at 1,000/s, 10,000 at 10/s, then the sweeps at 100 and at
-#              1,000 subscribers; with BASE_JAR, that server jar too at every point, and the --fanout
+#              1,000 subscribers, and (Ringcast's alone, -prefilled) 10,000 at 10/s once more on topics
+#              that carry values (a short unmeasured run publishes to each first: a reconnect storm, where
+#              each subscriber is sent every topic's value); with BASE_JAR, that server jar too at every point, and the --fanout
 #              set's two max-delay points (Ringcast's alone: Redis has no flush policy). summary.md sets
 #              them side by side: max clean rate, p50/p99, server CPU per delivery, server peak RSS, the
 #              time all subscribers took to connect. Raises the open-file limit to 12,000 for the 10,000
@@ -211,7 +213,16 @@ if [ "$set_name" = fanout ] || [ "$set_name" = vs-redis ]; then
   # with --vs-redis, Redis first at every other point, so that neither always follows the other's load
   point_yaml=""
   point_suffix=""
+  # whether the point's subscribers join topics that carry values: a short run gives each of the
+  # 1,000 topics one first (Ringcast's alone, with a point suffix: Redis keeps no values)
+  point_prefill=false
   points=0
+  # prefill SERVERS: every topic of the workload published to, through 10 subscribers, unmeasured
+  prefill() {
+    java -jar "$bench_jar" --servers "$1" --topics 1000 --payload-bytes 200 --publishers 1 \
+      --subscribers 10 --rate 2000 --duration 2s --warmup 1s --out "$work/prefill" > "$work/prefill.log" 2>&1 \
+      || { cat "$work/prefill.log"; echo "prefilling the topics failed"; failed=1; }
+  }
   point() {
     local order=("${variants[@]}")
     if [ "$set_name" = vs-redis ] && [ $((points % 2)) -eq 1 ]; then
@@ -234,6 +245,7 @@ if [ "$set_name" = fanout ] || [ "$set_name" = vs-redis ]; then
       local jar=$server_jar
       [ "$variant" = base ] && jar=$base_jar
       start_server "$name" "$point_yaml" "$jar"
+      if $point_prefill; then prefill "$ringcast_servers"; fi
       bench "$name" --publishers 1 --server-pids "$server_pid" "$@"
       stop_server
     done
@@ -244,6 +256,13 @@ if [ "$set_name" = fanout ] || [ "$set_name" = vs-redis ]; then
   point --subscribers 1000 --rate 1000 "${run_time[@]}"
   if [ "$set_name" = vs-redis ]; then
     point --subscribers 10000 --rate 10 "${run_time[@]}"
+    # a reconnect storm: 10,000 subscribers of # joining 1,000 topics that carry values, each sent
+    # every topic's TOPIC and SNAPSHOT (about 230 kB a subscriber)
+    point_prefill=true
+    point_suffix=-prefilled
+    point --subscribers 10000 --rate 10 "${run_time[@]}"
+    point_prefill=false
+    point_suffix=""
   fi
   point --subscribers 100 "${sweep[@]}"
   point --subscribers 1000 "${sweep_1000[@]}"
