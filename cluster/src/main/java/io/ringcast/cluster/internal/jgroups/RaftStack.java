@@ -201,6 +201,8 @@ public final class RaftStack {
         /** Per member, when last heard and last multicast to this node: a clock each, set per message without allocating. */
         private final Map<Address, AtomicLong> lastHeardNs = new ConcurrentHashMap<>();
         private final Map<Address, AtomicLong> lastMulticastNs = new ConcurrentHashMap<>();
+        /** How long a non-member stays in {@link #lastHeardNs} after it was last heard: far beyond any watch's silence. */
+        private static final long FORGOTTEN_AFTER_MS = 60_000;
 
         HeardFrom() {
             setId(ClassConfigurator.getProtocolId(FD_ALL3.class)); // as BoundFdSock: FD_ALL3's header id
@@ -237,11 +239,21 @@ public final class RaftStack {
                 View view = evt.getArg();
                 long now = System.nanoTime();
                 lastMulticastNs.keySet().retainAll(view.getMembers());
+                forgetSilentNonMembers(view.getMembers(), FORGOTTEN_AFTER_MS);
                 for (Address member : view.getMembersRaw()) {
                     touch(lastMulticastNs, member, now);
                 }
             }
             return super.down(evt);
+        }
+
+        /**
+         * Forgets when each non-member of {@code members} was last heard, if over {@code silentMs}
+         * ago: a member restarted comes back under a new address, and its old one would stay
+         * (one entry per restart) where no watch asks about it any more.
+         */
+        void forgetSilentNonMembers(List<Address> members, long silentMs) {
+            lastHeardNs.entrySet().removeIf(heard -> !members.contains(heard.getKey()) && msSince(heard.getValue()) > silentMs);
         }
 
         /** Milliseconds since anything came from {@code member}; {@link Long#MAX_VALUE} if nothing ever did. */
