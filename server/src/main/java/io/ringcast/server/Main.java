@@ -65,6 +65,16 @@ public final class Main implements Callable<Integer> {
             // "A smaller memory floor"). Set before the allocator exists; -Dio.netty.allocator.maxOrder wins.
             System.setProperty(maxOrder, "7");
         }
+        String recyclerRatio = "io.netty.recycler.ratio";
+        if (System.getProperty(recyclerRatio) == null) {
+            // Netty gives one new pooled buffer object in 8 a handle to be recycled with. A topic's
+            // history keeps an update's buffer for seconds to minutes, past a young collection: the
+            // other seven were promoted and died in the old generation, ~1 MB/s at 1.5M deliveries/s,
+            // and a full collection of 40-70 ms came every minute. With all recycled the old
+            // generation stays flat (docs/benchmarks.md, "Buffer objects recycled"). Set before the
+            // first buffer; -Dio.netty.recycler.ratio wins.
+            System.setProperty(recyclerRatio, "1");
+        }
         if (System.getProperty("io.netty.leakDetection.level") == null) {
             // Netty's default samples 1 buffer in 128 with a stack trace per retained copy: on the fan-out
             // path that is ~840 B per sampled frame per subscriber. Tests run paranoid; a node does not,
