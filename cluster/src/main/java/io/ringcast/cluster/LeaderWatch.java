@@ -143,25 +143,26 @@ final class LeaderWatch implements AutoCloseable {
     }
 
     /**
-     * Logs a change of the leader this node knows, and sends the submits made through the former
-     * one to the new one, in order, or fails them at once when they may not be sent twice
-     * ({@link RaftGroup#redirectSubmits}): the engine never answers a submit forwarded to a leader
-     * that died, so they would hold the batcher's entries in flight until their timeout, pausing
-     * every publish here for that long after an election. (The batcher's next submit does the
-     * same, first, should it come before this check.)
+     * Logs a change of the leader this node knows; at every check, sends the submits the engine will
+     * not answer again, in order, or fails them at once when they may not be sent twice
+     * ({@link RaftGroup#redirectSubmits}): those made through a former leader (the engine never
+     * answers a submit forwarded to a leader that died), those whose send failed, and those the
+     * same leader may have lost in a vote that kept it. They would hold the batcher's entries in
+     * flight until their timeout, pausing every publish here for that long. (The batcher's next
+     * submit does the same, first, should it come before this check; it may not come: the
+     * publishers may be waiting for these.)
      */
     private void logLeaderChange() {
         String leader = String.valueOf(group.leader());
+        int[] redirected = group.redirectSubmits();
+        if (redirected[0] + redirected[1] > 0) {
+            log.info("cluster: {} entries sent again to {} (through a former leader, failed, or sent in an earlier "
+                    + "term), {} answered as timed out (they may not be applied twice)", redirected[0], leader,
+                    redirected[1]);
+        }
         if (!leader.equals(loggedLeader)) {
-            String former = loggedLeader;
             loggedLeader = leader;
             unreachable = false;
-            int[] redirected = group.redirectSubmits();
-            if (redirected[0] + redirected[1] > 0) {
-                log.info("cluster: of the entries submitted through {}, no longer the leader, {} sent again to {}, "
-                        + "{} answered as timed out (they may not be applied twice)", former, redirected[0], leader,
-                        redirected[1]);
-            }
             if (leader.equals("null")) {
                 leaderlessSinceNs = System.nanoTime();
                 log.warn("cluster: no leader known (term {}, view {}): publishes here are refused with NO_MAJORITY",

@@ -82,15 +82,18 @@ public final class RaftGroup implements AutoCloseable {
         final byte[] entry;
         final CompletableFuture<byte[]> answer;
         volatile String leader;
+        /** The term this node knew when it last sent it: {@link #redirectSubmits} sends it again in a later one. */
+        volatile long term;
         volatile long sinceNs;
         /** When it was submitted: {@link #sinceNs} restarts each time it is sent again. */
         final long madeNs;
         volatile CompletableFuture<byte[]> send;
 
-        Forwarded(byte[] entry, CompletableFuture<byte[]> answer, String leader) {
+        Forwarded(byte[] entry, CompletableFuture<byte[]> answer, String leader, long term) {
             this.entry = entry;
             this.answer = answer;
             this.leader = leader;
+            this.term = term;
             this.sinceNs = System.nanoTime();
             this.madeNs = sinceNs;
         }
@@ -190,6 +193,7 @@ public final class RaftGroup implements AutoCloseable {
             return CompletableFuture.failedFuture(new IllegalStateException("raft group " + group + " is not running"));
         }
         String leaderNow = leader();
+        long termNow = h.currentTerm();
         redirectSubmits(); // those the former leader left go first, in their order
         CompletableFuture<byte[]> send;
         try {
@@ -200,7 +204,7 @@ public final class RaftGroup implements AutoCloseable {
         }
         CompletableFuture<byte[]> answer = new CompletableFuture<byte[]>()
                 .orTimeout(settings.submitTimeoutMs(), TimeUnit.MILLISECONDS);
-        Forwarded f = new Forwarded(resendable ? entry : null, answer, leaderNow);
+        Forwarded f = new Forwarded(resendable ? entry : null, answer, leaderNow, termNow);
         long number = ++submits;
         if (leaderNow != null) {
             forwarded.put(number, f);
@@ -236,7 +240,18 @@ public final class RaftGroup implements AutoCloseable {
      * send failed, {@link #sendVia}), to the leader known now, in the order they were first made,
      * those that may be ({@code resendable}); fails the others at once ({@link TimeoutException}: the engine never answers a submit forwarded to a
      * leader that died, and each would hold its place until {@code submitTimeoutMs}). While no
-     * leader is known, they wait for one. Any thread.
+     * leader is known, they wait for one.
+     *
+     * <p>The same leader in a later term gets the resendable submits sent in an earlier one again
+     * too: jgroups-raft 1.1.4's runner reads the request table once per batch of requests
+     * ({@code RAFT.process}), so a batch that straddles a vote which keeps its leader (the leader
+     * steps down, its table is failed and replaced on the vote's thread, it is elected again)
+     * registers its later submits in the dropped table, in the old term, and they may never be
+     * answered (docs/upstream/jgroups-raft.md, report 11; the fault suite's rolling restart: every
+     * publisher of two nodes stalled 5 s, until {@code REPLICATION_TIMEOUT}, when the restarted
+     * first member of the view ran a vote that kept the leader). The others are left to be
+     * answered, or to time out. Any thread; cheap when nothing waits, so that {@code LeaderWatch}
+     * calls it at each check.
      *
      * @return how many were sent again and how many failed, as {@code {sent, failed}}
      */
@@ -247,9 +262,11 @@ public final class RaftGroup implements AutoCloseable {
         if (leaderNow == null || h == null) {
             return counts;
         }
+        long termNow = h.currentTerm();
         for (Forwarded f : forwarded.values()) {
             String former = f.leader;
-            if (former == null || former.equals(leaderNow) || f.answer.isDone()) {
+            if (former == null || f.answer.isDone()
+                    || former.equals(leaderNow) && (f.entry == null || f.term >= termNow)) {
                 continue;
             }
             if (f.entry == null) {
@@ -259,13 +276,16 @@ public final class RaftGroup implements AutoCloseable {
                 }
                 continue;
             }
+            long formerTerm = f.term;
             f.leader = leaderNow;
+            f.term = termNow;
             f.sinceNs = System.nanoTime();
             try {
                 sendVia(f, h.setAsync(f.entry, 0, f.entry.length));
                 counts[0]++;
             } catch (Exception | Error e) { // the leader went again: the next change sends it once more
                 f.leader = former;
+                f.term = formerTerm;
             }
         }
         return counts;

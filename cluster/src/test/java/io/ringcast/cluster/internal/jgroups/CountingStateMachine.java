@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The smallest state machine that shows order: how many entries were applied, a hash chained over
@@ -23,9 +24,14 @@ final class CountingStateMachine implements ReloadableStateMachine {
     private volatile int snapshotsRead;
     /** The first long of each entry of at least 8 bytes, in apply order (since start or the last reset). */
     private final List<Long> heads = new CopyOnWriteArrayList<>();
+    /** How long each apply takes at least: a slow state machine keeps the engine's runner in each batch longer. */
+    volatile long applyNanos;
 
     @Override
     public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) {
+        if (applyNanos > 0) {
+            LockSupport.parkNanos(applyNanos);
+        }
         byte[] entry = Arrays.copyOfRange(data, offset, offset + length);
         long h = chain;
         for (byte b : entry) {

@@ -12,10 +12,12 @@ import java.util.function.Predicate;
  * How a fault window looked to the publishers: of the attempts sent during it, the share acked
  * (whenever the ack came), and the longest pause between acks received during it (counting from
  * the window's start and to its end: no ack at all is a pause of the whole window), over all topics
- * and, worst of all topics, for one topic (what a fault costs the topics of one group). Pure.
+ * and, worst of all topics, for one topic (what a fault costs the topics of one group), with the
+ * moment that pause began (the run's clock, as the events'), so that it can be laid beside the events
+ * and the nodes' logs. Pure.
  */
 record Availability(String window, long startNs, long endNs, Map<String, Share> perPublisher, long longestPauseMs,
-                    long longestTopicPauseMs, long acksInWindow) {
+                    long longestPauseFromNs, long longestTopicPauseMs, long acksInWindow) {
 
     /** One publisher's attempts sent in the window, and how many of them were acked. */
     record Share(int sent, int acked, Map<String, Integer> refusals) {
@@ -48,12 +50,19 @@ record Availability(String window, long startNs, long endNs, Map<String, Share> 
         Map<String, Share> shares = new TreeMap<>();
         counts.forEach((p, c) -> shares.put(p, new Share(c[0], c[1], refusals.getOrDefault(p, Map.of()))));
         long longest = 0;
+        long longestFrom = startNs;
         long previous = startNs;
         for (long t : ackTimes) {
-            longest = Math.max(longest, t - previous);
+            if (t - previous > longest) {
+                longest = t - previous;
+                longestFrom = previous;
+            }
             previous = t;
         }
-        longest = Math.max(longest, endNs - previous);
+        if (endNs - previous > longest) {
+            longest = endNs - previous;
+            longestFrom = previous;
+        }
         Map<String, List<Long>> perTopic = new TreeMap<>();
         attempts.stream().filter(a -> counted.test(a.publisher()) && a.outcome() == Outcome.ACKED
                         && a.doneNs() >= startNs && a.doneNs() <= endNs)
@@ -68,8 +77,8 @@ record Availability(String window, long startNs, long endNs, Map<String, Share> 
             }
             longestTopic = Math.max(longestTopic, endNs - before);
         }
-        return new Availability(window, startNs, endNs, shares, longest / 1_000_000, longestTopic / 1_000_000,
-                ackTimes.size());
+        return new Availability(window, startNs, endNs, shares, longest / 1_000_000, longestFrom,
+                longestTopic / 1_000_000, ackTimes.size());
     }
 
     double ackedShare() {

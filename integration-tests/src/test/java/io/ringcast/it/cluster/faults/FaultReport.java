@@ -59,6 +59,7 @@ record FaultReport(Fault fault, Fault.Durations durations, long startedMs, long 
                     .put("ackedShare", a.ackedShare())
                     .put("acks", a.acksInWindow())
                     .put("longestPauseMs", a.longestPauseMs())
+                    .put("longestPauseFromMs", a.longestPauseFromNs() / 1_000_000)
                     .put("longestTopicPauseMs", a.longestTopicPauseMs());
             w.set("perPublisher", JSON.valueToTree(a.perPublisher()));
             windows.stream().filter(x -> x.name().equals(a.window())).findFirst().ifPresent(x -> {
@@ -89,8 +90,8 @@ record FaultReport(Fault fault, Fault.Durations durations, long startedMs, long 
         b.append("attempts: ").append(outcomes()).append("; deliveries: ").append(history.deliveries().size()).append('\n');
         for (Availability a : availability) {
             b.append(String.format("window %s: %.1f%% of the majority side's attempts acked, %d acks, longest pause %d ms"
-                    + " (of one topic: %d ms)%n", a.window(), 100 * a.ackedShare(), a.acksInWindow(), a.longestPauseMs(),
-                    a.longestTopicPauseMs()));
+                    + " from %.1f s (of one topic: %d ms)%n", a.window(), 100 * a.ackedShare(), a.acksInWindow(),
+                    a.longestPauseMs(), a.longestPauseFromNs() / 1e9, a.longestTopicPauseMs()));
             a.perPublisher().forEach((p, s) -> b.append(String.format("  %s: %d/%d acked %s%n", p, s.acked(), s.sent(),
                     s.refusals().isEmpty() ? "" : s.refusals())));
         }
