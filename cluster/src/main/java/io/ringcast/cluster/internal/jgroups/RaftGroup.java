@@ -265,7 +265,7 @@ public final class RaftGroup implements AutoCloseable {
         long termNow = h.currentTerm();
         for (Forwarded f : forwarded.values()) {
             String former = f.leader;
-            if (former == null || f.answer.isDone()
+            if (f.answer.isDone()
                     || former.equals(leaderNow) && (f.entry == null || f.term >= termNow)) {
                 continue;
             }
