@@ -60,6 +60,13 @@ final class LeaderWatch implements AutoCloseable {
      */
     static final long OTHER_VIEW_SILENCES = 8;
 
+    /**
+     * How long this node may be the only member of its view, with other members answering it,
+     * before it joins the group anew ({@link #rejoinIfStranded}): a merge takes it back within one
+     * or two of {@code MERGE3}'s checks (every 4.8 s) and a merge round (5 s) when it comes at all.
+     */
+    static final long ALONE_MS = 15_000;
+
     private final RaftGroup group;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final ScheduledExecutorService timer =
@@ -87,6 +94,10 @@ final class LeaderWatch implements AutoCloseable {
     private final Map<String, Long> droppedNs = new HashMap<>();
     /** When this node last took members of another view out of its own ({@link #leaveOtherViews}); watch thread only. */
     private long otherViewsLeftNs;
+    /** Since when this node is the only member of its view (valid while it is), and when it last looked for others; watch thread only. */
+    private long aloneSinceNs;
+    private long aloneCheckedNs;
+    private boolean alone;
     /** Whether the stall was logged since commits last moved; watch thread only. */
     private boolean stallLogged;
 
@@ -118,7 +129,9 @@ final class LeaderWatch implements AutoCloseable {
     /** One check. Watch thread. */
     private void check() {
         logLeaderChange();
-        leaveOtherViews(System.nanoTime());
+        long now = System.nanoTime();
+        leaveOtherViews(now);
+        rejoinIfStranded(now);
         if (ready.isDone()) {
             checkReachable();
             return;
@@ -291,6 +304,45 @@ final class LeaderWatch implements AutoCloseable {
                     + "live in another view; taken out of this node's view so that the views merge", left, quietMs,
                     group.term(), group.view());
         }
+    }
+
+    /**
+     * Joins the group anew ({@link RaftGroup#rejoin}) when this node has been the only member of its
+     * view for {@link #ALONE_MS} while other members answer it: no merge took it back (once in a
+     * few dozen of the fault suite's partitions, a node that {@link #leaveOtherViews} left alone
+     * after the heal stayed so for good, its subscribers served nothing new). A node cut off from
+     * every other hears no answer and stays as it is. Looks at most once per {@link #ALONE_MS}.
+     * Watch thread (it blocks while it looks and joins: this node has no leader meanwhile anyway).
+     */
+    private void rejoinIfStranded(long now) {
+        if (group.view().size() > 1 || group.majority() < 2) { // none: a join again that failed
+            alone = false;
+            return;
+        }
+        if (!alone) {
+            alone = true;
+            aloneSinceNs = now;
+            aloneCheckedNs = now;
+            return;
+        }
+        long aloneNs = TimeUnit.MILLISECONDS.toNanos(ALONE_MS);
+        if (now - aloneCheckedNs < aloneNs) {
+            return;
+        }
+        aloneCheckedNs = now;
+        if (!group.aloneWhileAnotherViewAnswers(PROBE_MS)) {
+            return;
+        }
+        log.warn("cluster: this node has been alone in its view for {} ms while other members answer it, and no "
+                + "merge took it back (term {}): joining the group again", (now - aloneSinceNs) / 1_000_000, group.term());
+        try {
+            if (group.rejoin()) {
+                log.info("cluster: joined the group again (view {})", group.view());
+            }
+        } catch (Exception e) {
+            log.warn("cluster: joining the group again failed ({}); trying again in {} ms", e.toString(), ALONE_MS);
+        }
+        alone = false;
     }
 
     /** Stops checking; a node not caught up by then never is. Idempotent. */

@@ -6,6 +6,7 @@ import org.jgroups.Address;
 import org.jgroups.Event;
 import org.jgroups.JChannel;
 import org.jgroups.View;
+import org.jgroups.protocols.PingData;
 import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.raft.ELECTION2;
 import org.jgroups.protocols.raft.RAFT;
@@ -16,6 +17,7 @@ import org.jgroups.raft.util.CommitTable;
 import org.jgroups.raft.util.Utils;
 import org.jgroups.util.ExtendedUUID;
 import org.jgroups.util.NameCache;
+import org.jgroups.util.Responses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,6 +124,11 @@ public final class RaftGroup implements AutoCloseable {
         if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException("group " + group + " was started already");
         }
+        join();
+    }
+
+    /** Builds a new stack and joins the group's members on it: {@link #start}'s loop. */
+    private void join() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
                 2 * (settings.failureDetectionTimeoutMs() + settings.verifySuspectMs()) + settings.voteTimeoutMs());
         while (true) {
@@ -144,6 +151,91 @@ public final class RaftGroup implements AutoCloseable {
                 Thread.sleep(REJOIN_PAUSE_MS); // backing off between joins: nothing to wait on here
             }
         }
+    }
+
+    /**
+     * Whether this node is the only member of its JGroups view while another member answers its
+     * discovery (waiting up to {@code timeoutMs} for answers): a view without it exists that it
+     * can reach, and the merge that should take it back has not come. A node cut off from every
+     * other hears no answer. Also true when a {@link #rejoin} failed and left this node in no view:
+     * it is to join again. Blocks the calling thread up to {@code timeoutMs}; any thread.
+     */
+    public boolean aloneWhileAnotherViewAnswers(long timeoutMs) {
+        JChannel ch = channel;
+        if (ch == null || closed.get() || !started.get()) {
+            return false;
+        }
+        View v = ch.getView();
+        if (v == null) {
+            return !ch.isConnected();
+        }
+        if (v.size() != 1) {
+            return false;
+        }
+        // the event GMS sends to find the members to join (ClientGmsImpl): it asks every configured host
+        Responses answers = (Responses) ch.down(new Event(Event.FIND_INITIAL_MBRS, timeoutMs));
+        if (answers == null) {
+            return false;
+        }
+        try {
+            answers.waitFor(timeoutMs);
+            for (PingData answer : answers) {
+                if (answer.getAddress() != null && !answer.getAddress().equals(ch.getAddress())) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            answers.done();
+        }
+    }
+
+    /**
+     * Leaves this node's view and joins the group anew, on a new stack (a stopped one cannot start
+     * again: its log is closed), which loads the snapshot and the log from the data directory into
+     * the state machine taken back to empty ({@link ReloadableStateMachine#reset}): the server's
+     * sequencer skips the updates it has. For a node left alone in a view of its own that no merge
+     * takes back ({@link #aloneWhileAnotherViewAnswers}): JGroups merges views through {@code MERGE3}
+     * and {@code GMS}'s merge rounds, and once in a few dozen of the fault suite's partitions a node
+     * stayed alone after the heal, every round passing it by, its subscribers served nothing new
+     * (CI, 2026-12-02); a join takes another path, the one every restarted node takes. Submits
+     * waiting for an answer are sent again once a leader is known ({@link #redirectSubmits}), or
+     * failed where they may not be applied twice. Blocks until joined; any thread but the engine's.
+     *
+     * @return false when this node is closed or its state machine cannot be taken back to empty
+     */
+    public boolean rejoin() throws Exception {
+        if (!(stateMachine instanceof ReloadableStateMachine reloadable) || closed.get() || !started.get()) {
+            return false;
+        }
+        JChannel old;
+        synchronized (this) {
+            old = channel;
+            handle = null; // submits fail at once ("not running") until joined
+        }
+        if (old != null) {
+            old.close(); // stops the engine's runner; the state machine is left to this thread
+        }
+        for (Forwarded f : forwarded.values()) {
+            if (f.entry != null) {
+                f.leader = TO_SEND_AGAIN;
+            } else {
+                f.answer.completeExceptionally(new TimeoutException("this node joined the group again before the "
+                        + "leader answered"));
+            }
+        }
+        reloadable.reset();
+        try {
+            join();
+        } catch (Exception e) {
+            channel.close(); // in no view: the next look finds it so and joins again
+            throw e;
+        }
+        if (closed.get()) { // closed while joining: close() saw the old channel
+            channel.close();
+            return false;
+        }
+        return true;
     }
 
     /** Whether a refused join was refused by {@code NO_DUPES}: a member of this node's name is in the view. */

@@ -162,6 +162,42 @@ class RaftGroupTest {
         }
     }
 
+    /**
+     * A member alone in a view of its own that no merge takes back joins the group again: once in a
+     * few dozen of the fault suite's partitions, the merge rounds passed a node by after the heal
+     * for good (CI, 2026-12-02). Here its {@code MERGE3} is taken out of its stack, so that no merge
+     * can come; the others' answers to its discovery say a view without it is there, and the join
+     * brings it back, its state machine reloaded from its log and given what was committed
+     * meanwhile. Without the join it stays alone (the view of three is never seen).
+     */
+    @Test
+    @Timeout(90)
+    void aMemberAloneInAViewNoMergeTakesBackJoinsTheGroupAgainAndCatchesUp() throws Exception {
+        try (RaftTestMembers members = new RaftTestMembers(3, shipped()).startAll()) {
+            int leader = members.awaitLeader(Duration.ofSeconds(10));
+            submitAll(members.group(leader), 50, 100);
+            awaitOneViewOfThree(members);
+            int coord = indexOf(members.group(0).view().get(0));
+            int stranded = leader == coord ? (leader + 1) % 3 : 3 - leader - coord;
+            RaftGroup alone = members.group(stranded);
+            assertThat(alone.aloneWhileAnotherViewAnswers(500)).as("in a view of three").isFalse();
+
+            alone.channel().getProtocolStack().removeProtocol(org.jgroups.protocols.MERGE3.class);
+            assertThat(members.group(coord).removeFromView(alone.nodeName())).isTrue();
+            long heardWithinMs = shipped().failureDetectionTimeoutMs();
+            Await.until(() -> !alone.leaveMembersCountingThisNodeOut(heardWithinMs, 3 * heardWithinMs).isEmpty(),
+                    Duration.ofSeconds(20), Duration.ofMillis(100), members::describe);
+            Await.until(() -> alone.view().equals(List.of(alone.nodeName())), Duration.ofSeconds(5),
+                    Duration.ofMillis(5), () -> "alone in a view of its own: " + members.describe());
+            submitAll(members.group(leader), 50, 100);
+
+            assertThat(alone.aloneWhileAnotherViewAnswers(1000)).as("the others answer its discovery").isTrue();
+            assertThat(alone.rejoin()).isTrue();
+            awaitOneViewOfThree(members);
+            members.awaitApplied(100, Duration.ofSeconds(20));
+        }
+    }
+
     private static void awaitOneViewOfThree(RaftTestMembers members) {
         Await.until(() -> members.running().stream().allMatch(i -> members.group(i).view().size() == 3),
                 Duration.ofSeconds(30), Duration.ofMillis(10), () -> "one view of three: " + members.describe());
