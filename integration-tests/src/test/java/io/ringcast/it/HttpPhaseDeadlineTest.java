@@ -1,6 +1,7 @@
 package io.ringcast.it;
 
 import io.ringcast.server.RingcastServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -44,6 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * closes the rest at the deadline, never holds more than the limit, and that a witness session
  * misses nothing meanwhile.
  */
+@Tag(TimedTests.TAG)
 @Timeout(90)
 class HttpPhaseDeadlineTest {
     private static final long DEADLINE_MS = 1000;

@@ -13,6 +13,7 @@ import io.ringcast.server.RingcastServer;
 import io.ringcast.server.ServerCounter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * (a value that stops passing and passes again, a resume after a cut), a permission-limited role,
  * and refused options. The browser client's are {@code BrowserClientTest}'s.
  */
+@Tag(TimedTests.TAG)
 @Timeout(60)
 class SubscriptionViewsTest {
     private static final SubscribeOptions QUOTE = SubscribeOptions.builder().fields("bid", "spread")
