@@ -298,4 +298,10 @@ public final class ClusterNode implements AutoCloseable {
         }
         engine.close();
     }
+
+    /** The engine, for tests that reach into it (a jgroups group's view, say). */
+    Engine engine() {
+        return engine;
+    }
+
 }

@@ -130,4 +130,10 @@ final class JGroupsEngine implements ClusterNode.Engine {
         batcher.close();
         group.close();
     }
+
+    /** The group, for tests that reach into it. */
+    RaftGroup group() {
+        return group;
+    }
+
 }

@@ -2,6 +2,7 @@ package io.ringcast.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringcast.cluster.internal.jgroups.RaftGroup;
 import io.ringcast.cluster.internal.jgroups.RaftSettings;
 import io.ringcast.testkit.Await;
 import io.ringcast.testkit.FreePorts;
@@ -117,6 +118,66 @@ class ClusterNodeTest {
         }
         awaitAllHave(staying.get(0), staying.get(1), -1, 200);
         assertSameGapFreeStreams(staying.get(0), staying.get(1), -1);
+    }
+
+    /**
+     * A node left alone in a view of its own that no merge takes back joins the group again by
+     * itself ({@code LeaderWatch}, after {@link LeaderWatch#ALONE_MS} alone while the others answer
+     * it), and its sink gets every update committed meanwhile, numbered as on the others. Its
+     * {@code MERGE3} is taken out of its stack so that no merge can come (the merge rounds passed
+     * a node by so in the fault suite, CI 2026-12-02). The join reloads the node's log: its sink
+     * gets the updates it had again first, which the server's sequencer skips (as here).
+     */
+    @Test
+    @Timeout(120)
+    void aNodeLeftAloneInItsViewJoinsTheGroupAgainByItselfAndCatchesUp() throws Exception {
+        startCluster(3);
+        for (CompletableFuture<Long> ack : publishRoundRobin(60, 6, "s")) {
+            ack.get(10, TimeUnit.SECONDS);
+        }
+        awaitAllHave(0, 1, 2, 60);
+        int leader = leaderIndex();
+        RaftGroup[] groups = new RaftGroup[3];
+        for (int i = 0; i < 3; i++) {
+            groups[i] = ((JGroupsEngine) nodes.get(i).engine()).group();
+        }
+        int coord = Integer.parseInt(groups[0].view().get(0).substring(1)) - 1;
+        int stranded = leader == coord ? (leader + 1) % 3 : 3 - leader - coord;
+        RaftGroup alone = groups[stranded];
+        alone.raft().getProtocolStack().removeProtocol(org.jgroups.protocols.MERGE3.class);
+        assertThat(groups[coord].removeFromView(alone.nodeName())).isTrue();
+        await(() -> !alone.leaveMembersCountingThisNodeOut(1000, 3000).isEmpty() || alone.view().size() == 1,
+                () -> "the others counted out by " + alone.nodeName() + ": " + alone.view());
+        await(() -> alone.view().equals(List.of(alone.nodeName())), () -> "alone: " + alone.view());
+
+        List<CompletableFuture<Long>> acks = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            acks.add(publish(leader, "s/" + (i % 6), "while-alone-" + i));
+        }
+        for (CompletableFuture<Long> ack : acks) {
+            ack.get(10, TimeUnit.SECONDS);
+        }
+        Await.until(() -> groups[stranded].view().size() == 3 && sinks.get(stranded).count() >= 120
+                        && firstSeen(sinks.get(stranded)).equals(sinks.get(leader).sequences()),
+                Duration.ofMillis(LeaderWatch.ALONE_MS + 30_000), Duration.ofMillis(50),
+                () -> alone.nodeName() + " back in a view of three with every update: view " + groups[stranded].view()
+                        + ", updates " + sinks.get(stranded).count() + " " + nodes.get(stranded).status());
+        assertSameGapFreeStreams(leader, 3 - leader - stranded, -1);
+    }
+
+    /** Each topic's sequences as a server's sequencer takes them: those above the last it has, in order. */
+    private static Map<String, List<Long>> firstSeen(RecordingSink sink) {
+        Map<String, List<Long>> taken = new java.util.TreeMap<>();
+        sink.sequences().forEach((path, seqs) -> {
+            List<Long> kept = new ArrayList<>();
+            for (long s : seqs) {
+                if (kept.isEmpty() || s > kept.get(kept.size() - 1)) {
+                    kept.add(s);
+                }
+            }
+            taken.put(path, kept);
+        });
+        return taken;
     }
 
     @Test
