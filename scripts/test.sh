@@ -41,8 +41,7 @@ if [ "${SKIP_VERIFY:-}" != 1 ]; then
   # build, where a second install -DskipTests took 22 s); two modules at a time where the reactor
   # allows it (the clients beside the cluster module, the benchmarks beside the integration tests):
   # the suite leaves a third of two cores idle waiting on elections, processes and paced loads
-  # (14:18 -> 13:22 min on 2 cores, 2026-11-30); within the cluster and integration-tests modules,
-  # two test JVMs (test.forks in their POMs; the integration tests tagged "timed" run after, alone)
+  # (14:18 -> 13:22 min on 2 cores, 2026-11-30)
   mvn -B -ntp -T 2 install "$@"
 elif [ "${SKIP_PACKAGING:-}" != 1 ]; then
   rm -rf "$local_repo/io/ringcast"

@@ -6,7 +6,6 @@ import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.testkit.FailOnLeakExtension;
 import io.netty.util.ResourceLeakDetector;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,7 +35,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * the node's resident memory under a bound, the view past the principal's share is refused naming
  * it, and once the sessions leave, the heap and Netty's memory in use come back to where they were.
  */
-@Tag(TimedTests.TAG)
 @Timeout(240)
 class HeldViewsMemoryTest {
     private static final long MIB = 1 << 20;

@@ -1,7 +1,6 @@
 package io.ringcast.it;
 
 import io.ringcast.server.RingcastServer;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -45,7 +44,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * closes the rest at the deadline, never holds more than the limit, and that a witness session
  * misses nothing meanwhile.
  */
-@Tag(TimedTests.TAG)
 @Timeout(90)
 class HttpPhaseDeadlineTest {
     private static final long DEADLINE_MS = 1000;

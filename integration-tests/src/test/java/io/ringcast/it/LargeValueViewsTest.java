@@ -3,7 +3,6 @@ package io.ringcast.it;
 import io.ringcast.client.RingcastClient;
 import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.WireCodec;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +26,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * resident memory stays under 1 GiB (its heap is 512 MiB), and once the views' sessions leave, its
  * heap comes back to where it was.
  */
-@Tag(TimedTests.TAG)
 @Timeout(300)
 class LargeValueViewsTest {
     private static final int VIEWS_PER_PRINCIPAL = 500;

@@ -4,7 +4,6 @@ import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.RingcastServer;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,7 +24,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in {@code ringcast_errors{code=...}}, and harms no other session: a bystander subscriber keeps
  * receiving throughout. (Frame size, path, subscription count and handshake timeout: BadInputTest.)
  */
-@Tag(TimedTests.TAG)
 @Timeout(60)
 class LimitsTest {
 

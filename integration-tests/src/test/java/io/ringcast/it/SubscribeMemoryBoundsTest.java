@@ -8,7 +8,6 @@ import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.testkit.FailOnLeakExtension;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +36,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * resume lists run its code cold (a quarter of a second of the sequencer's time on a 2-core
  * machine), which is the JIT's cost, not the bound's.
  */
-@Tag(TimedTests.TAG)
 @Timeout(180)
 class SubscribeMemoryBoundsTest {
     private static final long MIB = 1 << 20;

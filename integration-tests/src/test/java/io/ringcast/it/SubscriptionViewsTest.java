@@ -13,7 +13,6 @@ import io.ringcast.server.RingcastServer;
 import io.ringcast.server.ServerCounter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,7 +31,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * (a value that stops passing and passes again, a resume after a cut), a permission-limited role,
  * and refused options. The browser client's are {@code BrowserClientTest}'s.
  */
-@Tag(TimedTests.TAG)
 @Timeout(60)
 class SubscriptionViewsTest {
     private static final SubscribeOptions QUOTE = SubscribeOptions.builder().fields("bid", "spread")

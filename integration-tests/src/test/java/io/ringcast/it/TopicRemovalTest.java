@@ -4,7 +4,6 @@ import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.SubscribeOptions;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.RingcastServer;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,7 +25,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code expireAfterMs}; subscribers told, and a later publish starting a new incarnation that a
  * resume cannot confuse with the old one.
  */
-@Tag(TimedTests.TAG)
 @Timeout(60)
 class TopicRemovalTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -1,7 +1,6 @@
 package io.ringcast.it;
 
 import io.ringcast.protocol.WireCodec;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +23,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@code limits.socketSendBufferBytes}), the node's resident memory too, and once they leave, the
  * heap and Netty's memory in use come back to where they were.
  */
-@Tag(TimedTests.TAG)
 @Timeout(240)
 class UnreadWholeTreeTest {
     private static final long MIB = 1 << 20;

@@ -12,37 +12,20 @@ import java.util.concurrent.ThreadLocalRandom;
  * of a test's own client connections before the server binds it. A port handed out is not handed
  * out again for the next {@value #RECENT} picks of this JVM: its server may not have bound it yet
  * (a cluster's five nodes got the same client port twice once, and one node could not start).
- * Test JVMs a module runs side by side (surefire's forks, numbered in {@code ringcast.test.fork})
- * pick from blocks of their own, for the same reason.
  */
 public final class FreePorts {
     private static final int RECENT = 1_000;
-    private static final int LOWEST = 20_000;
-    private static final int BLOCK = 6_000;
-    /** This JVM's ports: {@code [first, first + BLOCK)}, by its fork number (1 when not set). */
-    private static final int first = LOWEST + BLOCK * ((forkNumber() - 1) % 2);
     /** The ports handed out last, oldest first. Guarded by the class. */
     private static final LinkedHashSet<Integer> handedOut = new LinkedHashSet<>();
 
     private FreePorts() {
     }
 
-    private static int forkNumber() {
-        try {
-            return Math.max(1, Integer.parseInt(System.getProperty("ringcast.test.fork", "1")));
-        } catch (NumberFormatException notForked) { // surefire's placeholder, unreplaced
-            return 1;
-        }
-    }
-
-    /**
-     * A port nothing listens on now, in this JVM's block of 20000 to 32000, and none of the last
-     * {@value #RECENT} picks.
-     */
+    /** A port nothing listens on now, between 20000 and 32000, and none of the last {@value #RECENT} picks. */
     public static synchronized int pick() throws IOException {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 1000; attempt++) {
-            int port = random.nextInt(first, first + BLOCK);
+            int port = random.nextInt(20000, 32000);
             if (handedOut.contains(port)) {
                 continue;
             }
@@ -59,7 +42,7 @@ public final class FreePorts {
             }
             return port;
         }
-        throw new IOException("no free port between " + first + " and " + (first + BLOCK));
+        throw new IOException("no free port between 20000 and 32000");
     }
 
     /**
