@@ -303,5 +303,4 @@ public final class ClusterNode implements AutoCloseable {
     Engine engine() {
         return engine;
     }
-
 }

@@ -135,5 +135,4 @@ final class JGroupsEngine implements ClusterNode.Engine {
     RaftGroup group() {
         return group;
     }
-
 }

@@ -94,10 +94,10 @@ final class LeaderWatch implements AutoCloseable {
     private final Map<String, Long> droppedNs = new HashMap<>();
     /** When this node last took members of another view out of its own ({@link #leaveOtherViews}); watch thread only. */
     private long otherViewsLeftNs;
-    /** Since when this node is the only member of its view (valid while it is), and when it last looked for others; watch thread only. */
-    private long aloneSinceNs;
-    private long aloneCheckedNs;
+    /** Whether this node is the only member of its view, since when, and when it last looked for others; watch thread only. */
     private boolean alone;
+    private long aloneSinceNs;
+    private long aloneLookedNs;
     /** Whether the stall was logged since commits last moved; watch thread only. */
     private boolean stallLogged;
 
@@ -322,14 +322,13 @@ final class LeaderWatch implements AutoCloseable {
         if (!alone) {
             alone = true;
             aloneSinceNs = now;
-            aloneCheckedNs = now;
+            aloneLookedNs = now;
             return;
         }
-        long aloneNs = TimeUnit.MILLISECONDS.toNanos(ALONE_MS);
-        if (now - aloneCheckedNs < aloneNs) {
+        if (now - aloneLookedNs < TimeUnit.MILLISECONDS.toNanos(ALONE_MS)) {
             return;
         }
-        aloneCheckedNs = now;
+        aloneLookedNs = now;
         if (!group.aloneWhileAnotherViewAnswers(PROBE_MS)) {
             return;
         }
