@@ -70,7 +70,7 @@ start() {
     # docs/operations.md#memory), this heap bound, G1 instead of the serial collector (a node's
     # engine allocates ~30 MB/s at 2,000 publishes/s, and serial's full collections paused nodes
     # for 0.3-0.5 s: docs/clustering.md#memory), then JAVA_OPTS
-    RINGCAST_JAR="$jar" JAVA_OPTS="-Xmx$heap -XX:-UseSerialGC -XX:+UseG1GC ${JAVA_OPTS:+${JAVA_OPTS//\{node\}/node-$n}}" \
+    RINGCAST_JAR="$jar" JAVA_OPTS="-Xmx$heap -XX:+UseG1GC ${JAVA_OPTS:+${JAVA_OPTS//\{node\}/node-$n}}" \
       scripts/ringcast --config "$config_dir/node-$n.yaml" > "$dir/node-$n.log" 2>&1 &
     echo $! > "$dir/node-$n.pid"
     if [ "$n" = 1 ]; then

@@ -87,10 +87,12 @@ class RatisClusterNodeTest {
         long first = cluster.publish(0, "dup/x", "one", 7, 1, false).get(20, TimeUnit.SECONDS);
         long again = cluster.publish(2, "dup/x", "one", 7, 1, true).get(20, TimeUnit.SECONDS);
         assertThat(again).isEqualTo(first);
-        await(() -> cluster.sinks.stream().allMatch(s -> s.sequences().get("dup/x") != null),
-                () -> "every node applied dup/x");
+        // the next publish to the topic is numbered after it only if the one sent again was applied once
+        long next = cluster.publish(1, "dup/x", "two", 0, 0, false).get(20, TimeUnit.SECONDS);
+        assertThat(next).isEqualTo(first + 1);
+        await(() -> cluster.sinks.stream().allMatch(s -> s.last("dup/x") == next), () -> "every node applied dup/x");
         for (RecordingSink s : cluster.sinks) {
-            assertThat(s.sequences().get("dup/x")).as("dup/x applied once").containsExactly(first);
+            assertThat(s.sequences().get("dup/x")).as("dup/x applied once").containsExactly(first, next);
         }
     }
 

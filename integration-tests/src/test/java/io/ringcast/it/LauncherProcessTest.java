@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * as a real process: the node it starts runs with the JVM options docs/operations.md#memory gives
  * (the serial collector and its 8-MB young generation, bounded heap and direct memory, an exit on
  * running out, native memory given back every 5 s), and a collector chosen in {@code JAVA_OPTS}
- * keeps its own young sizing. The launcher {@code exec}s the JVM, so the process started is the node.
+ * replaces the serial one and keeps its own young sizing. The launcher {@code exec}s the JVM, so the process started is the node.
  */
 @Timeout(60)
 class LauncherProcessTest {
@@ -39,9 +39,11 @@ class LauncherProcessTest {
     }
 
     @Test
-    void aCollectorChosenInJavaOptsKeepsItsOwnYoungGenerationSizing() throws Exception {
+    void aCollectorChosenInJavaOptsReplacesTheSerialOneAndItsYoungGeneration() throws Exception {
+        // the node listening proves the JVM took the options: it refuses two collectors at start
         List<String> jvm = jvmOptionsOfANodeStartedWith("-XX:+UseG1GC");
-        assertThat(jvm).contains("-XX:+UseG1GC", "-XX:TrimNativeHeapInterval=5000").doesNotContain("-Xmn8m");
+        assertThat(jvm).contains("-XX:+UseG1GC", "-XX:TrimNativeHeapInterval=5000")
+                .doesNotContain("-XX:+UseSerialGC", "-Xmn8m");
     }
 
     /** The arguments before {@code -jar} of a node the launcher started with {@code javaOpts}, once it listens. */
