@@ -20,8 +20,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 record MetricsScrape(String text, Map<String, Double> samples) {
 
     static MetricsScrape of(RingcastServer server) throws Exception {
+        return of(server.port());
+    }
+
+    /** The same of the node listening on {@code port} of 127.0.0.1 (a node process). */
+    static MetricsScrape of(int port) throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + server.port() + "/metrics")).build(),
+                URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue("content-type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));

@@ -53,6 +53,16 @@ public enum ServerCounter {
             + "the bodies of HTTP publishes.", ServerCounters::receivedBytes),
     VALUES_CACHED(Kind.GAUGE, "ringcast_values_cached", "Topics whose newest value is kept (last-value cache on).",
             ServerCounters::valuesCached),
+    HISTORY_BYTES(Kind.GAUGE, "ringcast_history_bytes", "Bytes all topics' histories take (their updates' frames, "
+            + "newest values included): history.nodeMaxBytes bounds them.",
+            ServerCounters::historyBytes),
+    HISTORY_UPDATES_LET_GO(Kind.COUNTER, "ringcast_history_updates_let_go", "Older updates let go from the "
+            + "histories of the topics updated longest ago, to keep all histories within history.nodeMaxBytes: a "
+            + "resume from before them gets a SNAPSHOT with GAP.", ServerCounters::historyUpdatesLetGo),
+    HISTORY_VALUES_LET_GO(Kind.COUNTER, "ringcast_history_values_let_go", "Newest values let go from the topics "
+            + "updated longest ago, once every topic was down to its newest, to keep all histories within "
+            + "history.nodeMaxBytes: such a topic has no value for new subscribers until its next update.",
+            ServerCounters::historyValuesLetGo),
     INBOUND_RING_REMAINING(Kind.GAUGE, "ringcast_inbound_ring_remaining", "Free slots of the inbound (sequencer) ring.",
             ServerCounters::inboundRingRemaining),
     PUBLISHES(Kind.COUNTER, "ringcast_publishes", "Updates sequenced.", ServerCounters::publishes),

@@ -242,8 +242,10 @@ final class LoadRun {
                 client.connect();
             }
         }
+        long welcomedNs = 0;
         if (lean) { // every session started before any subscribes (LeanSubscriber#welcomed says why)
             awaitAll(confirmed, "subscriber");
+            welcomedNs = System.nanoTime() - t0;
             confirmed.clear();
             for (LeanSubscriber s : leanSubscribers) {
                 confirmed.add(s.subscribe());
@@ -252,7 +254,7 @@ final class LoadRun {
         awaitAll(confirmed, "subscriber");
         subscribersConfirmedNs = System.nanoTime() - t0;
         log.printf("  %,d subscribers confirmed in %.1f s%s%s%n", spec.subscribers(), subscribersConfirmedNs / 1e9,
-                lean ? " (lean connections)" : "", spec.viewShapes() == 0 ? ""
+                lean ? String.format(" (lean connections, all welcomed after %.1f s)", welcomedNs / 1e9) : "", spec.viewShapes() == 0 ? ""
                         : String.format(", round robin over %d view shapes", spec.viewShapes()));
         return tallies;
     }

@@ -68,7 +68,7 @@ class LoadGeneratorTest {
             Run r = run("--servers", server.webSocketUrl(), "--subscribers", "4", "--topics", "50", "--publishers", "2",
                     "--rate", "500", "--duration", "2s", "--warmup", "500ms", "--out", out.toString());
             assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
-            assertThat(r.out()).contains("4 lean subscribers").contains("(lean connections)");
+            assertThat(r.out()).contains("4 lean subscribers").contains("(lean connections, all welcomed after");
 
             JsonNode result = JSON.readTree(out.resolve("1n-2p-4s-50t-200B-500ps.json").toFile());
             assertThat(result.at("/spec/subscriberClient").asText()).isEqualTo("LEAN");

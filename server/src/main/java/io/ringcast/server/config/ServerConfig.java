@@ -174,12 +174,37 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      * @param length   updates kept per topic, so a reconnecting client can resume without a gap
      * @param maxBytes the most bytes one topic's history may take: the oldest updates go first (the
      *                 newest is always kept)
+     * @param nodeMaxBytes the most bytes all topics' histories may take together, newest values
+     *                 included: past it, the topics updated longest ago let their older updates go,
+     *                 then their newest values; 0 for half the JVM's direct memory limit, where the
+     *                 histories live
      */
-    public record History(int length, long maxBytes) {
+    public record History(int length, long maxBytes, long nodeMaxBytes) {
+        /** The least {@link #nodeMaxBytes} given: a few topics' histories. */
+        public static final long MIN_NODE_MAX_BYTES = 1 << 20;
 
         void validate() {
             between("history.length", length, 1, 65536);
             atLeast("history.maxBytes", maxBytes, 65536);
+            zeroOrBetween("history.nodeMaxBytes", nodeMaxBytes, "half the JVM's direct memory limit",
+                    MIN_NODE_MAX_BYTES, Long.MAX_VALUE);
+        }
+
+        /**
+         * {@link #nodeMaxBytes} in force in a JVM whose direct memory is bounded at {@code directMemoryLimit}
+         * bytes: the one given, or half that limit. A value given above the limit is refused, naming both:
+         * the node would run out of direct memory (and stop) before its histories reached it.
+         */
+        public long nodeMaxBytesWithin(long directMemoryLimit) {
+            if (nodeMaxBytes == 0) {
+                return Math.max(MIN_NODE_MAX_BYTES, directMemoryLimit / 2);
+            }
+            if (nodeMaxBytes > directMemoryLimit) {
+                throw new ConfigException("history.nodeMaxBytes", "key 'history.nodeMaxBytes' is " + nodeMaxBytes
+                        + " but this JVM's direct memory, where histories live, is bounded at " + directMemoryLimit
+                        + " bytes (-XX:MaxDirectMemorySize): lower the key, or raise the bound (JAVA_OPTS)");
+            }
+            return nodeMaxBytes;
         }
     }
 

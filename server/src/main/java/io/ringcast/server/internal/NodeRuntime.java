@@ -174,10 +174,7 @@ public final class NodeRuntime implements AutoCloseable {
         FanOutProxy fanOutProxy = new FanOutProxy(fanOut, pollers, pc.fanOutRingBytes());
         counters.fanOutOf(fanOutProxy);
         sequencer = new TopicSequencer(fanOutProxy, PooledByteBufAllocator.DEFAULT,
-                new TopicSequencer.SequencerLimits(config.history().length(), config.history().maxBytes(),
-                        config.limits().maxTopics(),
-                        config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal(),
-                        config.limits().maxTopicsPerPrincipal()),
+                TopicSequencer.SequencerLimits.of(config),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters,
                 config.cluster().enabled(), views, subscribeMemory, System::nanoTime, heldViewsTimer::arm,
                 inbound::tryReplyTurn);

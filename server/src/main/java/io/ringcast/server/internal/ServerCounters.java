@@ -84,6 +84,10 @@ public final class ServerCounters {
     /** Edits of the config file refused (invalid); the settings in force stayed. */
     final LongAdder configReloadsRefused = new LongAdder();
     private volatile int valuesCached;
+    /** What all topics' histories take, and their older updates let go for {@code history.nodeMaxBytes}; written by the sequencer. */
+    private volatile long historyBytes;
+    private volatile long historyUpdatesLetGo;
+    private volatile long historyValuesLetGo;
     /** Written by the sequencer thread only. */
     private volatile long topicsRemoved;
     private volatile long topicsExpired;
@@ -187,6 +191,16 @@ public final class ServerCounters {
     /** Topics that gained ({@code +1}) or dropped ({@code -1}) a cached value. Sequencer thread only. */
     void valuesCached(int change) {
         valuesCached = valuesCached + change;
+    }
+
+    /**
+     * What all topics' histories take now, and the older updates and newest values let go so far to
+     * keep them within the node's bound. Sequencer thread only.
+     */
+    void history(long bytes, long updatesLetGo, long valuesLetGo) {
+        historyBytes = bytes;
+        historyUpdatesLetGo = updatesLetGo;
+        historyValuesLetGo = valuesLetGo;
     }
 
     /** Sessions with a streamed subscribe reply pending. Sequencer thread only. */
@@ -342,6 +356,18 @@ public final class ServerCounters {
     /** Topics whose newest value is cached (last-value cache on and a value published). */
     public int valuesCached() {
         return valuesCached;
+    }
+
+    public long historyBytes() {
+        return historyBytes;
+    }
+
+    public long historyUpdatesLetGo() {
+        return historyUpdatesLetGo;
+    }
+
+    public long historyValuesLetGo() {
+        return historyValuesLetGo;
     }
 
     public long configReloads() {

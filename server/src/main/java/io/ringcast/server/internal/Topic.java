@@ -41,6 +41,17 @@ final class Topic extends Audience {
     Topic expiryNewer;
     /** The {@code expireAfterMs} of the queue it is in, 0 when in none. */
     long expiryQueue;
+    /**
+     * Its neighbours in its {@link HistoryBudget}'s lists, least recently updated first, null at the
+     * ends and outside: of the topics whose history holds more than the newest update, and of those
+     * with a value.
+     */
+    Topic olderLinkOlder;
+    Topic olderLinkNewer;
+    boolean inOlderList;
+    Topic valueLinkOlder;
+    Topic valueLinkNewer;
+    boolean inValueList;
     /** The views its subscribers see it through ({@link TopicView}), in {@code views[0..viewCount)}; null before the first. */
     private TopicView[] views;
     private int viewCount;
@@ -52,6 +63,8 @@ final class Topic extends Audience {
 
     private final int historyLength;
     private final long historyMaxBytes;
+    /** The node's bound on all histories ({@code history.nodeMaxBytes}), charged with every change of {@link #historyBytes}. */
+    private final HistoryBudget budget;
     /** The bytes the history's frames and full values take now. */
     private long historyBytes;
     private ByteBuf[] historyFrames;
@@ -76,13 +89,20 @@ final class Topic extends Audience {
         this(alias, path, segments, subscribers, historyLength, Long.MAX_VALUE, features);
     }
 
+    Topic(int alias, String path, String[] segments, SubscriberSet subscribers, int historyLength,
+          long historyMaxBytes, TopicFeatures features) {
+        this(alias, path, segments, subscribers, historyLength, historyMaxBytes, HistoryBudget.unbounded(), features);
+    }
+
     /**
      * @param historyLength   {@code history.length}: the most updates its history keeps
      * @param historyMaxBytes {@code history.maxBytes}: the most bytes they may take, the newest always kept
+     * @param budget          the node's bound on all topics' histories ({@code history.nodeMaxBytes})
      */
     Topic(int alias, String path, String[] segments, SubscriberSet subscribers, int historyLength,
-          long historyMaxBytes, TopicFeatures features) {
+          long historyMaxBytes, HistoryBudget budget, TopicFeatures features) {
         super(subscribers);
+        this.budget = budget;
         this.alias = alias;
         this.path = path;
         this.segments = segments;
@@ -226,16 +246,35 @@ final class Topic extends Audience {
         historyUpdateOffsets[slot] = updateOffset;
         historyFullValues[slot] = fullValueOfDelta;
         historyMillis[slot] = millis;
-        historyBytes += bytesOf(slot);
+        charge(bytesOf(slot));
         if (historySize < historyLength) {
             historySize++;
         }
         recordedSequence = sequence;
         // large values: the oldest go first, so that one topic holds at most history.maxBytes
         while (historyBytes > historyMaxBytes && historySize > 1) {
-            forget(slot(sequence - historySize + 1));
-            historySize--;
+            forgetOldestUpdate();
         }
+        budget.recorded(this);
+    }
+
+    /**
+     * Lets the oldest update of the history go, unless only the newest is left: for
+     * {@code history.maxBytes}, and for the node's {@link HistoryBudget}. Whether one went.
+     */
+    boolean forgetOldestUpdate() {
+        if (historySize <= 1) {
+            return false;
+        }
+        forget(slot(recordedSequence - historySize + 1));
+        historySize--;
+        return true;
+    }
+
+    /** The history's bytes changed by {@code change}: the topic's count and the node's. */
+    private void charge(long change) {
+        historyBytes += change;
+        budget.charge(change);
     }
 
     /**
@@ -275,7 +314,7 @@ final class Topic extends Audience {
 
     /** Releases what the history keeps in {@code slot}. */
     private void forget(int slot) {
-        historyBytes -= bytesOf(slot);
+        charge(-bytesOf(slot));
         release(historyFrames, slot);
         release(historyFullValues, slot);
     }
@@ -397,7 +436,8 @@ final class Topic extends Audience {
             }
         }
         historySize = 0;
-        historyBytes = 0;
+        charge(-historyBytes);
+        budget.released(this);
     }
 
     /** The bytes the history takes now ({@code history.maxBytes} bounds them, beside the newest). */

@@ -3,9 +3,11 @@ package io.ringcast.server.internal;
 import com.lmax.disruptor.EventHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.internal.PlatformDependent;
 import io.ringcast.log.PublishResult;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.PathLimits;
+import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +52,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private final SubscribeMemory subscribeMemory;
     private final int historyLength;
     private final long historyMaxBytes;
+    /** {@code history.nodeMaxBytes}: what all topics' histories take, bounded. */
+    private final HistoryBudget historyBudget;
     /** {@code limits.maxTopics}: a publish that would create one more is refused. */
     private final int maxTopics;
     private final BooleanSupplier askReplyTurn;
@@ -112,6 +116,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.counters = counters;
         this.historyLength = limits.historyLength();
         this.historyMaxBytes = limits.historyMaxBytes();
+        this.historyBudget = new HistoryBudget(limits.historyNodeMaxBytes(), () -> counters.valuesCached(-1));
         this.maxTopics = limits.maxTopics();
         this.topicsMadeBy = new PrincipalShares(limits.maxTopicsPerPrincipal());
         this.encoder = new UpdateEncoder(alloc, features.features(), counters);
@@ -130,9 +135,21 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.heapGiveBack = new HeapGiveBack(counters);
     }
 
-    /** The sequencer's bounds: history kept per topic, topics, and the publishers' ledgers. */
-    record SequencerLimits(int historyLength, long historyMaxBytes, int maxTopics, int publisherLedgers,
-                           int publisherLedgersPerPrincipal, int maxTopicsPerPrincipal) {
+    /** The sequencer's bounds: history kept per topic and per node, topics, and the publishers' ledgers. */
+    record SequencerLimits(int historyLength, long historyMaxBytes, long historyNodeMaxBytes, int maxTopics,
+                           int publisherLedgers, int publisherLedgersPerPrincipal, int maxTopicsPerPrincipal) {
+
+        /**
+         * The bounds {@code config} sets, {@code history.nodeMaxBytes} within this JVM's direct memory
+         * limit (refused with a {@link io.ringcast.server.config.ConfigException} above it).
+         */
+        static SequencerLimits of(ServerConfig config) {
+            ServerConfig.History history = config.history();
+            ServerConfig.Limits limits = config.limits();
+            return new SequencerLimits(history.length(), history.maxBytes(),
+                    history.nodeMaxBytesWithin(PlatformDependent.maxDirectMemory()), limits.maxTopics(),
+                    limits.publisherLedgers(), limits.publisherLedgersPerPrincipal(), limits.maxTopicsPerPrincipal());
+        }
     }
 
     /** What subscribe requests keep: charge it for each {@code SUBSCRIBE} handed over as a session's event loop does. */
@@ -192,6 +209,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             fanOut.endOfBatch();
             counters.addPublishes(publishesInBatch);
             publishesInBatch = 0;
+            counters.history(historyBudget.bytes(), historyBudget.updatesLetGo(), historyBudget.valuesLetGo());
         }
     }
 
@@ -291,8 +309,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
 
     private Topic createTopic(String path, String[] segments) {
         Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(fanOut.loops()), historyLength,
-                historyMaxBytes,
-                features.resolve(segments));
+                historyMaxBytes, historyBudget, features.resolve(segments));
         topic.incarnation = clusterMode ? 0 : nextIncarnation();
         subscriptions.subscribeNew(topic);
         tree.add(topic);

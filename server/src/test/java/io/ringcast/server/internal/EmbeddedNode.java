@@ -133,10 +133,7 @@ final class EmbeddedNode implements AutoCloseable {
         subscribeMemory = new SubscribeMemory(config.limits().subscribeBytesPerSession(),
                 config.limits().subscribeBytesPerPrincipal());
         sequencer = new TopicSequencer(new FanOutProxy(ring, pollers), allocator,
-                new TopicSequencer.SequencerLimits(config.history().length(), config.history().maxBytes(),
-                        config.limits().maxTopics(),
-                        config.limits().publisherLedgers(), config.limits().publisherLedgersPerPrincipal(),
-                        config.limits().maxTopicsPerPrincipal()),
+                TopicSequencer.SequencerLimits.of(config),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters, clusterMode, views,
                 subscribeMemory, () -> nowNanos, deadline -> heldDeadlines.add(deadline), () -> {
                     replyTurnsAsked++;
