@@ -144,6 +144,32 @@ final class WireSocket implements AutoCloseable {
         sendFrame(0x8, new byte[] {(byte) (status >>> 8), (byte) status});
     }
 
+    /**
+     * Sends a binary frame's header declaring {@code declaredBytes} of payload, then only the first
+     * {@code sentBytes} of it: a message the server must hold, incomplete, until the rest comes.
+     */
+    void sendPartOfFrame(int declaredBytes, int sentBytes) throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream(14);
+        head.write(0x80 | 0x2);
+        head.write(0x80 | 127);
+        for (int shift = 56; shift >= 0; shift -= 8) {
+            head.write((int) ((long) declaredBytes >>> shift));
+        }
+        head.write(new byte[] {1, 2, 3, 4}); // the mask: the payload's zeros go out as the mask's bytes
+        out.write(head.toByteArray());
+        byte[] payload = new byte[sentBytes];
+        for (int i = 0; i < sentBytes; i++) {
+            payload[i] = (byte) (1 + (i & 3));
+        }
+        out.write(payload);
+        out.flush();
+    }
+
+    /** Sends {@code payload} as the first fragment of a binary message (FIN clear), which the server holds until the last. */
+    void sendFirstFragment(byte[] payload) throws IOException {
+        sendFrame(false, false, 0x2, payload);
+    }
+
     private void sendFrame(int opcode, byte[] payload) throws IOException {
         sendFrame(true, false, opcode, payload);
     }

@@ -34,6 +34,12 @@ public enum ServerCounter {
             + "now, estimated: requests not yet answered (waiting behind a streamed reply) with their resume lists, "
             + "and resume positions of topics the node does not have; at most limits.subscribeBytesPerSession per "
             + "session and limits.subscribeBytesPerPrincipal per principal.", ServerCounters::subscribeKeptBytes),
+    INCOMPLETE_MESSAGE_BYTES(Kind.GAUGE, "ringcast_incomplete_message_bytes", "Bytes clients sent that no whole "
+            + "message took yet (WebSocket messages and HTTP requests being received), over all connections, at most "
+            + "limits.incompleteMessageBytes.", ServerCounters::incompleteMessageBytes),
+    INCOMPLETE_MESSAGE_CLOSES(Kind.COUNTER, "ringcast_incomplete_message_closes", "Connections closed because the "
+            + "incomplete messages of all connections were past limits.incompleteMessageBytes: those holding the "
+            + "most first.", ServerCounters::incompleteMessageCloses),
     FAN_OUT_RING_BYTES(Kind.GAUGE, "ringcast_fanout_ring_bytes", "Bytes of updates' frames on the fan-out ring "
             + "not yet written by every event loop, at most pipeline.fanOutRingBytes (past it the sequencer waits).",
             ServerCounters::fanOutRingBytes),

@@ -134,7 +134,9 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
                          int publishRatePerSession, int publisherLedgers, int publisherLedgersPerPrincipal,
                          int maxViews, int maxViewsPerSession, int maxViewsPerPrincipal, int maxConnectionsPerPrincipal,
                          long subscribeBytesPerSession, long subscribeBytesPerPrincipal, int maxTopicsPerPrincipal,
-                         int socketSendBufferBytes) {
+                         int socketSendBufferBytes, long incompleteMessageBytes) {
+        /** The least {@link #incompleteMessageBytes} given. */
+        public static final long MIN_INCOMPLETE_MESSAGE_BYTES = 1 << 20;
 
         /** The path limits for the protocol's path and selector parsers. */
         public PathLimits pathLimits() {
@@ -165,6 +167,31 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             between("limits.maxTopicsPerPrincipal", maxTopicsPerPrincipal, 1, 1_000_000_000);
             zeroOrBetween("limits.socketSendBufferBytes", socketSendBufferBytes, "the system's, grown as it sees fit",
                     4096, 67108864);
+            zeroOrBetween("limits.incompleteMessageBytes", incompleteMessageBytes,
+                    "a quarter of the JVM's direct memory limit", MIN_INCOMPLETE_MESSAGE_BYTES, Long.MAX_VALUE);
+            if (incompleteMessageBytes != 0 && incompleteMessageBytes < maxFrameBytes) {
+                throw new ConfigException("limits.incompleteMessageBytes", "key 'limits.incompleteMessageBytes' is "
+                        + incompleteMessageBytes + ", less than limits.maxFrameBytes (" + maxFrameBytes
+                        + "): a client could not send its largest message");
+            }
+        }
+
+        /**
+         * {@link #incompleteMessageBytes} in force in a JVM whose direct memory is bounded at
+         * {@code directMemoryLimit} bytes: the one given, or a quarter of that limit (at least two of
+         * {@link #maxFrameBytes}). A value given above the limit is refused, naming both.
+         */
+        public long incompleteMessageBytesWithin(long directMemoryLimit) {
+            if (incompleteMessageBytes == 0) {
+                return Math.max(Math.max(MIN_INCOMPLETE_MESSAGE_BYTES, 2L * maxFrameBytes), directMemoryLimit / 4);
+            }
+            if (incompleteMessageBytes > directMemoryLimit) {
+                throw new ConfigException("limits.incompleteMessageBytes", "key 'limits.incompleteMessageBytes' is "
+                        + incompleteMessageBytes + " but this JVM's direct memory, where messages are received, is "
+                        + "bounded at " + directMemoryLimit + " bytes (-XX:MaxDirectMemorySize): lower the key, or "
+                        + "raise the bound (JAVA_OPTS)");
+            }
+            return incompleteMessageBytes;
         }
     }
 

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtensionHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.internal.PlatformDependent;
 import io.ringcast.server.config.Features;
 import io.ringcast.server.config.ServerConfig;
 
@@ -19,10 +20,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The whole per-connection pipeline, in order. Inbound: TLS (when configured), HTTP, the HTTP
+ * The whole per-connection pipeline, in order. Inbound: the count of bytes read and not yet taken
+ * as whole messages ({@link IncompleteMessages}), TLS (when configured), HTTP, the HTTP
  * phase's deadline and connection limit (until the upgrade), the origin check (when origins are
  * listed), the permessage-deflate negotiation (when compression is on), the WebSocket upgrade at
- * {@code /ws}, frame reassembly, idle detection, plain HTTP endpoints, then the Ringcast session.
+ * {@code /ws}, frame reassembly, idle detection, the mark of a whole message, plain HTTP endpoints,
+ * then the Ringcast session.
  * Outbound, shared update frames are already complete WebSocket frames and pass the WebSocket
  * encoder untouched (see {@link OutboundFrame}).
  */
@@ -47,6 +50,8 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
     /** The same, accepting frames with RSV1 set: for connections that may negotiate compression. */
     private final WebSocketServerProtocolConfig compressingWebSocketConfig;
     private final SharedDeflateHandshaker deflate;
+    /** {@code limits.incompleteMessageBytes}: what all connections' messages being reassembled hold, bounded. */
+    private final IncompleteMessages incomplete;
 
     ServerChannelInitializer(ServerConfig config, SslContext tls, ServerCounters counters,
                              HttpEndpointHandler.NodeView endpoints, SessionServices sessionServices) {
@@ -62,6 +67,9 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
         this.webSocketConfig = webSocketConfig(limits, false);
         this.compressingWebSocketConfig = webSocketConfig(limits, true);
         this.deflate = new SharedDeflateHandshaker(limits.maxFrameBytes());
+        this.incomplete = new IncompleteMessages(limits.incompleteMessageBytesWithin(PlatformDependent.maxDirectMemory()),
+                counters);
+        counters.incompleteMessagesOf(incomplete);
     }
 
     private static WebSocketServerProtocolConfig webSocketConfig(ServerConfig.Limits limits, boolean allowExtensions) {
@@ -92,6 +100,8 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
         long backlog = features.effectiveConflationBacklogBytes(config.limits().outboundQueueBytes());
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark((int) (backlog / 2), (int) backlog));
         ChannelPipeline p = ch.pipeline();
+        // first: it counts every byte read, before any decoder holds it
+        p.addLast("incomplete-messages", incomplete.trackerOf(ch));
         if (tls != null) {
             p.addLast("tls", tls.newHandler(ch.alloc()));
         }
@@ -115,6 +125,7 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
             // first event at half the timeout: the session pings; second: IDLE_TIMEOUT (SessionHandler)
             p.addLast("idle", new IdleStateHandler(idleMs / 2, 0, 0, TimeUnit.MILLISECONDS));
         }
+        p.addLast("whole-message", incomplete.completed()); // whole requests and messages from here on
         p.addLast("http-endpoints", new HttpEndpointHandler(endpoints, sessionServices));
         p.addLast("session", new SessionHandler(sessionServices));
     }

@@ -125,6 +125,24 @@ public final class ServerCounters {
         this.views = views;
     }
 
+    /** Connections closed because all connections' incomplete messages were past {@code limits.incompleteMessageBytes}. */
+    final LongAdder incompleteMessageCloses = new LongAdder();
+    private volatile IncompleteMessages incompleteMessages;
+
+    /** The node's {@link IncompleteMessages}, once it started; read for {@link #incompleteMessageBytes()}. */
+    void incompleteMessagesOf(IncompleteMessages messages) {
+        this.incompleteMessages = messages;
+    }
+
+    public long incompleteMessageBytes() {
+        IncompleteMessages m = incompleteMessages;
+        return m == null ? 0 : m.bytes();
+    }
+
+    public long incompleteMessageCloses() {
+        return incompleteMessageCloses.sum();
+    }
+
     /** The node's {@link SubscribeMemory}, once it started; read for {@link #subscribeKeptBytes()}. */
     void subscribeMemoryOf(SubscribeMemory memory) {
         this.subscribeMemory = memory;

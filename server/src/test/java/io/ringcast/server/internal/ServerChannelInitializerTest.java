@@ -24,8 +24,9 @@ class ServerChannelInitializerTest {
 
     @Test
     void defaultPipelineIsHttpThenUpgradeThenSessionInTheDocumentedOrder() {
-        assertThat(handlers("")).containsExactly("http", "http-aggregator", "http-deadline", "websocket",
-                "websocket-aggregator", "idle", "http-endpoints", "session");
+        assertThat(handlers("")).containsExactly("incomplete-messages", "http", "http-aggregator",
+                "http-deadline", "websocket", "websocket-aggregator", "idle", "whole-message", "http-endpoints",
+                "session");
     }
 
     @Test
@@ -33,8 +34,9 @@ class ServerChannelInitializerTest {
         assertThat(handlers("""
                 security: {allowedOrigins: ["https://app.example.com"]}
                 features: {compression: true}
-                """)).containsExactly("http", "http-aggregator", "http-deadline", "origin", "websocket-extensions",
-                "websocket", "websocket-aggregator", "idle", "http-endpoints", "session");
+                """)).containsExactly("incomplete-messages", "http", "http-aggregator", "http-deadline", "origin",
+                "websocket-extensions", "websocket", "websocket-aggregator", "idle", "whole-message", "http-endpoints",
+                "session");
     }
 
     @Test

@@ -1,0 +1,169 @@
+package io.ringcast.it;
+
+import static io.ringcast.it.ServerProcesses.awaitPort;
+import static io.ringcast.it.ServerProcesses.collect;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What clients make a node hold in direct memory, bounded as a whole, against a real node process
+ * of 32 MB of direct memory: before each bound, the abuse below made the node run out of direct
+ * memory and exit (status 3) within seconds; now the node sheds what the bound says, keeps serving,
+ * and a witness publishing and subscribing meanwhile loses nothing.
+ * <ul>
+ * <li>{@code history.nodeMaxBytes} (half the direct memory by default): one anonymous publisher of
+ *     large values, each to a new topic, twice the direct memory in all;</li>
+ * <li>{@code limits.incompleteMessageBytes} (a quarter of it): upgraded connections that each send
+ *     900 kB of a message, as one frame or as a first fragment, and then nothing.</li>
+ * </ul>
+ */
+@Timeout(120)
+class DirectMemoryBoundsProcessTest {
+    private static final int DIRECT_MEMORY_MB = 32;
+    private static final long DIRECT_MEMORY_BYTES = DIRECT_MEMORY_MB * 1024L * 1024;
+    private static final int VALUE_BYTES = 16 * 1024;
+    /** Twice the node's direct memory in values, each to a topic of its own. */
+    private static final int PUBLISHES = (int) (2 * DIRECT_MEMORY_BYTES / VALUE_BYTES);
+    /** Publishes sent ahead of their acks. */
+    private static final int WINDOW = 64;
+    private static final Duration ACK_TIMEOUT = Duration.ofSeconds(30);
+    private static final int PART_BYTES = 900_000;
+    /** Connections holding a part each: more than the node's direct memory together. */
+    private static final int HOLDERS = 40;
+
+    @TempDir
+    Path dir;
+    private Process node;
+    private List<String> out;
+    private int port;
+    private String url;
+
+    private void startNode() throws IOException {
+        Files.writeString(dir.resolve("node.yaml"), """
+                server:
+                  host: 127.0.0.1
+                  port: 0
+                security:
+                  anonymousRoles: ["everything"]
+                  roles:
+                    - name: "everything"
+                      subscribe: ["#"]
+                      publish: ["#"]
+                """);
+        node = ServerProcesses.launch(dir, List.of("-XX:MaxDirectMemorySize=" + DIRECT_MEMORY_MB + "m",
+                "-XX:+ExitOnOutOfMemoryError", "-Xmx256m"), "--config", "node.yaml");
+        out = collect(node);
+        port = Integer.parseInt(awaitPort(node, out));
+        url = "ws://127.0.0.1:" + port + "/ws";
+    }
+
+    @AfterEach
+    void stopNode() throws InterruptedException {
+        if (node != null) {
+            node.toHandle().destroy();
+            assertThat(node.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void aFloodOfLargeValuesToNewTopicsKeepsTheHistoriesWithinHalfTheDirectMemoryAndHarmsNoOne() throws Exception {
+        startNode();
+        String value = "v".repeat(VALUE_BYTES);
+        try (Witness witness = Witness.start(url);
+             RawWebSocket flooder = RawWebSocket.connectAndHello(url)) {
+            for (int i = 1; i <= PUBLISHES; i++) {
+                if (i > WINDOW) {
+                    int acked = i - WINDOW;
+                    Await.until(() -> flooder.all("PUBLISH_ACK").size() >= acked || !node.isAlive(), ACK_TIMEOUT,
+                            () -> "the ack of publish " + acked + "; the node's output: " + out);
+                    assertThat(node.isAlive()).as("the node, after %d publishes: %s", i, out).isTrue();
+                }
+                flooder.publish(i, "flood/" + i, value);
+            }
+            Await.until(() -> flooder.all("PUBLISH_ACK").size() == PUBLISHES, ACK_TIMEOUT,
+                    () -> "every publish acked; the node's output: " + out);
+            assertThat(flooder.all("ERROR")).isEmpty();
+            witness.stopAndVerify();
+        }
+        MetricsScrape metrics = MetricsScrape.of(port);
+        long bound = DIRECT_MEMORY_BYTES / 2;
+        assertThat(metrics.value("ringcast_history_bytes")).as("the histories, within half the direct memory")
+                .isLessThanOrEqualTo(bound).isGreaterThan(bound * 0.9);
+        assertThat(metrics.value("ringcast_history_values_let_go_total"))
+                .as("the newest values of the topics updated longest ago went")
+                .isGreaterThan(PUBLISHES / 2.0);
+        assertThat(metrics.value("ringcast_values_cached") + metrics.value("ringcast_history_values_let_go_total"))
+                .as("every topic's value is cached or was let go")
+                .isEqualTo(PUBLISHES + 1.0); // and the witness's topic
+
+        // the first topic's value went, the last one's is there for a new subscriber
+        try (RawWebSocket subscriber = RawWebSocket.connectAndHello(url)) {
+            subscriber.subscribe(1, "flood/" + PUBLISHES);
+            assertThat(subscriber.await("SNAPSHOT").value()).hasSize(VALUE_BYTES);
+            subscriber.subscribe(2, "flood/1");
+            Await.until(() -> subscriber.all("SUBSCRIBED").size() == 2, "both subscriptions confirmed");
+            assertThat(subscriber.all("SNAPSHOT")).as("no value of flood/1 is kept").hasSize(1);
+        }
+        assertThat(node.isAlive()).as("the node: %s", out).isTrue();
+    }
+
+    @Test
+    void connectionsHoldingPartsOfLargeMessagesAreClosedLargestFirstPastAQuarterOfTheDirectMemory() throws Exception {
+        startNode();
+        List<WireSocket> holders = new ArrayList<>();
+        try (Witness witness = Witness.start(url)) {
+            for (int i = 0; i < HOLDERS; i++) {
+                WireSocket holder = new WireSocket(url, null, 0);
+                holders.add(holder);
+                holder.hello(); // a session: past the handshake's deadline, it could hold its part for good
+                try {
+                    if (i % 2 == 0) {
+                        holder.sendPartOfFrame(1_000_000, PART_BYTES); // held by the frame decoder
+                    } else {
+                        holder.sendFirstFragment(new byte[PART_BYTES]); // held by the message aggregator
+                    }
+                } catch (IOException closedWhileSending) {
+                    // the node closed it for the bound before all of it was written: what the test is about
+                }
+            }
+            long bound = DIRECT_MEMORY_BYTES / 4;
+            Await.until(() -> closes() >= HOLDERS - bound / PART_BYTES, ACK_TIMEOUT,
+                    () -> "the holders past the bound closed; the node's output: " + out);
+            assertThat(node.isAlive()).as("the node: %s", out).isTrue();
+            assertThat(MetricsScrape.of(port).value("ringcast_incomplete_message_bytes"))
+                    .isLessThanOrEqualTo(bound);
+
+            // a client's large message still comes through: the holders left hold under three quarters of the bound
+            try (RawWebSocket publisher = RawWebSocket.connectAndHello(url)) {
+                publisher.publish(1, "large", "w".repeat(PART_BYTES));
+                assertThat(publisher.await("PUBLISH_ACK").a()).isEqualTo(1);
+            }
+            witness.stopAndVerify();
+        } finally {
+            for (WireSocket holder : holders) {
+                holder.close();
+            }
+        }
+        assertThat(out).anySatisfy(line -> assertThat(line).contains("closed: ", "limits.incompleteMessageBytes"));
+    }
+
+    private double closes() {
+        try {
+            return MetricsScrape.of(port).value("ringcast_incomplete_message_closes_total");
+        } catch (Exception nodeGone) {
+            throw new AssertionError("the node did not answer /metrics: " + out, nodeGone);
+        }
+    }
+}
