@@ -4,6 +4,7 @@ import static io.ringcast.it.ServerProcesses.awaitPort;
 import static io.ringcast.it.ServerProcesses.collect;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringcast.protocol.WireCodec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -15,7 +16,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * What clients make a node hold in direct memory, bounded as a whole, against a real node process
@@ -23,10 +26,12 @@ import java.util.concurrent.TimeUnit;
  * memory and exit (status 3) within seconds; now the node sheds what the bound says, keeps serving,
  * and a witness publishing and subscribing meanwhile loses nothing.
  * <ul>
- * <li>{@code history.nodeMaxBytes} (half the direct memory by default): one anonymous publisher of
+ * <li>{@code history.nodeMaxBytes} (two fifths of the direct memory by default): one anonymous publisher of
  *     large values, each to a new topic, twice the direct memory in all;</li>
- * <li>{@code limits.incompleteMessageBytes} (a quarter of it): upgraded connections that each send
- *     900 kB of a message, as one frame or as a first fragment, and then nothing.</li>
+ * <li>{@code limits.incompleteMessageBytes} (a fifth of it): upgraded connections that each send
+ *     900 kB of a message, as one frame or as a first fragment, and then nothing;</li>
+ * <li>sessions' unsent bytes ({@code DirectMemoryGuard}, past 85% of it): subscribers of topics of
+ *     their own that read nothing, while one publisher sends them twice the direct memory.</li>
  * </ul>
  */
 @Timeout(120)
@@ -42,6 +47,8 @@ class DirectMemoryBoundsProcessTest {
     private static final int PART_BYTES = 900_000;
     /** Connections holding a part each: more than the node's direct memory together. */
     private static final int HOLDERS = 40;
+    /** Subscribers of topics of their own that read nothing: their queues together far past the direct memory. */
+    private static final int STALLED = 30;
 
     @TempDir
     Path dir;
@@ -78,28 +85,18 @@ class DirectMemoryBoundsProcessTest {
     }
 
     @Test
-    void aFloodOfLargeValuesToNewTopicsKeepsTheHistoriesWithinHalfTheDirectMemoryAndHarmsNoOne() throws Exception {
+    void aFloodOfLargeValuesToNewTopicsKeepsTheHistoriesWithinTwoFifthsOfTheDirectMemoryAndHarmsNoOne() throws Exception {
         startNode();
         String value = "v".repeat(VALUE_BYTES);
         try (Witness witness = Witness.start(url);
              RawWebSocket flooder = RawWebSocket.connectAndHello(url)) {
-            for (int i = 1; i <= PUBLISHES; i++) {
-                if (i > WINDOW) {
-                    int acked = i - WINDOW;
-                    Await.until(() -> flooder.all("PUBLISH_ACK").size() >= acked || !node.isAlive(), ACK_TIMEOUT,
-                            () -> "the ack of publish " + acked + "; the node's output: " + out);
-                    assertThat(node.isAlive()).as("the node, after %d publishes: %s", i, out).isTrue();
-                }
-                flooder.publish(i, "flood/" + i, value);
-            }
-            Await.until(() -> flooder.all("PUBLISH_ACK").size() == PUBLISHES, ACK_TIMEOUT,
-                    () -> "every publish acked; the node's output: " + out);
+            publishAll(flooder, i -> "flood/" + i, value);
             assertThat(flooder.all("ERROR")).isEmpty();
             witness.stopAndVerify();
         }
         MetricsScrape metrics = MetricsScrape.of(port);
-        long bound = DIRECT_MEMORY_BYTES / 2;
-        assertThat(metrics.value("ringcast_history_bytes")).as("the histories, within half the direct memory")
+        long bound = DIRECT_MEMORY_BYTES / 5 * 2;
+        assertThat(metrics.value("ringcast_history_bytes")).as("the histories, within two fifths of the direct memory")
                 .isLessThanOrEqualTo(bound).isGreaterThan(bound * 0.9);
         assertThat(metrics.value("ringcast_history_values_let_go_total"))
                 .as("the newest values of the topics updated longest ago went")
@@ -120,7 +117,7 @@ class DirectMemoryBoundsProcessTest {
     }
 
     @Test
-    void connectionsHoldingPartsOfLargeMessagesAreClosedLargestFirstPastAQuarterOfTheDirectMemory() throws Exception {
+    void connectionsHoldingPartsOfLargeMessagesAreClosedLargestFirstPastAFifthOfTheDirectMemory() throws Exception {
         startNode();
         List<WireSocket> holders = new ArrayList<>();
         try (Witness witness = Witness.start(url)) {
@@ -138,7 +135,7 @@ class DirectMemoryBoundsProcessTest {
                     // the node closed it for the bound before all of it was written: what the test is about
                 }
             }
-            long bound = DIRECT_MEMORY_BYTES / 4;
+            long bound = DIRECT_MEMORY_BYTES / 5;
             Await.until(() -> closes() >= HOLDERS - bound / PART_BYTES, ACK_TIMEOUT,
                     () -> "the holders past the bound closed; the node's output: " + out);
             assertThat(node.isAlive()).as("the node: %s", out).isTrue();
@@ -157,6 +154,52 @@ class DirectMemoryBoundsProcessTest {
             }
         }
         assertThat(out).anySatisfy(line -> assertThat(line).contains("closed: ", "limits.incompleteMessageBytes"));
+    }
+
+    @Test
+    void subscribersThatReadNothingAreClosedLargestFirstBeforeTheDirectMemoryRunsOut() throws Exception {
+        startNode();
+        List<WireSocket> stalled = new ArrayList<>();
+        try (Witness witness = Witness.start(url);
+             RawWebSocket publisher = RawWebSocket.connectAndHello(url)) {
+            for (int i = 0; i < STALLED; i++) {
+                WireSocket subscriber = new WireSocket(url, null, 4096); // a small window, and it never reads
+                subscriber.hello();
+                int topic = i;
+                subscriber.send(b -> WireCodec.writeSubscribe(b, 1, "own/" + topic, Map.of()));
+                stalled.add(subscriber);
+            }
+            // each subscriber's topic gets its share of twice the direct memory: no frame is shared
+            String value = "v".repeat(VALUE_BYTES);
+            publishAll(publisher, i -> "own/" + (i % STALLED), value);
+            witness.stopAndVerify();
+        } finally {
+            for (WireSocket subscriber : stalled) {
+                subscriber.close();
+            }
+        }
+        MetricsScrape metrics = MetricsScrape.of(port);
+        assertThat(metrics.value("ringcast_direct_memory_closes_total")).as("subscribers closed for the memory")
+                .isGreaterThan(0);
+        assertThat(out).anySatisfy(line -> assertThat(line).contains("direct memory at", "closing the"));
+    }
+
+    /**
+     * Publishes {@link #PUBLISHES} times {@code value}, publish {@code i} to {@code topic.apply(i)},
+     * {@link #WINDOW} ahead of their acks, and waits for every ack; fails as soon as the node exits.
+     */
+    private void publishAll(RawWebSocket publisher, IntFunction<String> topic, String value) {
+        for (int i = 1; i <= PUBLISHES; i++) {
+            if (i > WINDOW) {
+                int acked = i - WINDOW;
+                Await.until(() -> publisher.all("PUBLISH_ACK").size() >= acked || !node.isAlive(), ACK_TIMEOUT,
+                        () -> "the ack of publish " + acked + "; the node's output: " + out);
+                assertThat(node.isAlive()).as("the node, after %d publishes: %s", i, out).isTrue();
+            }
+            publisher.publish(i, topic.apply(i), value);
+        }
+        Await.until(() -> publisher.all("PUBLISH_ACK").size() == PUBLISHES, ACK_TIMEOUT,
+                () -> "every publish acked; the node's output: " + out);
     }
 
     private double closes() {

@@ -40,6 +40,10 @@ public enum ServerCounter {
     INCOMPLETE_MESSAGE_CLOSES(Kind.COUNTER, "ringcast_incomplete_message_closes", "Connections closed because the "
             + "incomplete messages of all connections were past limits.incompleteMessageBytes: those holding the "
             + "most first.", ServerCounters::incompleteMessageCloses),
+    DIRECT_MEMORY_CLOSES(Kind.COUNTER, "ringcast_direct_memory_closes", "Sessions closed as slow consumers at "
+            + "once, without the grace, because the JVM's direct memory was past 85% of its limit: those with the most "
+            + "unsent first (also counted in ringcast_slow_consumer_disconnects_total).",
+            ServerCounters::directMemoryCloses),
     FAN_OUT_RING_BYTES(Kind.GAUGE, "ringcast_fanout_ring_bytes", "Bytes of updates' frames on the fan-out ring "
             + "not yet written by every event loop, at most pipeline.fanOutRingBytes (past it the sequencer waits).",
             ServerCounters::fanOutRingBytes),

@@ -168,7 +168,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
             zeroOrBetween("limits.socketSendBufferBytes", socketSendBufferBytes, "the system's, grown as it sees fit",
                     4096, 67108864);
             zeroOrBetween("limits.incompleteMessageBytes", incompleteMessageBytes,
-                    "a quarter of the JVM's direct memory limit", MIN_INCOMPLETE_MESSAGE_BYTES, Long.MAX_VALUE);
+                    "a fifth of the JVM's direct memory limit", MIN_INCOMPLETE_MESSAGE_BYTES, Long.MAX_VALUE);
             if (incompleteMessageBytes != 0 && incompleteMessageBytes < maxFrameBytes) {
                 throw new ConfigException("limits.incompleteMessageBytes", "key 'limits.incompleteMessageBytes' is "
                         + incompleteMessageBytes + ", less than limits.maxFrameBytes (" + maxFrameBytes
@@ -178,12 +178,12 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
 
         /**
          * {@link #incompleteMessageBytes} in force in a JVM whose direct memory is bounded at
-         * {@code directMemoryLimit} bytes: the one given, or a quarter of that limit (at least two of
+         * {@code directMemoryLimit} bytes: the one given, or a fifth of that limit (at least two of
          * {@link #maxFrameBytes}). A value given above the limit is refused, naming both.
          */
         public long incompleteMessageBytesWithin(long directMemoryLimit) {
             if (incompleteMessageBytes == 0) {
-                return Math.max(Math.max(MIN_INCOMPLETE_MESSAGE_BYTES, 2L * maxFrameBytes), directMemoryLimit / 4);
+                return Math.max(Math.max(MIN_INCOMPLETE_MESSAGE_BYTES, 2L * maxFrameBytes), directMemoryLimit / 5);
             }
             if (incompleteMessageBytes > directMemoryLimit) {
                 throw new ConfigException("limits.incompleteMessageBytes", "key 'limits.incompleteMessageBytes' is "
@@ -203,7 +203,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      *                 newest is always kept)
      * @param nodeMaxBytes the most bytes all topics' histories may take together, newest values
      *                 included: past it, the topics updated longest ago let their older updates go,
-     *                 then their newest values; 0 for half the JVM's direct memory limit, where the
+     *                 then their newest values; 0 for two fifths of the JVM's direct memory limit, where the
      *                 histories live
      */
     public record History(int length, long maxBytes, long nodeMaxBytes) {
@@ -213,7 +213,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         void validate() {
             between("history.length", length, 1, 65536);
             atLeast("history.maxBytes", maxBytes, 65536);
-            zeroOrBetween("history.nodeMaxBytes", nodeMaxBytes, "half the JVM's direct memory limit",
+            zeroOrBetween("history.nodeMaxBytes", nodeMaxBytes, "two fifths of the JVM's direct memory limit",
                     MIN_NODE_MAX_BYTES, Long.MAX_VALUE);
         }
 
@@ -224,7 +224,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
          */
         public long nodeMaxBytesWithin(long directMemoryLimit) {
             if (nodeMaxBytes == 0) {
-                return Math.max(MIN_NODE_MAX_BYTES, directMemoryLimit / 2);
+                return Math.max(MIN_NODE_MAX_BYTES, directMemoryLimit / 5 * 2);
             }
             if (nodeMaxBytes > directMemoryLimit) {
                 throw new ConfigException("history.nodeMaxBytes", "key 'history.nodeMaxBytes' is " + nodeMaxBytes

@@ -21,6 +21,7 @@ import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.internal.PlatformDependent;
 import io.ringcast.cluster.ClusterNode;
 import io.ringcast.log.PublishRefusals;
 import io.ringcast.protocol.Transport;
@@ -110,6 +111,8 @@ public final class NodeRuntime implements AutoCloseable {
         sessions = new OpenSessions(new DefaultChannelGroup("ringcast-sessions", GlobalEventExecutor.INSTANCE),
                 counters, ioLoops, pollers, config.limits().maxConnectionsPerPrincipal());
         startSequencer(fanOut, pollers);
+        ioLoops[0].scheduleAtFixedRate(new DirectMemoryGuard(PlatformDependent.maxDirectMemory(), sessions.channels(),
+                outboundLimit), DirectMemoryGuard.CHECK_MS, DirectMemoryGuard.CHECK_MS, TimeUnit.MILLISECONDS);
         if (config.cluster().enabled()) {
             startCluster();
         }

@@ -51,7 +51,10 @@ final class OpenSessions {
 
     /** A new session for the channel of {@code ctx}, with the next id; not counted until {@link #add}. */
     Session newSession(ChannelHandlerContext ctx, boolean compressed) {
-        return new Session(sessionIds.incrementAndGet(), ctx, loopIndexOf(ctx.channel().eventLoop()), compressed);
+        Session session = new Session(sessionIds.incrementAndGet(), ctx, loopIndexOf(ctx.channel().eventLoop()),
+                compressed);
+        ctx.channel().attr(Session.OF_CHANNEL).set(session);
+        return session;
     }
 
     private int loopIndexOf(EventLoop loop) {

@@ -50,6 +50,19 @@ final class OutboundLimit {
         return true;
     }
 
+    /**
+     * Closes {@code s} as a slow consumer at once, without the grace its unsent bytes would get: the
+     * node's direct memory is nearly out ({@link DirectMemoryGuard}). On the session's event loop.
+     */
+    void closeForMemory(Session s, String why) {
+        if (s.closing) {
+            return;
+        }
+        counters.directMemoryCloses.increment();
+        counters.slowConsumerDisconnects.increment();
+        s.closeWithError(ErrorCode.SLOW_CONSUMER, "slow consumer: " + why, 0);
+    }
+
     /** Closes {@code s} as a slow consumer for {@code why}. */
     void close(Session s, String why) {
         counters.slowConsumerDisconnects.increment();

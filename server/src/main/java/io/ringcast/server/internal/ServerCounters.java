@@ -125,6 +125,13 @@ public final class ServerCounters {
         this.views = views;
     }
 
+    /** Sessions closed at once because the JVM's direct memory was nearly out ({@link DirectMemoryGuard}). */
+    final LongAdder directMemoryCloses = new LongAdder();
+
+    public long directMemoryCloses() {
+        return directMemoryCloses.sum();
+    }
+
     /** Connections closed because all connections' incomplete messages were past {@code limits.incompleteMessageBytes}. */
     final LongAdder incompleteMessageCloses = new LongAdder();
     private volatile IncompleteMessages incompleteMessages;

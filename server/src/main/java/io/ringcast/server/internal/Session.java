@@ -7,6 +7,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.util.AttributeKey;
 import io.ringcast.log.PublishingSessions;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.Selector;
@@ -32,6 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The two sides never share mutable state: they meet through the inbound and fan-out rings.
  */
 final class Session {
+    /** The channel's session, set when it is made ({@link OpenSessions#newSession}): for those who hold only the channel. */
+    static final AttributeKey<Session> OF_CHANNEL = AttributeKey.valueOf(Session.class, "session");
     final long id;
     final String name;
     final Channel channel;
