@@ -4,6 +4,7 @@ import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.WireCodec;
 import io.ringcast.server.RingcastServer;
+import io.ringcast.server.ServerCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -183,6 +184,52 @@ class LimitsTest {
             Await.until(() -> anonymous.all("PUBLISH_ACK").stream().anyMatch(m -> m.a() == 8), "the ack of 8");
             assertThat(server.stats().get(TOPICS)).isEqualTo(10);
             witness.stopAndVerifyWithin(100);
+        }
+    }
+
+    /**
+     * {@code limits.maxSubscriptions} and {@code limits.maxSubscriptionsPerPrincipal}: each
+     * subscription holds heap (about 1 KB with a selector of its own), and before these a few hundred
+     * anonymous sessions of 1,024 subscriptions each filled a 256-MB heap. Anonymous sessions take
+     * their share and are refused past it, a user who logs in still subscribes up to the node's
+     * bound, and what is unsubscribed or closed is given back.
+     */
+    @Test
+    void anonymousSubscribersTakeTheirShareAUserStillSubscribesAndClosingGivesBack() throws Exception {
+        try (RingcastServer server = TestServers.start("limits:\n  maxSubscriptions: 8\n"
+                + "  maxSubscriptionsPerPrincipal: 5\n" + TestServers.OPEN_WITH_ALICE);
+             Witness witness = Witness.start(server); // one anonymous subscription
+             RawWebSocket alice = RawWebSocket.connectAndHello(server.webSocketUrl(),
+                     Credentials.password("alice", TestServers.ALICE_PASSWORD), 0)) {
+            try (RawWebSocket anonymous = RawWebSocket.connectAndHello(server.webSocketUrl())) {
+                for (int id = 1; id <= 4; id++) {
+                    anonymous.subscribe(id, "anonymous/" + id + "/#");
+                }
+                Await.until(() -> anonymous.all("SUBSCRIBED").size() == 4, "four beside the witness's");
+                anonymous.subscribe(5, "anonymous/5/#");
+                RawWebSocket.Msg error = errorFor(anonymous, 5);
+                assertThat(ErrorCode.of(error.a())).isEqualTo(ErrorCode.TOO_MANY_SUBSCRIPTIONS);
+                assertThat(error.text()).contains("anonymous/5/#", "anonymous", "limits.maxSubscriptionsPerPrincipal");
+
+                for (int id = 1; id <= 3; id++) {
+                    alice.subscribe(id, "alice/" + id + "/#");
+                }
+                Await.until(() -> alice.all("SUBSCRIBED").size() == 3, "alice's three, up to limits.maxSubscriptions");
+                alice.subscribe(4, "alice/4/#");
+                assertThat(errorFor(alice, 4).text()).contains("alice/4/#", "limits.maxSubscriptions");
+
+                anonymous.send(out -> WireCodec.writeUnsubscribe(out, 1));
+                Await.until(() -> server.stats().get(ServerCounter.SUBSCRIPTIONS) == 7, "the unsubscribe given back");
+                alice.subscribe(5, "alice/5/#");
+                Await.until(() -> alice.all("SUBSCRIBED").size() == 4, "alice's fourth, in the place given back");
+            }
+            // the anonymous session's three are given back when it closes: a new one subscribes again
+            Await.until(() -> server.stats().get(ServerCounter.SUBSCRIPTIONS) == 5, "the closed session's given back");
+            try (RawWebSocket again = RawWebSocket.connectAndHello(server.webSocketUrl())) {
+                again.subscribe(1, "anonymous/again/#");
+                again.await("SUBSCRIBED");
+            }
+            witness.stopAndVerify();
         }
     }
 

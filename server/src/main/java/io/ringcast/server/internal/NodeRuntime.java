@@ -109,7 +109,9 @@ public final class NodeRuntime implements AutoCloseable {
                 config.pipeline().fanOutRingSize(), waitStrategy(config.pipeline()));
         FanOutPoller[] pollers = fanOutPollers(fanOut, outboundLimit);
         sessions = new OpenSessions(new DefaultChannelGroup("ringcast-sessions", GlobalEventExecutor.INSTANCE),
-                counters, ioLoops, pollers, config.limits().maxConnectionsPerPrincipal());
+                counters, ioLoops, pollers, config.limits().maxConnectionsPerPrincipal(),
+                config.limits().maxSubscriptionsWithin(Runtime.getRuntime().maxMemory()),
+                config.limits().maxSubscriptionsPerPrincipalWithin(Runtime.getRuntime().maxMemory()));
         startSequencer(fanOut, pollers);
         ioLoops[0].scheduleAtFixedRate(new DirectMemoryGuard(PlatformDependent.maxDirectMemory(), sessions.channels(),
                 outboundLimit), DirectMemoryGuard.CHECK_MS, DirectMemoryGuard.CHECK_MS, TimeUnit.MILLISECONDS);

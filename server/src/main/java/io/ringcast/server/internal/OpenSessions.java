@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;
+import io.ringcast.protocol.ErrorCode;
 
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -28,19 +29,27 @@ final class OpenSessions {
     private final AtomicLong sessionIds = new AtomicLong();
     /** Welcomed sessions by principal ({@link Permissions#who}; anonymous sessions are one). */
     private final PrincipalShares byPrincipal;
+    /** {@code limits.maxSubscriptions}: open subscriptions over all sessions ({@link ServerCounters#subscriptions}). */
+    private final int maxSubscriptions;
+    /** Open subscriptions by principal, at most {@code limits.maxSubscriptionsPerPrincipal} each. */
+    private final PrincipalShares subscriptionsByPrincipal;
 
     /** No bound per principal: for tests of other things. */
     OpenSessions(ChannelGroup channels, ServerCounters counters, EventLoop[] loops, FanOutPoller[] pollers) {
-        this(channels, counters, loops, pollers, Integer.MAX_VALUE);
+        this(channels, counters, loops, pollers, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
     }
 
     /**
      * @param loops           the I/O event loops, {@code loops[i]} served by {@code pollers[i]}
      * @param maxPerPrincipal {@code limits.maxConnectionsPerPrincipal}
+     * @param maxSubscriptions {@code limits.maxSubscriptions} in force
+     * @param maxSubscriptionsPerPrincipal {@code limits.maxSubscriptionsPerPrincipal} in force
      */
     OpenSessions(ChannelGroup channels, ServerCounters counters, EventLoop[] loops, FanOutPoller[] pollers,
-                 int maxPerPrincipal) {
+                 int maxPerPrincipal, int maxSubscriptions, int maxSubscriptionsPerPrincipal) {
         this.byPrincipal = new PrincipalShares(maxPerPrincipal);
+        this.maxSubscriptions = maxSubscriptions;
+        this.subscriptionsByPrincipal = new PrincipalShares(maxSubscriptionsPerPrincipal);
         this.channels = channels;
         this.counters = counters;
         this.pollers = pollers;
@@ -94,7 +103,42 @@ final class OpenSessions {
             byPrincipal.give(session.permissions.who());
         }
         counters.sessions.decrementAndGet();
-        counters.subscriptions.addAndGet(-session.openSubscriptionIds.size());
+        for (int i = session.openSubscriptionIds.size(); i > 0; i--) {
+            giveSubscription(session);
+        }
+    }
+
+    /**
+     * Counts one more subscription of {@code session}, unless the node holds
+     * {@code limits.maxSubscriptions} or its principal {@code limits.maxSubscriptionsPerPrincipal}:
+     * each subscription with a selector of its own holds about 1 KB of heap, and a few hundred
+     * anonymous sessions of 1,024 subscriptions each filled a 256-MB heap. Any thread.
+     *
+     * @return {@link Verdict#PASSED}, or {@code TOO_MANY_SUBSCRIPTIONS} naming the limit
+     */
+    Verdict takeSubscription(Session session, String selectorText) {
+        long open;
+        do {
+            open = counters.subscriptions.get();
+            if (open >= maxSubscriptions) {
+                return Verdict.refused(ErrorCode.TOO_MANY_SUBSCRIPTIONS, "subscription to '" + selectorText
+                        + "' refused: the node has " + maxSubscriptions + " open, its limit limits.maxSubscriptions");
+            }
+        } while (!counters.subscriptions.compareAndSet(open, open + 1));
+        String who = session.permissions.who();
+        if (!subscriptionsByPrincipal.tryTake(who)) {
+            counters.subscriptions.decrementAndGet();
+            return Verdict.refused(ErrorCode.TOO_MANY_SUBSCRIPTIONS, "subscription to '" + selectorText
+                    + "' refused: " + who + " has " + subscriptionsByPrincipal.max()
+                    + " open, its share limits.maxSubscriptionsPerPrincipal");
+        }
+        return Verdict.PASSED;
+    }
+
+    /** Uncounts one subscription {@link #takeSubscription} counted. Any thread. */
+    void giveSubscription(Session session) {
+        counters.subscriptions.decrementAndGet();
+        subscriptionsByPrincipal.give(session.permissions.who());
     }
 
     /** The fan-out reader of the session's event loop. */

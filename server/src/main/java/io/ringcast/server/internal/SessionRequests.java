@@ -185,8 +185,9 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
 
     /**
      * A {@code SUBSCRIBE}: refused at the first fault of its selector, options ({@link
-     * SubscribeChecks#options}) or the ladder ({@link SubscribeChecks#check}), else opened by the
-     * sequencer, with its view ({@link Views#acquire}) when its options make one.
+     * SubscribeChecks#options}), the ladder ({@link SubscribeChecks#check}), the node's and the
+     * principal's counts ({@link OpenSessions#takeSubscription}) or what it keeps ({@link SubscribeMemory}),
+     * else opened by the sequencer, with its view ({@link Views#acquire}) when its options make one.
      */
     @Override
     public void onSubscribe(int subscriptionId, String selectorText, Map<String, Long> resume,
@@ -203,6 +204,9 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         if (verdict.passed()) {
             verdict = node.subscribeChecks().check(session, subscriptionId, selector, selectorText);
         }
+        if (verdict.passed()) {
+            verdict = node.sessions().takeSubscription(session, selectorText);
+        }
         if (!verdict.passed()) {
             replies.refuse(verdict, subscriptionId);
             return;
@@ -210,6 +214,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         long requestBytes = SubscribeMemory.requestBytes(resume);
         verdict = node.subscribeChecks().memory().charge(session, requestBytes);
         if (!verdict.passed()) {
+            node.sessions().giveSubscription(session);
             replies.refuse(verdict, subscriptionId);
             return;
         }
@@ -225,13 +230,13 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
             }
             if (!verdict.passed()) {
                 node.subscribeChecks().memory().credit(session, requestBytes); // never handed on
+                node.sessions().giveSubscription(session);
                 replies.refuse(verdict, subscriptionId);
                 return;
             }
             session.openViews.put(subscriptionId, key);
         }
-        session.openSubscriptionIds.add(subscriptionId);
-        node.counters().subscriptions.incrementAndGet();
+        session.openSubscriptionIds.add(subscriptionId); // counted by takeSubscription
         node.sequencer().fillSubscribe(claimedSlot(), session, subscriptionId, selector, resume, view, options);
     }
 
@@ -247,7 +252,7 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         requireWelcome(MessageType.UNSUBSCRIBE);
         if (session.openSubscriptionIds.remove(subscriptionId)) {
             session.openViews.remove(subscriptionId);
-            node.counters().subscriptions.decrementAndGet();
+            node.sessions().giveSubscription(session);
             node.sequencer().fillUnsubscribe(claimedSlot(), session, subscriptionId);
         }
     }
