@@ -21,7 +21,7 @@ class ConfigLoaderTest {
 
     private static final ServerConfig SPEC_DEFAULTS = new ServerConfig(
             new ServerConfig.Server("0.0.0.0", 8080, 0, Transport.AUTO),
-            new ServerConfig.Limits(1048576, 256, 16, 1024, 8388608L, 5000L, 10000L, 1000000, 1000000, 100000, 1024, 0, 16384, 8192, 1000, 16, 500, 90000, 8388608L, 67108864L, 900000, 131072, 0L, 0, 0),
+            new ServerConfig.Limits(1048576, 256, 16, 1024, 8388608L, 5000L, 10000L, 1000000, 200000, 100000, 1024, 0, 16384, 8192, 1000, 16, 500, 90000, 8388608L, 67108864L, 180000, 131072, 0L, 0, 0),
             new ServerConfig.History(64, 8388608L, 0L),
             new ServerConfig.Pipeline(65536, 65536, 67108864, WaitStrategyKind.BLOCKING, FlushPolicy.ADAPTIVE, 10000),
             new ServerConfig.Session(120000L),
@@ -71,7 +71,7 @@ class ConfigLoaderTest {
 
         assertThat(config).isEqualTo(new ServerConfig(
                 new ServerConfig.Server("0.0.0.0", 9090, 0, Transport.AUTO),
-                new ServerConfig.Limits(1048576, 256, 16, 1024, 65536L, 5000L, 10000L, 1000000, 1000000, 100000, 1024, 0, 16384, 8192, 1000, 16, 500, 90000, 8388608L, 67108864L, 900000, 131072, 0L, 0, 0),
+                new ServerConfig.Limits(1048576, 256, 16, 1024, 65536L, 5000L, 10000L, 1000000, 200000, 100000, 1024, 0, 16384, 8192, 1000, 16, 500, 90000, 8388608L, 67108864L, 180000, 131072, 0L, 0, 0),
                 SPEC_DEFAULTS.history(),
                 new ServerConfig.Pipeline(65536, 65536, 67108864, WaitStrategyKind.BUSY_SPIN, FlushPolicy.MAX_DELAY, 10000),
                 SPEC_DEFAULTS.session(),
