@@ -81,14 +81,20 @@ final class IncompleteMessages {
         if (bytes.get() <= maxBytes) {
             return true; // another loop closed some meanwhile
         }
-        List<Tracker> holders = new ArrayList<>(large);
-        holders.sort(Comparator.comparingLong(Tracker::pending).reversed());
+        // what each held when looked at: the counts move on their own loops, and a sort's order must not
+        record Holder(Tracker tracker, long pending) {
+        }
+        List<Holder> holders = new ArrayList<>(large.size());
+        for (Tracker t : large) {
+            holders.add(new Holder(t, t.pending()));
+        }
+        holders.sort(Comparator.comparingLong(Holder::pending).reversed());
         boolean any = false;
-        for (Tracker t : holders) {
+        for (Holder h : holders) {
             if (bytes.get() <= maxBytes / 4 * 3) {
                 break;
             }
-            any |= t.close("the connections holding the most");
+            any |= h.tracker.close("the connections holding the most");
         }
         return any;
     }
