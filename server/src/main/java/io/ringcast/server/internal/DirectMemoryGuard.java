@@ -1,7 +1,6 @@
 package io.ringcast.server.internal;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOutboundBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,18 +77,20 @@ final class DirectMemoryGuard implements Runnable {
         if (used <= highBytes) {
             return;
         }
-        record Queue(Channel channel, long bytes) {
+        record Queue(Session session, long bytes) {
         }
         List<Queue> queues = new ArrayList<>();
         long closing = 0; // chosen before and not closed yet: their memory is on its way back
         for (Channel channel : channels) {
-            ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
-            long bytes = buffer == null ? 0 : buffer.totalPendingWriteBytes();
             Session session = channel.attr(Session.OF_CHANNEL).get();
-            if (session != null && session.closing) {
+            if (session == null) {
+                continue;
+            }
+            long bytes = OutboundQueues.pendingBytes(channel);
+            if (session.closing) {
                 closing += bytes;
-            } else if (bytes >= MIN_SHED_BYTES && session != null) {
-                queues.add(new Queue(channel, bytes));
+            } else if (bytes >= MIN_SHED_BYTES) {
+                queues.add(new Queue(session, bytes));
             }
         }
         long toShed = used - lowBytes - closing;
@@ -102,10 +103,9 @@ final class DirectMemoryGuard implements Runnable {
             if (toShed <= 0) {
                 break;
             }
-            Session session = q.channel.attr(Session.OF_CHANNEL).get();
             String why = q.bytes + " bytes unsent while the node's direct memory holds " + used + " bytes, past "
                     + HIGH_PERCENT + "% of its limit: the sessions with the most unsent go first";
-            q.channel.eventLoop().execute(() -> outboundLimit.closeForMemory(session, why));
+            q.session.channel.eventLoop().execute(() -> outboundLimit.closeForMemory(q.session, why));
             toShed -= q.bytes;
             shed++;
         }

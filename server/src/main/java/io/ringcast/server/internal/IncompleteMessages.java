@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.AttributeKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,8 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * (status 3): each connection's share was bounded, their sum only by {@code limits.maxConnections}.
  *
  * <p>How: a {@link Tracker} at the head of each connection's pipeline counts the bytes each read
- * brings, and {@link #completed()}, in front of the HTTP endpoints and the session, zeroes the count
- * when a whole message reaches them. Between two whole messages the count is what the connection's
+ * brings, and its {@link Tracker#wholeMessage()} mark, in front of the HTTP endpoints and the session,
+ * zeroes the count when a whole message reaches them. Between two whole messages the count is what the connection's
  * decoders hold, give or take one read (and the few bytes of control frames, which never reach the
  * session: a pong a minute). Past the bound, the connections holding {@link #LARGE_BYTES} or more are
  * closed, the largest first, until the sum is under three quarters of it; when none holds that much,
@@ -40,14 +39,12 @@ final class IncompleteMessages {
     private static final Logger log = LoggerFactory.getLogger(IncompleteMessages.class);
     /** A connection holding less than this of a message is not chosen first: ordinary messages come whole. */
     static final long LARGE_BYTES = 64 * 1024;
-    private static final AttributeKey<Tracker> TRACKER = AttributeKey.valueOf(IncompleteMessages.class, "tracker");
 
     private final long maxBytes;
     private final ServerCounters counters;
     private final AtomicLong bytes = new AtomicLong();
     /** The trackers holding {@link #LARGE_BYTES} or more: whom to close first past the bound. */
     private final Set<Tracker> large = ConcurrentHashMap.newKeySet();
-    private final ChannelHandler completed = new Completed();
 
     /** @param maxBytes {@code limits.incompleteMessageBytes} in force */
     IncompleteMessages(long maxBytes, ServerCounters counters) {
@@ -55,16 +52,9 @@ final class IncompleteMessages {
         this.counters = counters;
     }
 
-    /** The handler that counts {@code channel}'s reads: the first of its pipeline. */
-    ChannelHandler trackerOf(Channel channel) {
-        Tracker tracker = new Tracker(channel);
-        channel.attr(TRACKER).set(tracker);
-        return tracker;
-    }
-
-    /** The handler that tells a connection's tracker a whole message arrived: in front of whatever takes whole messages. */
-    ChannelHandler completed() {
-        return completed;
+    /** The counter of {@code channel}'s reads: the first handler of its pipeline, with its {@link Tracker#wholeMessage()} mark. */
+    Tracker trackerOf(Channel channel) {
+        return new Tracker(channel);
     }
 
     /** Bytes of incomplete messages held now, over all connections. */
@@ -100,13 +90,25 @@ final class IncompleteMessages {
     }
 
     /** One per connection, on its event loop. */
-    private final class Tracker extends ChannelInboundHandlerAdapter {
+    final class Tracker extends ChannelInboundHandlerAdapter {
         private final Channel channel;
         private final AtomicLong pending = new AtomicLong();
         private volatile boolean closed;
+        /** Tells this tracker a whole message passed: in front of whatever takes whole messages. */
+        private final ChannelHandler wholeMessage = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                completed();
+                ctx.fireChannelRead(msg);
+            }
+        };
 
         Tracker(Channel channel) {
             this.channel = channel;
+        }
+
+        ChannelHandler wholeMessage() {
+            return wholeMessage;
         }
 
         long pending() {
@@ -167,19 +169,6 @@ final class IncompleteMessages {
                     bytes.get() + held, maxBytes, which);
             channel.close();
             return true;
-        }
-    }
-
-    /** Shared by every pipeline: tells the connection's tracker a whole message passed. */
-    @ChannelHandler.Sharable
-    private static final class Completed extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            Tracker tracker = ctx.channel().attr(TRACKER).get();
-            if (tracker != null) {
-                tracker.completed();
-            }
-            ctx.fireChannelRead(msg);
         }
     }
 }

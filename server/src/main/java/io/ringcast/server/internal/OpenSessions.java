@@ -103,8 +103,10 @@ final class OpenSessions {
             byPrincipal.give(session.permissions.who());
         }
         counters.sessions.decrementAndGet();
-        for (int i = session.openSubscriptionIds.size(); i > 0; i--) {
-            giveSubscription(session);
+        int subscriptions = session.openSubscriptionIds.size();
+        if (subscriptions > 0) {
+            counters.subscriptions.addAndGet(-subscriptions);
+            subscriptionsByPrincipal.give(session.permissions.who(), subscriptions);
         }
     }
 

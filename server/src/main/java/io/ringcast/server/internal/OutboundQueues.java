@@ -14,11 +14,16 @@ record OutboundQueues(long totalBytes, long largestBytes) {
         long total = 0;
         long largest = 0;
         for (Channel channel : channels) {
-            ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
-            long bytes = buffer == null ? 0 : buffer.totalPendingWriteBytes();
+            long bytes = pendingBytes(channel);
             total += bytes;
             largest = Math.max(largest, bytes);
         }
         return new OutboundQueues(total, largest);
+    }
+
+    /** What {@code channel} has queued and not sent (0 once closed): the measure of every outbound bound. Any thread. */
+    static long pendingBytes(Channel channel) {
+        ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+        return buffer == null ? 0 : buffer.totalPendingWriteBytes();
     }
 }

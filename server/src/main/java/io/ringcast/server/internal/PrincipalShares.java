@@ -34,7 +34,12 @@ final class PrincipalShares {
 
     /** One fewer for {@code principal}, which took it. */
     void give(String principal) {
-        held.computeIfPresent(principal, (who, n) -> n == 1 ? null : n - 1);
+        give(principal, 1);
+    }
+
+    /** {@code count} fewer for {@code principal}, which took them. */
+    void give(String principal, int count) {
+        held.computeIfPresent(principal, (who, n) -> n <= count ? null : n - count);
     }
 
     /** Whether {@code principal} holds its share. */

@@ -101,7 +101,8 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark((int) (backlog / 2), (int) backlog));
         ChannelPipeline p = ch.pipeline();
         // first: it counts every byte read, before any decoder holds it
-        p.addLast("incomplete-messages", incomplete.trackerOf(ch));
+        IncompleteMessages.Tracker incompleteMessages = incomplete.trackerOf(ch);
+        p.addLast("incomplete-messages", incompleteMessages);
         if (tls != null) {
             p.addLast("tls", tls.newHandler(ch.alloc()));
         }
@@ -125,7 +126,7 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
             // first event at half the timeout: the session pings; second: IDLE_TIMEOUT (SessionHandler)
             p.addLast("idle", new IdleStateHandler(idleMs / 2, 0, 0, TimeUnit.MILLISECONDS));
         }
-        p.addLast("whole-message", incomplete.completed()); // whole requests and messages from here on
+        p.addLast("whole-message", incompleteMessages.wholeMessage()); // whole requests and messages from here on
         p.addLast("http-endpoints", new HttpEndpointHandler(endpoints, sessionServices));
         p.addLast("session", new SessionHandler(sessionServices));
     }

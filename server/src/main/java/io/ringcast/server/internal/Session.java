@@ -3,7 +3,6 @@ package io.ringcast.server.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
@@ -201,8 +200,7 @@ final class Session {
 
     /** Unsent bytes queued on the channel, the measure of a slow consumer. I/O thread. */
     long pendingOutboundBytes() {
-        ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
-        return buffer == null ? 0 : buffer.totalPendingWriteBytes();
+        return OutboundQueues.pendingBytes(channel);
     }
 
     /**
