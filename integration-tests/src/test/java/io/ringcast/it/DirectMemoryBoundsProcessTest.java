@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,19 +57,8 @@ class DirectMemoryBoundsProcessTest {
     private String url;
 
     private void startNode() throws IOException {
-        Files.writeString(dir.resolve("node.yaml"), """
-                server:
-                  host: 127.0.0.1
-                  port: 0
-                security:
-                  anonymousRoles: ["everything"]
-                  roles:
-                    - name: "everything"
-                      subscribe: ["#"]
-                      publish: ["#"]
-                """);
-        node = ServerProcesses.launch(dir, List.of("-XX:MaxDirectMemorySize=" + DIRECT_MEMORY_MB + "m",
-                "-XX:+ExitOnOutOfMemoryError", "-Xmx256m"), "--config", "node.yaml");
+        node = ServerProcesses.launchOpen(dir, List.of("-XX:MaxDirectMemorySize=" + DIRECT_MEMORY_MB + "m",
+                "-XX:+ExitOnOutOfMemoryError", "-Xmx256m"));
         out = collect(node);
         port = Integer.parseInt(awaitPort(node, out));
         url = "ws://127.0.0.1:" + port + "/ws";

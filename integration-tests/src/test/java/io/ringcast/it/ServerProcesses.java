@@ -1,6 +1,7 @@
 package io.ringcast.it;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,26 @@ final class ServerProcesses {
 
     static Process launch(Path workDir, String... args) throws IOException {
         return launch(workDir, List.of(), args);
+    }
+
+    /**
+     * A node on {@code 127.0.0.1} and a port of its own ({@link #awaitPort} tells it), where anonymous
+     * clients may publish and subscribe everywhere: for the tests of what clients can make a node hold.
+     * Its config is {@code node.yaml} in {@code workDir}.
+     */
+    static Process launchOpen(Path workDir, List<String> jvmArgs) throws IOException {
+        Files.writeString(workDir.resolve("node.yaml"), """
+                server:
+                  host: 127.0.0.1
+                  port: 0
+                security:
+                  anonymousRoles: ["everything"]
+                  roles:
+                    - name: "everything"
+                      subscribe: ["#"]
+                      publish: ["#"]
+                """);
+        return launch(workDir, jvmArgs, "--config", "node.yaml");
     }
 
     /**

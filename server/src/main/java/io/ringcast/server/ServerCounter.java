@@ -40,6 +40,15 @@ public enum ServerCounter {
     INCOMPLETE_MESSAGE_CLOSES(Kind.COUNTER, "ringcast_incomplete_message_closes", "Connections closed because the "
             + "incomplete messages of all connections were past limits.incompleteMessageBytes: those holding the "
             + "most first.", ServerCounters::incompleteMessageCloses),
+    HEAP_AFTER_COLLECTION_BYTES(Kind.GAUGE, "ringcast_heap_after_collection_bytes", "Heap in use after the JVM's "
+            + "last collection (after a young collection, the older generation's garbage included).",
+            ServerCounters::heapAfterCollectionBytes),
+    HEAP_REFUSING(Kind.GAUGE, "ringcast_heap_refusing", "1 while new sessions, subscriptions and topics are refused "
+            + "because the heap in use after the last collection is past limits.heapRefusePercent of its limit.",
+            ServerCounters::heapRefusing),
+    HEAP_REFUSALS(Kind.COUNTER, "ringcast_heap_refusals", "New sessions, subscriptions and topics refused because "
+            + "the heap in use after the last collection was past limits.heapRefusePercent of its limit.",
+            ServerCounters::heapRefusals),
     DIRECT_MEMORY_CLOSES(Kind.COUNTER, "ringcast_direct_memory_closes", "Sessions closed as slow consumers at "
             + "once, without the grace, because the JVM's direct memory was past 85% of its limit: those with the most "
             + "unsent first (also counted in ringcast_slow_consumer_disconnects_total).",

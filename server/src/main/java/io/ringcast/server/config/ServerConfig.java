@@ -135,7 +135,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
                          int maxViews, int maxViewsPerSession, int maxViewsPerPrincipal, int maxConnectionsPerPrincipal,
                          long subscribeBytesPerSession, long subscribeBytesPerPrincipal, int maxTopicsPerPrincipal,
                          int socketSendBufferBytes, long incompleteMessageBytes, int maxSubscriptions,
-                         int maxSubscriptionsPerPrincipal) {
+                         int maxSubscriptionsPerPrincipal, int heapRefusePercent) {
         /** The least {@link #incompleteMessageBytes} given. */
         public static final long MIN_INCOMPLETE_MESSAGE_BYTES = 1 << 20;
 
@@ -172,6 +172,7 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
                     1_000_000_000);
             zeroOrBetween("limits.maxSubscriptionsPerPrincipal", maxSubscriptionsPerPrincipal,
                     "nine tenths of limits.maxSubscriptions", 1, 1_000_000_000);
+            zeroOrBetween("limits.heapRefusePercent", heapRefusePercent, "never refused for the heap", 50, 95);
             zeroOrBetween("limits.incompleteMessageBytes", incompleteMessageBytes,
                     "a fifth of the JVM's direct memory limit", MIN_INCOMPLETE_MESSAGE_BYTES, Long.MAX_VALUE);
             if (incompleteMessageBytes != 0 && incompleteMessageBytes < maxFrameBytes) {

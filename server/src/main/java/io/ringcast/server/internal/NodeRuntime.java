@@ -79,6 +79,8 @@ public final class NodeRuntime implements AutoCloseable {
     /** The node's distinct subscription views ({@code limits.maxViews}). */
     private Views views;
     private SubscribeMemory subscribeMemory;
+    /** Refuses new sessions, subscriptions and topics while the heap is past {@code limits.heapRefusePercent}. */
+    private HeapGuard heapGuard = HeapGuard.OFF;
     /** Sends {@code FLUSH_HELD} when a view's held value is due ({@code maxRate}), on {@link #heldViewsTimerThread}. */
     private HeldViewsTimer heldViewsTimer;
     private Thread heldViewsTimerThread;
@@ -108,10 +110,12 @@ public final class NodeRuntime implements AutoCloseable {
         RingBuffer<FanOutEvent> fanOut = RingBuffer.createSingleProducer(FanOutEvent::new,
                 config.pipeline().fanOutRingSize(), waitStrategy(config.pipeline()));
         FanOutPoller[] pollers = fanOutPollers(fanOut, outboundLimit);
+        heapGuard = new HeapGuard(Runtime.getRuntime().maxMemory(), config.limits().heapRefusePercent(), counters)
+                .start();
         sessions = new OpenSessions(new DefaultChannelGroup("ringcast-sessions", GlobalEventExecutor.INSTANCE),
                 counters, ioLoops, pollers, config.limits().maxConnectionsPerPrincipal(),
                 config.limits().maxSubscriptionsWithin(Runtime.getRuntime().maxMemory()),
-                config.limits().maxSubscriptionsPerPrincipalWithin(Runtime.getRuntime().maxMemory()));
+                config.limits().maxSubscriptionsPerPrincipalWithin(Runtime.getRuntime().maxMemory()), heapGuard);
         startSequencer(fanOut, pollers);
         ioLoops[0].scheduleAtFixedRate(new DirectMemoryGuard(PlatformDependent.maxDirectMemory(), sessions.channels(),
                 outboundLimit), DirectMemoryGuard.CHECK_MS, DirectMemoryGuard.CHECK_MS, TimeUnit.MILLISECONDS);
@@ -182,7 +186,7 @@ public final class NodeRuntime implements AutoCloseable {
                 TopicSequencer.SequencerLimits.of(config),
                 new FeatureResolver(config.features(), config.limits().pathLimits()), counters,
                 config.cluster().enabled(), views, subscribeMemory, System::nanoTime, heldViewsTimer::arm,
-                inbound::tryReplyTurn);
+                inbound::tryReplyTurn, heapGuard);
         if (config.state().enabled() && !config.cluster().enabled()) {
             try {
                 restoreTopics(Path.of(config.state().file()));
@@ -395,6 +399,7 @@ public final class NodeRuntime implements AutoCloseable {
         if (cluster != null) {
             cluster.close(); // leave first: peers see it gone at once, and elect a leader if it led
         }
+        heapGuard.close();
         if (watcher != null) {
             watcher.close();
         }

@@ -33,10 +33,12 @@ final class OpenSessions {
     private final int maxSubscriptions;
     /** Open subscriptions by principal, at most {@code limits.maxSubscriptionsPerPrincipal} each. */
     private final PrincipalShares subscriptionsByPrincipal;
+    /** Refuses new sessions and subscriptions while the heap is past {@code limits.heapRefusePercent}. */
+    private final HeapGuard heap;
 
     /** No bound per principal: for tests of other things. */
     OpenSessions(ChannelGroup channels, ServerCounters counters, EventLoop[] loops, FanOutPoller[] pollers) {
-        this(channels, counters, loops, pollers, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
+        this(channels, counters, loops, pollers, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE, HeapGuard.OFF);
     }
 
     /**
@@ -44,9 +46,11 @@ final class OpenSessions {
      * @param maxPerPrincipal {@code limits.maxConnectionsPerPrincipal}
      * @param maxSubscriptions {@code limits.maxSubscriptions} in force
      * @param maxSubscriptionsPerPrincipal {@code limits.maxSubscriptionsPerPrincipal} in force
+     * @param heap            the node's {@link HeapGuard}
      */
     OpenSessions(ChannelGroup channels, ServerCounters counters, EventLoop[] loops, FanOutPoller[] pollers,
-                 int maxPerPrincipal, int maxSubscriptions, int maxSubscriptionsPerPrincipal) {
+                 int maxPerPrincipal, int maxSubscriptions, int maxSubscriptionsPerPrincipal, HeapGuard heap) {
+        this.heap = heap;
         this.byPrincipal = new PrincipalShares(maxPerPrincipal);
         this.maxSubscriptions = maxSubscriptions;
         this.subscriptionsByPrincipal = new PrincipalShares(maxSubscriptionsPerPrincipal);
@@ -93,6 +97,15 @@ final class OpenSessions {
         return byPrincipal.tryTake(principal);
     }
 
+    /**
+     * Why a new WebSocket session of {@code principal} is refused for the node's heap
+     * ({@link HeapGuard}, counted), or null when it is not. Asked before {@link #admit}; an HTTP
+     * publish's session, which lives for its request, is not refused for the heap.
+     */
+    String heapRefusal(String principal) {
+        return heap.refusing() ? heap.refused("session of " + principal) : null;
+    }
+
     int maxPerPrincipal() {
         return byPrincipal.max();
     }
@@ -114,11 +127,15 @@ final class OpenSessions {
      * Counts one more subscription of {@code session}, unless the node holds
      * {@code limits.maxSubscriptions} or its principal {@code limits.maxSubscriptionsPerPrincipal}:
      * each subscription with a selector of its own holds about 1 KB of heap, and a few hundred
-     * anonymous sessions of 1,024 subscriptions each filled a 256-MB heap. Any thread.
+     * anonymous sessions of 1,024 subscriptions each filled a 256-MB heap; nor while the heap is past
+     * {@code limits.heapRefusePercent} ({@link HeapGuard}). Any thread.
      *
      * @return {@link Verdict#PASSED}, or {@code TOO_MANY_SUBSCRIPTIONS} naming the limit
      */
     Verdict takeSubscription(Session session, String selectorText) {
+        if (heap.refusing()) {
+            return heap.refusal(ErrorCode.TOO_MANY_SUBSCRIPTIONS, "subscription to '" + selectorText + "'");
+        }
         long open;
         do {
             open = counters.subscriptions.get();

@@ -125,6 +125,31 @@ public final class ServerCounters {
         this.views = views;
     }
 
+    /** New sessions, subscriptions and topics refused because the heap was past {@code limits.heapRefusePercent} ({@link HeapGuard}). */
+    final LongAdder heapRefusals = new LongAdder();
+    private volatile HeapGuard heapGuard;
+
+    /** The node's {@link HeapGuard}, once it started; read for {@link #heapAfterCollectionBytes()} and {@link #heapRefusing()}. */
+    void heapGuardOf(HeapGuard guard) {
+        this.heapGuard = guard;
+    }
+
+    public long heapRefusals() {
+        return heapRefusals.sum();
+    }
+
+    /** Heap bytes in use after the last collection (0 before the first, or with the guard off). Any thread. */
+    public long heapAfterCollectionBytes() {
+        HeapGuard g = heapGuard;
+        return g == null ? 0 : g.usedAfterCollection();
+    }
+
+    /** 1 while new sessions, subscriptions and topics are refused for the heap, else 0. Any thread. */
+    public long heapRefusing() {
+        HeapGuard g = heapGuard;
+        return g != null && g.refusing() ? 1 : 0;
+    }
+
     /** Sessions closed at once because the JVM's direct memory was nearly out ({@link DirectMemoryGuard}). */
     final LongAdder directMemoryCloses = new LongAdder();
 

@@ -167,6 +167,12 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
         if (session.closing) {
             return;
         }
+        String heapRefusal = node.sessions().heapRefusal(permissions.who());
+        if (heapRefusal != null) {
+            log.info("session {} (client '{}'): {}", session, session.clientName, heapRefusal);
+            replies.fatal(ErrorCode.TOO_MANY_CONNECTIONS, heapRefusal);
+            return;
+        }
         if (!node.sessions().admit(permissions.who())) {
             log.info("session {} (client '{}'): {} refused, at limits.maxConnectionsPerPrincipal", session,
                     session.clientName, permissions.who());

@@ -69,6 +69,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private long publishesInBatch;
     /** Told the topic count as topics come and go, gives the heap back once many went. */
     private final HeapGiveBack heapGiveBack;
+    /** On a single node, refuses new topics while the heap is past {@code limits.heapRefusePercent}. */
+    private final HeapGuard heap;
     /** The topics that expire, by the time a publish last updated them. */
     private final TopicExpiry expiry = new TopicExpiry();
     /** The clock of {@code maxRate} and of the timer ({@link System#nanoTime()}, or a test's). */
@@ -95,7 +97,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     TopicSequencer(FanOutProxy fanOut, ByteBufAllocator alloc, SequencerLimits limits, FeatureResolver features,
                    ServerCounters counters, boolean clusterMode) {
         this(fanOut, alloc, limits, features, counters, clusterMode, new Views(Integer.MAX_VALUE),
-                SubscribeMemory.unbounded(), System::nanoTime, deadline -> { }, () -> false);
+                SubscribeMemory.unbounded(), System::nanoTime, deadline -> { }, () -> false, HeapGuard.OFF);
     }
 
     /**
@@ -107,10 +109,12 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
      *                       ({@link HeldViewsTimer#arm})
      * @param askReplyTurn   asks for a {@code REPLY_TURN} command ({@link SequencerProxy#tryReplyTurn}): sessions
      *                       wait for a turn to produce their streamed replies
+     * @param heap           the node's {@link HeapGuard}: a single node refuses new topics while it refuses
      */
     TopicSequencer(FanOutProxy fanOut, ByteBufAllocator alloc, SequencerLimits limits, FeatureResolver features,
                    ServerCounters counters, boolean clusterMode, Views views, SubscribeMemory subscribeMemory,
-                   LongSupplier clock, LongConsumer armHeldTimer, BooleanSupplier askReplyTurn) {
+                   LongSupplier clock, LongConsumer armHeldTimer, BooleanSupplier askReplyTurn, HeapGuard heap) {
+        this.heap = heap;
         this.fanOut = fanOut;
         this.features = features;
         this.counters = counters;
@@ -232,6 +236,13 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             // in a cluster the owner decided already: every node must create what it created
             if (tree.size() >= maxTopics && e.fixedSequence == 0) {
                 republishes.refuse(e, PublishResult.TOO_MANY_TOPICS);
+                return;
+            }
+            if (e.fixedSequence == 0 && heap.refusing()) { // a single node's own decision: a cluster's log decides alike everywhere
+                String reason = heap.refused("publish to '" + e.path + "', a new topic,");
+                if (e.session != null) {
+                    replies.refuse(e.session, ErrorCode.TOO_MANY_TOPICS, e.id, reason + "; not applied");
+                }
                 return;
             }
             if (e.fixedSequence == 0 && e.session != null && !topicsMadeBy.tryTake(e.session.permissions.who())) {

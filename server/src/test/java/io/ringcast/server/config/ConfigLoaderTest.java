@@ -21,7 +21,7 @@ class ConfigLoaderTest {
 
     private static final ServerConfig SPEC_DEFAULTS = new ServerConfig(
             new ServerConfig.Server("0.0.0.0", 8080, 0, Transport.AUTO),
-            new ServerConfig.Limits(1048576, 256, 16, 1024, 8388608L, 5000L, 10000L, 1000000, 200000, 100000, 1024, 0, 16384, 8192, 1000, 16, 500, 90000, 8388608L, 67108864L, 180000, 131072, 0L, 0, 0),
+            new ServerConfig.Limits(1048576, 256, 16, 1024, 8388608L, 5000L, 10000L, 1000000, 200000, 100000, 1024, 0, 16384, 8192, 1000, 16, 500, 90000, 8388608L, 67108864L, 180000, 131072, 0L, 0, 0, 80),
             new ServerConfig.History(64, 8388608L, 0L),
             new ServerConfig.Pipeline(65536, 65536, 67108864, WaitStrategyKind.BLOCKING, FlushPolicy.ADAPTIVE, 10000),
             new ServerConfig.Session(120000L),
@@ -71,7 +71,7 @@ class ConfigLoaderTest {
 
         assertThat(config).isEqualTo(new ServerConfig(
                 new ServerConfig.Server("0.0.0.0", 9090, 0, Transport.AUTO),
-                new ServerConfig.Limits(1048576, 256, 16, 1024, 65536L, 5000L, 10000L, 1000000, 200000, 100000, 1024, 0, 16384, 8192, 1000, 16, 500, 90000, 8388608L, 67108864L, 180000, 131072, 0L, 0, 0),
+                new ServerConfig.Limits(1048576, 256, 16, 1024, 65536L, 5000L, 10000L, 1000000, 200000, 100000, 1024, 0, 16384, 8192, 1000, 16, 500, 90000, 8388608L, 67108864L, 180000, 131072, 0L, 0, 0, 80),
                 SPEC_DEFAULTS.history(),
                 new ServerConfig.Pipeline(65536, 65536, 67108864, WaitStrategyKind.BUSY_SPIN, FlushPolicy.MAX_DELAY, 10000),
                 SPEC_DEFAULTS.session(),
@@ -183,7 +183,7 @@ class ConfigLoaderTest {
             limits:\\n  maxPathBytes: 99999999999 | key 'limits.maxPathBytes' expects an integer that fits in 32 bits, got 99999999999
             session:\\n  idleTimeoutMs: 1e3       | key 'session.idleTimeoutMs' expects an integer, got 1000.0
             server: 8080                          | section 'server' must be a mapping of keys (host, port, ioThreads, transport), got 8080
-            limits: [1, 2]                        | section 'limits' must be a mapping of keys (maxFrameBytes, maxPathBytes, maxPathDepth, maxSubscriptionsPerSession, maxSubscriptions, maxSubscriptionsPerPrincipal, outboundQueueBytes, socketSendBufferBytes, incompleteMessageBytes, slowConsumerCloseGraceMs, handshakeTimeoutMs, maxValueBytes, maxTopics, maxConnections, maxConnectionsBeforeUpgrade, publishRatePerSession, publisherLedgers, publisherLedgersPerPrincipal, maxViews, maxViewsPerSession, maxConnectionsPerPrincipal, maxViewsPerPrincipal, subscribeBytesPerSession, subscribeBytesPerPrincipal, maxTopicsPerPrincipal), got a list
+            limits: [1, 2]                        | section 'limits' must be a mapping of keys (maxFrameBytes, maxPathBytes, maxPathDepth, maxSubscriptionsPerSession, maxSubscriptions, maxSubscriptionsPerPrincipal, heapRefusePercent, outboundQueueBytes, socketSendBufferBytes, incompleteMessageBytes, slowConsumerCloseGraceMs, handshakeTimeoutMs, maxValueBytes, maxTopics, maxConnections, maxConnectionsBeforeUpgrade, publishRatePerSession, publisherLedgers, publisherLedgersPerPrincipal, maxViews, maxViewsPerSession, maxConnectionsPerPrincipal, maxViewsPerPrincipal, subscribeBytesPerSession, subscribeBytesPerPrincipal, maxTopicsPerPrincipal), got a list
             just text                             | the top level must be a mapping of sections (server, limits, history, pipeline, session, features, state, security, demo, cluster), got "just text"
             """)
     void wrongTypeNamesTheKeyAndTheExpectedType(String yaml, String message) {
@@ -216,6 +216,8 @@ class ConfigLoaderTest {
             limits.handshakeTimeoutMs         | 600001     | must be between 100 and 600000, got 600001
             limits.maxConnectionsBeforeUpgrade | 0         | must be between 1 and 10000000, got 0
             limits.maxConnectionsBeforeUpgrade | 10000001  | must be between 1 and 10000000, got 10000001
+            limits.heapRefusePercent          | 49         | must be 0 (never refused for the heap) or between 50 and 95, got 49
+            limits.heapRefusePercent          | 96         | must be 0 (never refused for the heap) or between 50 and 95, got 96
             history.length                    | 0          | must be between 1 and 65536, got 0
             history.length                    | 65537      | must be between 1 and 65536, got 65537
             pipeline.inboundRingSize          | 32         | must be a power of two between 64 and 16777216, got 32

@@ -40,6 +40,8 @@ final class EmbeddedNode implements AutoCloseable {
     static final int LOOPS = 2;
 
     final ServerCounters counters = new ServerCounters();
+    /** The sequencer's heap guard, of a 100-MB heap refusing past 80%: not listening, a test tells it of collections. */
+    final HeapGuard heap = new HeapGuard(100L << 20, 80, counters);
     final TopicSequencer sequencer;
     private final EmbeddedChannel[] loopChannels = new EmbeddedChannel[LOOPS];
     private final List<EmbeddedChannel> sessionChannels = new ArrayList<>();
@@ -138,7 +140,7 @@ final class EmbeddedNode implements AutoCloseable {
                 subscribeMemory, () -> nowNanos, deadline -> heldDeadlines.add(deadline), () -> {
                     replyTurnsAsked++;
                     return true;
-                });
+                }, heap);
         restoredTopics = saved == null ? 0 : sequencer.restore(saved, config.limits().pathLimits());
         sequencer.onStart();
     }

@@ -152,6 +152,33 @@ class TopicSequencerTest {
     }
 
     @Test
+    void whileTheHeapIsPastItsMarkAfterAFullCollectionNewTopicsAreRefusedExistingOnesUpdatedAndAYoungCollectionUnderItLifts() {
+        try (EmbeddedNode node = new EmbeddedNode()) {
+            Session publisher = node.session(0);
+            node.publish(publisher, 1, "one", "1");
+            node.heap.collected(70L << 20, false, "young"); // under 80 MB: nothing refused
+            node.heap.collected(90L << 20, false, "young"); // past it, but a young collection counts garbage too
+            node.publish(publisher, 2, "two", "2");
+            node.heap.collected(90L << 20, true, "full");
+            node.publish(publisher, 3, "three", "3");
+            node.publish(publisher, 4, "one", "again");
+            node.heap.collected(85L << 20, false, "young"); // still past: still refused
+            node.publish(publisher, 5, "four", "4");
+            node.heap.collected(40L << 20, false, "young");
+            node.publish(publisher, 6, "five", "5");
+            List<Received> got = node.received(publisher);
+            List<Received> errors = of(got, MessageType.ERROR);
+            assertThat(errors).extracting(Received::id).containsExactly(3, 5);
+            assertThat(errors.get(0).code()).isEqualTo(ErrorCode.TOO_MANY_TOPICS.code());
+            assertThat(errors.get(0).text()).contains("'three'", "a new topic", "90 MB in use",
+                    "limits.heapRefusePercent = 80% of its 100 MB", "not applied");
+            assertThat(of(got, MessageType.PUBLISH_ACK)).extracting(Received::id).containsExactly(1, 2, 4, 6);
+            assertThat(node.counters.topics()).isEqualTo(3);
+            assertThat(node.counters.heapRefusals()).isEqualTo(2);
+        }
+    }
+
+    @Test
     void aSubscriberToAnExistingTopicGetsItsTopicAndSnapshotThenSubscribed() {
         try (EmbeddedNode node = new EmbeddedNode()) {
             node.publish(null, 0, "fx/eur", "v1");

@@ -1,0 +1,131 @@
+package io.ringcast.it;
+
+import static io.ringcast.it.ServerProcesses.awaitPort;
+import static io.ringcast.it.ServerProcesses.collect;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringcast.protocol.Credentials;
+import io.ringcast.protocol.ErrorCode;
+import io.ringcast.protocol.WireCodec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What clients make a node keep on its heap, bounded as a whole ({@code limits.heapRefusePercent},
+ * 80% by default), against a real node process with a 64-MB heap. Each count has a limit of its own
+ * (topics 200,000, about 1.5 KB of heap each with the long paths below), each sized for the
+ * launcher's heap alone: before the bound, one anonymous publisher of new topics made this node run
+ * out of heap and exit (status 3). Now, once a full collection leaves the heap past the mark, new
+ * topics, sessions and subscriptions are refused with errors that name the key, a witness opened
+ * before publishes and receives throughout, and the node takes new clients again once the topics
+ * are removed.
+ */
+@Timeout(180)
+class HeapBoundProcessTest {
+    private static final int HEAP_MB = 64;
+    /** Publishes sent ahead of their answers. */
+    private static final int WINDOW = 256;
+    /** More new topics than the heap holds (the flood stops at the first refusal). */
+    private static final int MOST_TOPICS = 80_000;
+    private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
+    /** Long paths, so that each topic holds more heap and fewer fill it. */
+    private static final String PATH_PADDING = "p".repeat(200);
+
+    @TempDir
+    Path dir;
+    private Process node;
+    private List<String> out;
+    private int port;
+    private String url;
+
+    @AfterEach
+    void stopNode() throws InterruptedException {
+        if (node != null) {
+            node.toHandle().destroy();
+            assertThat(node.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void newTopicsSessionsAndSubscriptionsAreRefusedPastTheHeapMarkWhileOpenSessionsGoOnAndRemovingTheTopicsLiftsIt()
+            throws Exception {
+        node = ServerProcesses.launchOpen(dir, List.of("-Xmx" + HEAP_MB + "m", "-XX:+UseSerialGC",
+                "-XX:+ExitOnOutOfMemoryError"));
+        out = collect(node);
+        port = Integer.parseInt(awaitPort(node, out));
+        url = "ws://127.0.0.1:" + port + "/ws";
+
+        try (Witness witness = Witness.start(url);
+             RawWebSocket flooder = RawWebSocket.connectAndHello(url)) {
+            int sent = flood(flooder);
+            Await.until(() -> flooder.all("PUBLISH_ACK").size() + flooder.all("ERROR").size() == sent, ANSWER_TIMEOUT,
+                    () -> "every publish answered; the node's output: " + out);
+            int created = flooder.all("PUBLISH_ACK").size();
+            RawWebSocket.Msg refusal = flooder.await("ERROR");
+            assertThat(ErrorCode.of(refusal.a())).isEqualTo(ErrorCode.TOO_MANY_TOPICS);
+            assertThat(refusal.text()).contains("a new topic", "limits.heapRefusePercent = 80% of its");
+            assertThat(created).as("topics made before the refusal").isGreaterThan(1_000);
+            assertThat(MetricsScrape.of(port).value("ringcast_heap_refusing")).isEqualTo(1.0);
+
+            // a new session is refused, and so is a new subscription of an open one
+            try (RawWebSocket late = RawWebSocket.connect(url)) {
+                late.send(b -> WireCodec.writeHello(b, WireCodec.VERSION, "late", Credentials.ANONYMOUS, 0));
+                RawWebSocket.Msg error = late.await("ERROR");
+                assertThat(ErrorCode.of(error.a())).isEqualTo(ErrorCode.TOO_MANY_CONNECTIONS);
+                assertThat(error.text()).contains("session of", "limits.heapRefusePercent");
+            }
+            flooder.subscribe(1, "witness/#");
+            Await.until(() -> flooder.all("ERROR").stream()
+                            .anyMatch(e -> ErrorCode.of(e.a()) == ErrorCode.TOO_MANY_SUBSCRIPTIONS), ANSWER_TIMEOUT,
+                    () -> "the subscription refused; got " + flooder.all("ERROR"));
+            witness.stopAndVerify();
+
+            // the topics removed, the node asks for a full collection, which lifts the refusal
+            flooder.remove(2, "flood/#");
+            assertThat(flooder.await("REMOVED").b()).isEqualTo(created);
+            Await.until(() -> refusing() == 0.0, ANSWER_TIMEOUT,
+                    () -> "the refusal lifted; the node's output: " + out);
+        }
+        try (RawWebSocket late = RawWebSocket.connectAndHello(url)) {
+            late.publish(1, "after/one", "v");
+            assertThat(late.await("PUBLISH_ACK").a()).isEqualTo(1);
+        }
+        assertThat(MetricsScrape.of(port).value("ringcast_heap_refusals_total")).isGreaterThanOrEqualTo(3.0);
+        assertThat(node.isAlive()).as("the node: %s", out).isTrue();
+        assertThat(out).anySatisfy(line -> assertThat(line).contains("past limits.heapRefusePercent"));
+    }
+
+    private double refusing() {
+        try {
+            return MetricsScrape.of(port).value("ringcast_heap_refusing");
+        } catch (Exception nodeGone) {
+            throw new AssertionError("the node did not answer /metrics: " + out, nodeGone);
+        }
+    }
+
+    /**
+     * Publishes to new topics, {@link #WINDOW} ahead of their answers, until the first refusal or
+     * {@link #MOST_TOPICS}; fails as soon as the node exits. Returns how many were sent.
+     */
+    private int flood(RawWebSocket flooder) {
+        int sent = 0;
+        while (sent < MOST_TOPICS && flooder.all("ERROR").isEmpty()) {
+            for (int i = 0; i < WINDOW && sent < MOST_TOPICS; i++) {
+                sent++;
+                flooder.publish(sent, "flood/" + sent + "/" + PATH_PADDING, "v");
+            }
+            int answered = sent - WINDOW;
+            Await.until(() -> flooder.messages.size() >= answered || !node.isAlive(), ANSWER_TIMEOUT,
+                    () -> "the answers to the first " + answered + " publishes; the node's output: " + out);
+            assertThat(node.isAlive()).as("the node, after %d publishes: %s", answered, out).isTrue();
+        }
+        return sent;
+    }
+}
