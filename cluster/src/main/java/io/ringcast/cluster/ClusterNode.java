@@ -177,15 +177,26 @@ public final class ClusterNode implements AutoCloseable {
      *                      publishes it gets, and no order across groups
      * @param republish     whether it came as {@code REPUBLISH}
      * @param value         taken over by the cluster layer: the caller must not change it
+     * @param existingTopicOnly this node refuses new topics now (its heap past its mark): every node
+     *                      applies it only if its topic exists, and answers {@link PublishOutcome#TOO_MANY_TOPICS}
+     *                      otherwise, the same decision everywhere
      * @param callback      told once, unless this returns false
      * @return false when the group's queue is full: nothing was submitted and the callback is not
      *         called; offer it again later
      */
     public boolean publish(String principal, long publisherId, long session, long sessionSequence, int correlationId,
-                           boolean republish, String path, byte[] value, PublishCallback callback) {
+                           boolean republish, String path, byte[] value, boolean existingTopicOnly,
+                           PublishCallback callback) {
         LoggedPublish p = new LoggedPublish(principal, publisherId, session, sessionSequence, correlationId, republish,
-                path, value);
+                path, value, existingTopicOnly);
         return engine.publish(p, callback);
+    }
+
+    /** {@link #publish(String, long, long, long, int, boolean, String, byte[], boolean, PublishCallback)} of a publish that may create its topic. */
+    public boolean publish(String principal, long publisherId, long session, long sessionSequence, int correlationId,
+                           boolean republish, String path, byte[] value, PublishCallback callback) {
+        return publish(principal, publisherId, session, sessionSequence, correlationId, republish, path, value, false,
+                callback);
     }
 
     /**

@@ -4,11 +4,13 @@ import static io.ringcast.it.ServerProcesses.awaitPort;
 import static io.ringcast.it.ServerProcesses.collect;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringcast.it.cluster.ClusterProcesses;
 import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
 import io.ringcast.protocol.WireCodec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,6 +18,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * What clients make a node keep on its heap, bounded as a whole ({@code limits.heapRefusePercent},
@@ -25,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  * out of heap and exit (status 3). Now, once a full collection leaves the heap past the mark, new
  * topics, sessions and subscriptions are refused with errors that name the key, a witness opened
  * before publishes and receives throughout, and the node takes new clients again once the topics
- * are removed.
+ * are removed. In a cluster every node holds every topic: the node that takes a publish logs it "to
+ * an existing topic only" while it is past its mark, and every node refuses those that would create one.
  */
 @Timeout(180)
 class HeapBoundProcessTest {
@@ -64,7 +69,7 @@ class HeapBoundProcessTest {
 
         try (Witness witness = Witness.start(url);
              RawWebSocket flooder = RawWebSocket.connectAndHello(url)) {
-            int sent = flood(flooder);
+            int sent = flood(flooder, node::isAlive, () -> String.valueOf(out));
             Await.until(() -> flooder.all("PUBLISH_ACK").size() + flooder.all("ERROR").size() == sent, ANSWER_TIMEOUT,
                     () -> "every publish answered; the node's output: " + out);
             int created = flooder.all("PUBLISH_ACK").size();
@@ -110,11 +115,47 @@ class HeapBoundProcessTest {
         }
     }
 
+    @Test
+    void aClusterRefusesNewTopicsOnEveryNodeOnceTheNodeTakingThemIsPastItsMarkAndKeepsServing(TestInfo info)
+            throws Exception {
+        try (ClusterProcesses cluster = ClusterProcesses.start(info.getTestMethod().orElseThrow().getName(), 3, "", "",
+                List.of("-Xmx" + HEAP_MB + "m", "-XX:+ExitOnOutOfMemoryError"))) {
+            int leader = cluster.awaitLeader(Duration.ofSeconds(60));
+            int other = leader % 3 + 1;
+            BooleanSupplier allAlive = () -> cluster.isRunning(1) && cluster.isRunning(2) && cluster.isRunning(3);
+            try (Witness witness = Witness.start(cluster.webSocketUrl(other));
+                 RawWebSocket flooder = RawWebSocket.connectAndHello(cluster.webSocketUrl(leader))) {
+                flooder.publish(MOST_TOPICS + 1, "kept/one", "v");
+                assertThat(flooder.await("PUBLISH_ACK").a()).isEqualTo(MOST_TOPICS + 1);
+                int sent = flood(flooder, allAlive, cluster::describe);
+                Await.until(() -> flooder.all("PUBLISH_ACK").size() - 1 + flooder.all("ERROR").size() == sent,
+                        ANSWER_TIMEOUT, () -> "every publish answered; " + cluster.describe());
+                int created = flooder.all("PUBLISH_ACK").size() - 1;
+                RawWebSocket.Msg refusal = flooder.await("ERROR");
+                assertThat(ErrorCode.of(refusal.a())).isEqualTo(ErrorCode.TOO_MANY_TOPICS);
+                assertThat(refusal.text()).contains("a new topic", "limits.heapRefusePercent = 80% of its");
+                assertThat(created).as("topics made before the refusal").isGreaterThan(1_000);
+                // an existing topic still takes publishes through the node past its mark
+                flooder.publish(MOST_TOPICS + 2, "kept/one", "w");
+                Await.until(() -> flooder.all("PUBLISH_ACK").stream().anyMatch(a -> a.a() == MOST_TOPICS + 2),
+                        ANSWER_TIMEOUT, () -> "the publish to an existing topic acked; got " + flooder.all("ERROR"));
+                witness.stopAndVerify();
+                // every node holds the same topics (the flood's, kept/one and the witness's), no refused one
+                for (int node = 1; node <= 3; node++) {
+                    int n = node;
+                    Await.until(() -> cluster.health(n).path("topics").asInt() == created + 2, ANSWER_TIMEOUT,
+                            () -> "node " + n + " holds the " + (created + 2) + " topics; " + cluster.health(n));
+                }
+            }
+            assertThat(allAlive.getAsBoolean()).as("every node: %s", cluster.describe()).isTrue();
+        }
+    }
+
     /**
      * Publishes to new topics, {@link #WINDOW} ahead of their answers, until the first refusal or
-     * {@link #MOST_TOPICS}; fails as soon as the node exits. Returns how many were sent.
+     * {@link #MOST_TOPICS}; fails as soon as {@code alive} says a node exited. Returns how many were sent.
      */
-    private int flood(RawWebSocket flooder) {
+    private int flood(RawWebSocket flooder, BooleanSupplier alive, Supplier<String> nodes) {
         int sent = 0;
         while (sent < MOST_TOPICS && flooder.all("ERROR").isEmpty()) {
             for (int i = 0; i < WINDOW && sent < MOST_TOPICS; i++) {
@@ -122,9 +163,9 @@ class HeapBoundProcessTest {
                 flooder.publish(sent, "flood/" + sent + "/" + PATH_PADDING, "v");
             }
             int answered = sent - WINDOW;
-            Await.until(() -> flooder.messages.size() >= answered || !node.isAlive(), ANSWER_TIMEOUT,
-                    () -> "the answers to the first " + answered + " publishes; the node's output: " + out);
-            assertThat(node.isAlive()).as("the node, after %d publishes: %s", answered, out).isTrue();
+            Await.until(() -> flooder.messages.size() >= answered || !alive.getAsBoolean(), ANSWER_TIMEOUT,
+                    () -> "the answers to the first " + answered + " publishes; the nodes: " + nodes.get());
+            assertThat(alive.getAsBoolean()).as("the nodes, after %d publishes: %s", answered, nodes.get()).isTrue();
         }
         return sent;
     }

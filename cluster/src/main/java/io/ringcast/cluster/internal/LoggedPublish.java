@@ -30,9 +30,14 @@ import java.util.Objects;
  * @param republish     whether it came as {@code REPUBLISH} (sent again after a lost connection)
  * @param path          the topic
  * @param value         the full value; not copied
+ * @param existingTopicOnly the node that took it was refusing new topics when it did (its heap past
+ *                      {@code limits.heapRefusePercent}): every node applies it only to a topic that
+ *                      exists, and refuses it {@code TOO_MANY_TOPICS} otherwise, so that the decision
+ *                      of one node's guard is the same decision on every node
  */
 public record LoggedPublish(String principal, long publisherId, long session, long sessionSequence, int correlationId,
-                            boolean republish, String path, byte[] value) implements LoggedRecord {
+                            boolean republish, String path, byte[] value, boolean existingTopicOnly)
+        implements LoggedRecord {
 
     public LoggedPublish {
         Objects.requireNonNull(path, "path");
@@ -49,6 +54,12 @@ public record LoggedPublish(String principal, long publisherId, long session, lo
             throw new IllegalArgumentException("session sequence " + sessionSequence + " of session "
                     + Long.toHexString(session) + " must be at least 1");
         }
+    }
+
+    /** A publish that may create its topic. */
+    public LoggedPublish(String principal, long publisherId, long session, long sessionSequence, int correlationId,
+                         boolean republish, String path, byte[] value) {
+        this(principal, publisherId, session, sessionSequence, correlationId, republish, path, value, false);
     }
 
     /** A publish whose order in its session is not checked. */
@@ -71,20 +82,21 @@ public record LoggedPublish(String principal, long publisherId, long session, lo
     public boolean equals(Object o) {
         return o instanceof LoggedPublish p && publisherId == p.publisherId && session == p.session
                 && sessionSequence == p.sessionSequence && correlationId == p.correlationId
-                && republish == p.republish && Objects.equals(principal, p.principal) && path.equals(p.path)
+                && republish == p.republish && existingTopicOnly == p.existingTopicOnly && Objects.equals(principal, p.principal) && path.equals(p.path)
                 && Arrays.equals(value, p.value);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(principal, publisherId, session, sessionSequence, correlationId, republish, path,
-                Arrays.hashCode(value));
+                Arrays.hashCode(value), existingTopicOnly);
     }
 
     @Override
     public String toString() {
         return (republish ? "REPUBLISH " : "PUBLISH ") + correlationId + " to '" + path + "' (" + value.length
                 + " bytes)" + (publisherId == 0 ? "" : " of publisher " + Long.toHexString(publisherId) + " of " + principal)
-                + (session == 0 ? "" : ", #" + sessionSequence + " of session " + Long.toHexString(session));
+                + (session == 0 ? "" : ", #" + sessionSequence + " of session " + Long.toHexString(session))
+                + (existingTopicOnly ? ", to an existing topic only" : "");
     }
 }

@@ -30,7 +30,8 @@ import java.util.function.LongConsumer;
  * <p>For each publish of an entry, in order: with a publisher id, its publisher's ledger decides
  * first ({@link PublisherLedgers.Ledger#screen}: a publish seen before, one out of its session's
  * order, a {@code REPUBLISH} it cannot vouch for), by the rules a single node's sequencer applies
- * in-line as well; a publish that would create a topic past {@code maxTopics} is
+ * in-line as well; a publish that would create a topic past {@code maxTopics}, or create one at all
+ * when it is {@link LoggedPublish#existingTopicOnly} (the node that took it was past its heap mark), is
  * {@link PublishResult.Outcome#TOO_MANY_TOPICS}; else it is {@link PublishResult.Outcome#APPLIED}:
  * the topic's next sequence (the first is 1), recorded in the ledger, and handed to the {@link UpdateSink}.
  * Only those applied reach the sink, in log order.
@@ -239,7 +240,7 @@ public final class TopicLog {
         }
         TopicSequence topic = topics.get(p.path());
         if (topic == null) {
-            if (topics.size() >= maxTopics) {
+            if (topics.size() >= maxTopics || p.existingTopicOnly()) {
                 if (out != null) {
                     out.outcome(PublishResult.Outcome.TOO_MANY_TOPICS);
                 }

@@ -11,13 +11,14 @@ import java.util.Map;
  * Writes and reads the bytes of a group's log ({@link TopicLog}): entries (a batch of publishes and
  * removals), the responses to them, and the pieces of a snapshot.
  *
- * <p><b>Entry</b> (format 3):
+ * <p><b>Entry</b> (format 4):
  * <pre>
- * u8     format = 3
+ * u8     format = 4
  * varint count of records (at least 1)
  * count times, a publish or a removal, told apart by their flags:
  *   u8     flags: bit 0 REPUBLISH, bit 1 has a publisher id, bit 2 has a session (only with bit 1),
- *          bit 3 REMOVAL (alone); no other bit may be set
+ *          bit 3 REMOVAL (alone), bit 4 EXISTING_TOPIC_ONLY ({@link LoggedPublish#existingTopicOnly});
+ *          no other bit may be set
  *   a publish (bit 3 clear):
  *     [i64   publisher id, big endian, non-zero;  string-ref principal]   only with bit 1
  *     [i64   session, non-zero;  varint session sequence, at least 1]    only with bit 2
@@ -28,11 +29,12 @@ import java.util.Map;
  *     string-ref path (not empty)
  *     varint ifLastSequence: remove the topic only if its last sequence is this one; 0: whatever it is
  * </pre>
- * Format 2 is format 3 without removals (bit 3), and format 1, written before sessions were logged,
+ * Format 3 is format 4 without bit 4, format 2 is format 3 without removals (bit 3), and format 1, written before sessions were logged,
  * format 2 without bit 2: both still read, so a log written by an older node is applied the same. An
  * entry of publishes alone is still written as format 2, byte for byte as before removals, so that a
  * node of the previous release reads it during a rolling upgrade; only an entry that holds a removal
- * is format 3. A <em>string-ref</em> is {@code varint 0} then {@code varint length} and the UTF-8
+ * is format 3, and only an entry that holds a publish to an existing topic only (written by a node
+ * past its heap mark) is format 4. A <em>string-ref</em> is {@code varint 0} then {@code varint length} and the UTF-8
  * bytes for a string new to the entry, or {@code varint k} for the k-th new string of its kind
  * (principals and paths are counted apart; a removal's path is a path like a publish's) met earlier
  * in the entry, so a batch of one publisher's updates to a few topics names each once. A varint is
@@ -51,7 +53,9 @@ import java.util.Map;
  * Stateless; safe on any thread.
  */
 final class TopicLogCodec {
-    static final int ENTRY_FORMAT = 3;
+    static final int ENTRY_FORMAT = 4;
+    /** Entries without bit 4 (a publish to an existing topic only): still written for an entry without one. */
+    static final int ENTRY_FORMAT_WITHOUT_EXISTING_ONLY = 3;
     /** Entries without removals: still written for an entry of publishes alone (see the class comment). */
     static final int ENTRY_FORMAT_WITHOUT_REMOVALS = 2;
     /** Entries without sessions ({@link LoggedPublish#session}), still read. */
@@ -63,6 +67,7 @@ final class TopicLogCodec {
     private static final int FLAG_PUBLISHER = 2;
     private static final int FLAG_SESSION = 4;
     private static final int FLAG_REMOVAL = 8;
+    private static final int FLAG_EXISTING_TOPIC_ONLY = 16;
     /** The fewest bytes a publish takes (flags, correlation id, path ref, value length): bounds a count read. */
     private static final int MIN_PUBLISH_BYTES = 4;
     /** The fewest bytes a removal takes (flags, path ref, ifLastSequence). */
@@ -79,11 +84,13 @@ final class TopicLogCodec {
             throw new IllegalArgumentException("an entry carries at least one record");
         }
         boolean removes = false;
+        boolean existingOnly = false;
         for (LoggedRecord r : records) {
             removes |= r instanceof LoggedRemoval;
+            existingOnly |= r instanceof LoggedPublish p && p.existingTopicOnly();
         }
         EntryWriter out = new EntryWriter(64 + records.size() * 32);
-        out.u8(removes ? ENTRY_FORMAT : ENTRY_FORMAT_WITHOUT_REMOVALS);
+        out.u8(existingOnly ? ENTRY_FORMAT : removes ? ENTRY_FORMAT_WITHOUT_EXISTING_ONLY : ENTRY_FORMAT_WITHOUT_REMOVALS);
         out.varLong(records.size());
         Map<String, Integer> principals = new HashMap<>();
         Map<String, Integer> paths = new HashMap<>();
@@ -96,7 +103,7 @@ final class TopicLogCodec {
             }
             LoggedPublish p = (LoggedPublish) r;
             out.u8((p.republish() ? FLAG_REPUBLISH : 0) | (p.hasPublisher() ? FLAG_PUBLISHER : 0)
-                    | (p.hasSession() ? FLAG_SESSION : 0));
+                    | (p.hasSession() ? FLAG_SESSION : 0) | (p.existingTopicOnly() ? FLAG_EXISTING_TOPIC_ONLY : 0));
             if (p.hasPublisher()) {
                 out.i64(p.publisherId());
                 out.stringRef(p.principal(), principals);
@@ -117,13 +124,14 @@ final class TopicLogCodec {
     public static List<LoggedRecord> decodeEntry(byte[] data, int offset, int length) throws MalformedEntryException {
         EntryReader in = new EntryReader(data, offset, length, "entry");
         int format = in.u8("format");
-        if (format != ENTRY_FORMAT && format != ENTRY_FORMAT_WITHOUT_REMOVALS
+        if (format != ENTRY_FORMAT && format != ENTRY_FORMAT_WITHOUT_EXISTING_ONLY && format != ENTRY_FORMAT_WITHOUT_REMOVALS
                 && format != ENTRY_FORMAT_WITHOUT_SESSIONS) {
             throw in.malformed("unknown entry format " + format);
         }
         int knownFlags = FLAG_REPUBLISH | FLAG_PUBLISHER | (format >= ENTRY_FORMAT_WITHOUT_REMOVALS ? FLAG_SESSION : 0)
-                | (format >= ENTRY_FORMAT ? FLAG_REMOVAL : 0);
-        int count = in.count("records", format >= ENTRY_FORMAT ? MIN_REMOVAL_BYTES : MIN_PUBLISH_BYTES);
+                | (format >= ENTRY_FORMAT_WITHOUT_EXISTING_ONLY ? FLAG_REMOVAL : 0)
+                | (format >= ENTRY_FORMAT ? FLAG_EXISTING_TOPIC_ONLY : 0);
+        int count = in.count("records", format >= ENTRY_FORMAT_WITHOUT_EXISTING_ONLY ? MIN_REMOVAL_BYTES : MIN_PUBLISH_BYTES);
         if (count == 0) {
             throw in.malformed("an entry of no record");
         }
@@ -197,7 +205,7 @@ final class TopicLogCodec {
         }
         byte[] value = in.bytes("value of publish " + i);
         return new LoggedPublish(principal, publisherId, session, sessionSequence, (int) correlationId,
-                (flags & FLAG_REPUBLISH) != 0, path, value);
+                (flags & FLAG_REPUBLISH) != 0, path, value, (flags & FLAG_EXISTING_TOPIC_ONLY) != 0);
     }
 
     // ---------------------------------------------------------------- responses

@@ -84,7 +84,7 @@ class TopicLogCodecTest {
     @Test
     void malformedEntriesAreRefusedNamingTheProblem() {
         byte[] good = TopicLogCodec.encodeEntry(List.of(new LoggedPublish("p", 9, 1, false, "a/b", bytes("v"))));
-        assertRefused(with(good, 0, 4), "unknown entry format 4");
+        assertRefused(with(good, 0, 5), "unknown entry format 5");
         assertRefused(new byte[] {1, 0}, "an entry of no record");
         assertRefused(new byte[] {1, 100, 0, 0, 0, 0, 0}, "records: 100 do not fit");
         assertRefused(with(good, 2, 8 | 2), "unknown flags 0xa");
@@ -153,6 +153,23 @@ class TopicLogCodecTest {
         byte[] format3 = {3, 3, 8, 0, 3, 'a', '/', 'b', 0, 0, 0, 1, 1, 'v', 8, 1, (byte) 0xAC, 0x02};
         assertThat(TopicLogCodec.encodeEntry(withRemovals)).isEqualTo(format3);
         assertThat(TopicLogCodec.decodeEntry(format3, 0, format3.length)).containsExactlyElementsOf(withRemovals);
+    }
+
+    /** Written only by a node past its heap mark, so that a node of the previous release reads every other entry. */
+    @Test
+    void aPublishToAnExistingTopicOnlyIsFormat4AndSurvivesTheRoundTrip() throws Exception {
+        List<LoggedRecord> mixed = List.of(new LoggedPublish(null, 0, 0, 0, 0, false, "a/b", bytes("v"), true),
+                new LoggedPublish(null, 0, 0, 0, 1, false, "a/b", bytes("w"), false));
+        byte[] format4 = {4, 2, 16, 0, 0, 3, 'a', '/', 'b', 1, 'v', 0, 1, 1, 1, 'w'};
+        assertThat(TopicLogCodec.encodeEntry(mixed)).isEqualTo(format4);
+        assertThat(TopicLogCodec.decodeEntry(format4, 0, format4.length)).containsExactlyElementsOf(mixed);
+        List<LoggedRecord> withRemoval = List.of(new LoggedRemoval("a/b", 0),
+                new LoggedPublish("p", 9, 3, 1, 7, true, "a/c", bytes("x"), true));
+        byte[] entry = TopicLogCodec.encodeEntry(withRemoval);
+        assertThat(entry[0]).isEqualTo((byte) 4);
+        assertThat(TopicLogCodec.decodeEntry(entry, 0, entry.length)).containsExactlyElementsOf(withRemoval);
+        assertRefused(new byte[] {4, 1, 8 | 16, 0, 1, 'a', 0}, "a removal with flags 0x18");
+        assertRefused(new byte[] {4, 1, 32, 0, 1, 'a', 0}, "unknown flags 0x20");
     }
 
     @Test

@@ -6,6 +6,8 @@ import static io.ringcast.cluster.internal.TopicLogTesting.applyOne;
 import static io.ringcast.cluster.internal.TopicLogTesting.publish;
 import static io.ringcast.cluster.internal.TopicLogTesting.republish;
 import static io.ringcast.cluster.internal.TopicLogTesting.snapshot;
+import static io.ringcast.cluster.internal.TopicLogTesting.toExistingTopicOnly;
+import static io.ringcast.cluster.internal.TopicLogTesting.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringcast.cluster.SnapshotContent;
@@ -63,6 +65,20 @@ class TopicLogTest {
 
         TopicLog none = new TopicLog(sink, SnapshotContent.NONE, 0, 1000);
         assertThat(applyOne(none, anonymous("a", "1"))).isEqualTo(PublishResult.TOO_MANY_TOPICS);
+    }
+
+    @Test
+    void aPublishToAnExistingTopicOnlyIsAppliedToOneThatExistsAndRefusedForANewOne() {
+        apply(log, anonymous("a", "1"));
+        EntryResponse r = apply(log, toExistingTopicOnly("a", "2"),
+                new LoggedPublish("p", 7, 0, 0, 2, false, "b", utf8("1"), true), anonymous("c", "1"));
+        assertThat(r.results()).containsExactly(PublishResult.applied(2), PublishResult.TOO_MANY_TOPICS,
+                PublishResult.applied(1));
+        assertThat(sink.applied).extracting(Applied::path).containsExactly("a", "a", "c");
+        assertThat(log.topics()).isEqualTo(2);
+        // not recorded as applied: the same publish sent again by a node under its mark creates the topic
+        assertThat(applyOne(log, republish("p", 7, 2, "b", "1")))
+                .isEqualTo(PublishResult.applied(1));
     }
 
     @Test

@@ -149,6 +149,11 @@ public final class TopicLogTesting {
         return new LoggedPublish(null, 0, 0, false, path, utf8(value));
     }
 
+    /** An anonymous publish taken by a node past its heap mark: applied only if {@code path} exists. */
+    static LoggedPublish toExistingTopicOnly(String path, String value) {
+        return new LoggedPublish(null, 0, 0, 0, 0, false, path, utf8(value), true);
+    }
+
     /** The removal of {@code path} whatever its last sequence. */
     static LoggedRemoval removal(String path) {
         return new LoggedRemoval(path, 0);

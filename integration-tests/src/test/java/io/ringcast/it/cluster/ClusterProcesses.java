@@ -52,6 +52,8 @@ public final class ClusterProcesses implements AutoCloseable {
     private final Path[] configs;
     private final Process[] processes;
     private IntFunction<List<String>> commandPrefix = node -> List.of();
+    /** JVM options of every node after {@link NodeClassArchive#NODE_JVM_OPTIONS} (a later {@code -Xmx} wins). */
+    private List<String> jvmOptions = List.of();
     /** The {@code cluster.members} lines every node's config has. */
     private final String members;
     /** A process with another cluster key ({@link #startStranger}), or null. */
@@ -160,6 +162,17 @@ public final class ClusterProcesses implements AutoCloseable {
     }
 
     /**
+     * As {@link #start(String, int, String, String)}, with more JVM options for every node, after the
+     * usual ones (so {@code -Xmx64m} there wins).
+     */
+    public static ClusterProcesses start(String testName, int size, String extraYaml, String clusterKeys,
+                                         List<String> jvmOptions) throws Exception {
+        ClusterProcesses cluster = new ClusterProcesses(testName, size, extraYaml, clusterKeys, node -> "127.0.0.1");
+        cluster.jvmOptions = List.copyOf(jvmOptions);
+        return cluster.startAll(node -> List.of());
+    }
+
+    /**
      * As {@link #start(String, int, String)}, each node on its own address.
      *
      * @param hostOfNode the address of node n (1-based): its client port's and its cluster member host
@@ -203,7 +216,7 @@ public final class ClusterProcesses implements AutoCloseable {
 
     private void launch(int node) throws IOException {
         List<String> cmd = new ArrayList<>(commandPrefix.apply(node));
-        cmd.addAll(nodeCommand(configs[node - 1]));
+        cmd.addAll(nodeCommand(configs[node - 1], jvmOptions));
         Path log = logDir.resolve("node-" + node + ".log");
         // a restart appends to the node's log; a new cluster starts it afresh
         ProcessBuilder.Redirect output = processes[node - 1] == null ? ProcessBuilder.Redirect.to(log.toFile())
@@ -212,11 +225,12 @@ public final class ClusterProcesses implements AutoCloseable {
     }
 
     /** A node process's command with {@code config}: the jar on the test's JDK, with {@link NodeClassArchive}. */
-    private static List<String> nodeCommand(Path config) {
+    private static List<String> nodeCommand(Path config, List<String> jvmOptions) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path jar = JAR.toAbsolutePath().normalize();
         List<String> cmd = new ArrayList<>(List.of(java));
         cmd.addAll(NodeClassArchive.NODE_JVM_OPTIONS);
+        cmd.addAll(jvmOptions);
         cmd.addAll(NodeClassArchive.options(jar, java));
         cmd.addAll(List.of("-jar", jar.toString(), "--config", config.toAbsolutePath().toString()));
         return cmd;
@@ -464,7 +478,7 @@ public final class ClusterProcesses implements AutoCloseable {
                 + "    - {name: " + name + ", host: 127.0.0.1, membershipPort: " + strangerMembershipPort + "}\n" + SECURITY;
         Path config = logDir.resolve("stranger.yaml");
         Files.writeString(config, yaml);
-        stranger = new ProcessBuilder(nodeCommand(config)).redirectErrorStream(true).redirectOutput(strangerLog().toFile()).start();
+        stranger = new ProcessBuilder(nodeCommand(config, List.of())).redirectErrorStream(true).redirectOutput(strangerLog().toFile()).start();
     }
 
     /** Kills {@link #startStranger}'s process and waits for it to end. */

@@ -34,9 +34,9 @@ import java.util.List;
  * (never an event loop); the rest on any thread. Immutable, one per node.
  */
 final class ClusterRoute implements LoggedRemovals {
-    /** The log's refusal of one publish, on the publishing session's event loop. */
+    /** The log's refusal of one publish ({@link #refusal}), on the publishing session's event loop. */
     interface Refused {
-        void refused(int correlationId, String path, PublishOutcome outcome, String firstPath);
+        void refused(int correlationId, Verdict refusal);
     }
 
     private final ClusterNode cluster;
@@ -44,12 +44,20 @@ final class ClusterRoute implements LoggedRemovals {
     private final long replicationTimeoutMs;
     /** The texts of the log's refusals, the single node's. */
     private final PublishRefusals refusals;
+    /**
+     * While it refuses, this node's publishes go to the log as to an existing topic only: the log
+     * refuses on every node alike those that would create one, where a check here could not know
+     * whether the topic exists by the time the entry is applied.
+     */
+    private final HeapGuard heap;
 
-    ClusterRoute(ClusterNode cluster, SequencerProxy inbound, long replicationTimeoutMs, PublishRefusals refusals) {
+    ClusterRoute(ClusterNode cluster, SequencerProxy inbound, long replicationTimeoutMs, PublishRefusals refusals,
+                 HeapGuard heap) {
         this.cluster = cluster;
         this.inbound = inbound;
         this.replicationTimeoutMs = replicationTimeoutMs;
         this.refusals = refusals;
+        this.heap = heap;
     }
 
     /** Whether a publish can be taken now; when not, the session pauses its reads, as on a full inbound ring. */
@@ -76,8 +84,9 @@ final class ClusterRoute implements LoggedRemovals {
             session.clusterSessionSequences = new long[cluster.groups()];
         }
         long place = ++session.clusterSessionSequences[ClusterNode.groupOf(path, cluster.groups())];
+        boolean existingTopicOnly = heap.refusing();
         return cluster.publish(principal, session.publisherId, session.publishingSession, place, correlationId,
-                republish, path, value,
+                republish, path, value, existingTopicOnly,
                 (outcome, sequence, firstPath) -> {
                     if (outcome == PublishOutcome.ACKED) {
                         ack(session, correlationId, sequence);
@@ -87,7 +96,10 @@ final class ClusterRoute implements LoggedRemovals {
                             || outcome == PublishOutcome.OUT_OF_ORDER) {
                         session.clusterPublishesStopped = true; // at once: the refusal reaches the loop later
                     }
-                    session.ctx.executor().execute(() -> refused.refused(correlationId, path, outcome, firstPath));
+                    Verdict refusal = existingTopicOnly && outcome == PublishOutcome.TOO_MANY_TOPICS
+                            ? heap.refusal(ErrorCode.TOO_MANY_TOPICS, "publish to '" + path + "', a new topic,")
+                            : refusal(outcome, correlationId, path, firstPath);
+                    session.ctx.executor().execute(() -> refused.refused(correlationId, refusal));
                 });
     }
 
@@ -156,7 +168,7 @@ final class ClusterRoute implements LoggedRemovals {
     }
 
     /** Why a publish the log did not ack is refused ({@code ACKED} never comes here: see {@link #publish}). */
-    Verdict refusal(PublishOutcome outcome, int correlationId, String path, String firstPath) {
+    private Verdict refusal(PublishOutcome outcome, int correlationId, String path, String firstPath) {
         return switch (outcome) {
             case CONFLICT -> decided(PublishResult.conflict(firstPath), correlationId, path);
             case OUTCOME_UNKNOWN -> decided(PublishResult.OUTCOME_UNKNOWN, correlationId, path);

@@ -23,7 +23,7 @@ import java.util.stream.Collectors;
 
 /**
  * Bounds the sum of what clients make a node keep on its heap: new sessions, subscriptions and
- * (on a single node) topics are refused while the heap in use after the last collection is past
+ * topics (in a cluster, through the log: {@link ClusterRoute}) are refused while the heap in use after the last collection is past
  * {@code limits.heapRefusePercent} of the heap limit. Each of those has a count of its own
  * ({@code limits.maxConnections}, {@code maxSubscriptions}, {@code maxTopics}), each sized to fit the
  * heap alone; anonymous clients taking nine tenths of all of them at once would need several times

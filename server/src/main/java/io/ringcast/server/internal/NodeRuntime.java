@@ -249,7 +249,7 @@ public final class NodeRuntime implements AutoCloseable {
         ClusterRoute route = cluster == null ? null
                 : new ClusterRoute(cluster, inbound, config.cluster().replicationTimeoutMs(),
                         new PublishRefusals(config.limits().maxTopics(), config.limits().publisherLedgers(),
-                                config.limits().publisherLedgersPerPrincipal()));
+                                config.limits().publisherLedgersPerPrincipal()), heapGuard);
         if (route != null) {
             sequencer.logRemovalsThrough(route); // the leaders of topics' groups log their expiry
         }

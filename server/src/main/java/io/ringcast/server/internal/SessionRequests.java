@@ -3,7 +3,6 @@ package io.ringcast.server.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.ringcast.cluster.ClusterNode;
-import io.ringcast.cluster.PublishOutcome;
 import io.ringcast.log.PublishingSessions;
 import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
@@ -347,11 +346,11 @@ final class SessionRequests implements MessageHandler, Login.Outcome {
     }
 
     /** The cluster refused a publish of this session (an acked one is acked by the sequencer). Event loop. */
-    private void refusedByCluster(int correlationId, String topicPath, PublishOutcome outcome, String firstPath) {
+    private void refusedByCluster(int correlationId, Verdict refusal) {
         if (session.closing || !session.channel.isActive()) {
             return;
         }
-        replies.refuse(node.clusterRoute().refusal(outcome, correlationId, topicPath, firstPath), correlationId);
+        replies.refuse(refusal, correlationId);
         replies.flush(); // outside a read: nothing else will
     }
 

@@ -69,7 +69,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private long publishesInBatch;
     /** Told the topic count as topics come and go, gives the heap back once many went. */
     private final HeapGiveBack heapGiveBack;
-    /** On a single node, refuses new topics while the heap is past {@code limits.heapRefusePercent}. */
+    /** On a single node, refuses new topics while the heap is past {@code limits.heapRefusePercent} (a cluster node, through the log: {@link ClusterRoute}). */
     private final HeapGuard heap;
     /** The topics that expire, by the time a publish last updated them. */
     private final TopicExpiry expiry = new TopicExpiry();
