@@ -33,13 +33,17 @@ import java.util.stream.Collectors;
  * takes new ones again after its next collection.
  *
  * <p>It reads the heap after each collection from the collectors' notifications (the JDK's
- * {@link GarbageCollectionNotificationInfo}). Only a full ("major") collection's figure starts
- * refusing: after a young one the figure still counts the older generation's garbage, which the
- * serial collector keeps until its old generation fills, so a node with 60% of its heap live could
- * otherwise refuse for minutes. Any collection's figure under the mark lifts the refusal. Under G1
- * (whose mixed collections report as young ones) it starts only once G1 falls back to a full
- * collection, when its concurrent cycles can no longer keep the heap free: later, still before the
- * {@link OutOfMemoryError}.
+ * {@link GarbageCollectionNotificationInfo}). Under the serial and parallel collectors only a full
+ * ("major") collection's figure starts refusing: after a young one the figure still counts the old
+ * generation's garbage, which they keep until it fills, so a node with 60% of its heap live could
+ * otherwise refuse for minutes. Under G1 every pause's figure does: G1 marks the old generation
+ * concurrently from 45% of the heap on and reclaims it in its mixed pauses (reported as young ones),
+ * so an old generation past the mark after a pause is mostly live, and waiting for G1's full
+ * collection, its last resort, left a cluster's leader too little heap to live on (it exited 10 s
+ * after its first full collection past the mark, benchmarks.md). A pause whose figure includes
+ * garbage G1 has not reclaimed yet refuses until its next mixed pause. Concurrent collectors' cycles
+ * (ZGC, Shenandoah) count like full collections. Any collection's figure under the mark lifts the
+ * refusal.
  *
  * <p>Thread contract: {@link #collected} on the JVM's notification thread (or a test's), the
  * others from any thread; they meet only through the volatile {@link #refusing} and
@@ -103,16 +107,26 @@ final class HeapGuard implements NotificationListener, AutoCloseable {
                 used += pool.getValue().getUsed();
             }
         }
-        collected(used, info.getGcAction().contains("major"), info.getGcName());
+        collected(used, decisive(info.getGcAction(), info.getGcName()), info.getGcName());
     }
 
     /**
-     * A collection, full ({@code major}) or young, left {@code used} bytes of the heap in use. The
+     * Whether a collection's figure holds little garbage (see the class comment): any but a young
+     * one, and any G1 pause. {@code action} and {@code collector} as the JDK's notifications name them
+     * ("end of minor GC", "G1 Young Generation").
+     */
+    static boolean decisive(String action, String collector) {
+        return !action.equals("end of minor GC") || collector.startsWith("G1 ");
+    }
+
+    /**
+     * A collection left {@code used} bytes of the heap in use; {@code decisive} when that figure
+     * holds little garbage (a full collection, or any G1 pause) and may start refusing. The
      * notification thread.
      */
-    void collected(long used, boolean major, String collector) {
+    void collected(long used, boolean decisive, String collector) {
         boolean was = refusing;
-        boolean is = used > mark && (major || was);
+        boolean is = used > mark && (decisive || was);
         usedAfterCollection = used;
         refusing = is;
         if (is != was) {
