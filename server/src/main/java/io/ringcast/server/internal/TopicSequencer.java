@@ -11,7 +11,6 @@ import io.ringcast.server.config.ServerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -513,9 +512,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private void snapshot(TopicSnapshotRequest request) {
         try {
             if (request.isCapture()) {
-                ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
+                PiecedBytes bytes = new PiecedBytes();
                 TopicStateFile.writeTo(new DataOutputStream(bytes), inGroup(request.inGroup), false);
-                request.answer(bytes.toByteArray());
+                request.answer(bytes);
             } else {
                 takeOver(request.topics, request.pathLimits, request.inGroup);
                 request.answer(null);

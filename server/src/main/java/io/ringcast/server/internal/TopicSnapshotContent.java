@@ -73,9 +73,12 @@ final class TopicSnapshotContent implements SnapshotContent {
         TopicSnapshotRequest capture = TopicSnapshotRequest.capture(inGroup);
         inbound.snapshotTopics(capture);
         return out -> {
-            byte[] topics = capture.await();
-            out.writeInt(topics.length);
-            out.write(topics);
+            PiecedBytes topics = capture.await();
+            if (topics.size() > Integer.MAX_VALUE) {
+                throw new IOException("the snapshot's topics take " + topics.size() + " bytes, more than its format's 2 GiB");
+            }
+            out.writeInt((int) topics.size());
+            topics.writeTo(out);
         };
     }
 

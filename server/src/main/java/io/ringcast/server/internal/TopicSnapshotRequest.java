@@ -22,7 +22,7 @@ final class TopicSnapshotRequest {
     final PathLimits pathLimits;
     /** The topics concerned: a Raft group's (its snapshot holds those only), or every topic. */
     final Predicate<String> inGroup;
-    private final CompletableFuture<byte[]> answer = new CompletableFuture<>();
+    private final CompletableFuture<PiecedBytes> answer = new CompletableFuture<>();
 
     private TopicSnapshotRequest(List<TopicStateFile.SavedTopic> topics, PathLimits pathLimits,
                                  Predicate<String> inGroup) {
@@ -47,7 +47,7 @@ final class TopicSnapshotRequest {
     }
 
     /** The sequencer's answer: the topics captured, or null once taken over. Sequencer thread. */
-    void answer(byte[] captured) {
+    void answer(PiecedBytes captured) {
         answer.complete(captured);
     }
 
@@ -64,7 +64,7 @@ final class TopicSnapshotRequest {
      * @return the topics captured; null for a take-over
      * @throws IOException when the sequencer failed, or the wait was interrupted (the node is stopping)
      */
-    byte[] await() throws IOException {
+    PiecedBytes await() throws IOException {
         try {
             return answer.get();
         } catch (InterruptedException e) {
