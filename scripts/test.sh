@@ -41,7 +41,9 @@ if [ "${SKIP_VERIFY:-}" != 1 ]; then
   # build, where a second install -DskipTests took 22 s); two modules at a time where the reactor
   # allows it (the clients beside the cluster module, the benchmarks beside the integration tests):
   # the suite leaves a third of two cores idle waiting on elections, processes and paced loads
-  # (14:18 -> 13:22 min on 2 cores, 2026-11-30)
+  # (14:18 -> 13:22 min on 2 cores, 2026-11-30). Maven's own JVM runs on C1 alone (.mvn/jvm.config:
+  # a clean install -DskipTests in 34-36 s against 43-45 s, 50 s of CPU against 77, 2026-12-03); the
+  # test JVMs keep C2 (the cluster module's tests on C1 alone took 179 s against 160)
   mvn -B -ntp -T 2 install "$@"
 elif [ "${SKIP_PACKAGING:-}" != 1 ]; then
   rm -rf "$local_repo/io/ringcast"
