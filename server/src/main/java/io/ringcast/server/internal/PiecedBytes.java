@@ -23,7 +23,6 @@ final class PiecedBytes extends OutputStream {
     /** The last piece, and how much of it is written. */
     private byte[] current;
     private int used = PIECE_BYTES;
-    private long size;
 
     @Override
     public void write(int b) {
@@ -31,7 +30,6 @@ final class PiecedBytes extends OutputStream {
             nextPiece();
         }
         current[used++] = (byte) b;
-        size++;
     }
 
     @Override
@@ -45,7 +43,6 @@ final class PiecedBytes extends OutputStream {
             used += n;
             off += n;
             len -= n;
-            size += n;
         }
     }
 
@@ -57,7 +54,7 @@ final class PiecedBytes extends OutputStream {
 
     /** Bytes written so far. */
     long size() {
-        return size;
+        return pieces.isEmpty() ? 0 : (long) (pieces.size() - 1) * PIECE_BYTES + used;
     }
 
     /** Writes every byte written here, in order. */
