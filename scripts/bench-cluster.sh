@@ -50,6 +50,8 @@
 #                delivery, RSS sum, the longest pause between acks), and the two kills' pauses.
 #                --only jetstream|ringcast: that system's half alone (the other's cluster not started).
 #   --no-single, --no-kill   leave out the one-node runs, or the kill.
+#   --jit-warmup D  the unmeasured first run lasts D (e.g. 150s) instead of the mode's 20-40 s: on
+#                a 2-core machine five nodes' C2 compilers are still busy minutes into a load.
 # Load generator options given here replace the workload's (e.g. --rate, --subscribers, --duration).
 # Environment: HEAP (each node's -Xmx, default 512m; 2g with --diffusion), SKIP_BUILD=1.
 # Needs the ports of config/cluster (8081-8085, 7801-7805 and their failure-detection ports) free,
@@ -68,6 +70,7 @@ kill_after=5
 rates=200,1000,2000,5000
 kill_rate=1000
 only=
+jit_warmup_for= # the unmeasured first run's length; empty: the mode's own
 # the Java client's subscribers: the kill needs them, since a lean subscriber that loses its node
 # fails the run instead of resuming on another (--subscriber-client lean for the runs without it)
 declare -A opt=([--subscribers]=100 [--topics]=100 [--payload-bytes]=200 [--rate]=5000 [--publishers]=4
@@ -83,6 +86,7 @@ while [ $# -gt 0 ]; do
     --no-single) single=false; shift ;;
     --no-kill) kill_phase=false; shift ;;
     --kill-after) kill_after=${2:?--kill-after needs seconds}; shift 2 ;;
+    --jit-warmup) jit_warmup_for=${2:?--jit-warmup needs a duration, e.g. 150s}; shift 2 ;;
     --verbose) opt[--verbose]=; shift ;;
     --*) opt[$1]=${2:?$1 needs a value}; given[$1]=1; shift 2 ;;
     *) echo "unknown argument: $1 (see the usage at the top of $0)"; exit 2 ;;
@@ -150,6 +154,15 @@ elif [ "$mode" = jetstream ]; then
   mapfile -t jit_warmup < <(args --rate "$(tr , '\n' <<< "$rates" | sort -n | tail -1)" --warmup 5s --duration 20s)
 else
   mapfile -t jit_warmup < <(args --warmup 5s --duration 20s)
+fi
+# --jit-warmup: five JVMs on two cores still compile (C2) for minutes under load, and a run after
+# 20 s measures their compilers as much as the cluster (docs/benchmarks.md, "The usual workload
+# after the compilers settle")
+if [ -n "$jit_warmup_for" ]; then
+  [[ $jit_warmup_for =~ ^[0-9]+(ms|s|m)$ ]] || { echo "--jit-warmup: a duration, e.g. 150s, was '$jit_warmup_for'"; exit 2; }
+  for i in "${!jit_warmup[@]}"; do
+    [ "${jit_warmup[$i]}" = --duration ] && jit_warmup[$((i + 1))]=$jit_warmup_for
+  done
 fi
 
 out=benchmark/target/bench-cluster-$(date -u +%Y%m%d-%H%M%S)
