@@ -55,7 +55,8 @@ import java.util.zip.CRC32C;
  * <ul>
  *   <li>{@code log.meta}: fixed fields, each rewritten in place: magic {@code "RCLM"}, version,
  *       generation, current term, commit index, first index, then the vote ({@code u16} length and
- *       {@link Util#writeAddress} bytes).</li>
+ *       {@link Util#writeAddress} bytes). Every field but the commit index is forced to disk when
+ *       written (with {@code fsync}); the commit index rides on the next forced write.</li>
  *   <li>{@code <generation>-<first index>.segment}: entries in index order, each {@code u32} command
  *       length, {@code u64} term, {@code u8} flags (1: internal), the command, and a CRC32C of all of
  *       it; a segment is closed for appends once it passes {@link #SEGMENT_BYTES}.</li>
@@ -243,7 +244,13 @@ public class SegmentedLog implements Log {
 
     @Override
     public Log commitIndex(long newIndex) {
-        writeMetaLong(META_COMMIT, newIndex);
+        // Written, not forced: the engine moves the commit index once per entry on every member, and
+        // a second fsync per entry there halved what the shared disk could take. A commit index is
+        // knowledge, not state (Raft keeps it in memory; etcd's raft syncs for entries, term and vote,
+        // never for a commit alone): one that power loss sets back is learnt again from the leader,
+        // and the entries it covered are on disk already. The next forced write of this file (the
+        // first index at a truncation, a term, a vote) carries it, so it never falls behind a snapshot.
+        writeMeta(META_COMMIT, newIndex);
         commitIndex = newIndex;
         return this;
     }
@@ -857,9 +864,18 @@ public class SegmentedLog implements Log {
 
     /** Rewrites one field of the metadata in place; the runner's and the worker's alike (positional writes). */
     private void writeMetaLong(int offset, long value) {
+        writeMeta(offset, value);
+        try {
+            force(meta);
+        } catch (IOException e) {
+            throw new UncheckedIOException("forcing " + dir.resolve(META_FILE) + " to disk", e);
+        }
+    }
+
+    /** One field of the metadata file rewritten in place (8-byte aligned: no torn write), not forced. */
+    private void writeMeta(int offset, long value) {
         try {
             writeFully(meta, ByteBuffer.allocate(Long.BYTES).putLong(0, value), offset);
-            force(meta);
         } catch (IOException e) {
             throw new UncheckedIOException("writing " + dir.resolve(META_FILE), e);
         }
