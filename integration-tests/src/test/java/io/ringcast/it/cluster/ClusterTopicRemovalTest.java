@@ -15,7 +15,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -34,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClusterTopicRemovalTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final Pattern TOPICS = Pattern.compile("(?m)^ringcast_topics (\\d+)");
+    private static final int MANY_TOPICS = 10_000;
 
     @ParameterizedTest
     @ValueSource(strings = {"jgroups", "ratis"})
@@ -103,6 +106,25 @@ class ClusterTopicRemovalTest {
                     int n = node;
                     Await.until(() -> topics(cluster, n) == 1, Duration.ofSeconds(30), Duration.ofMillis(50),
                             () -> "rm/a alone on node " + n);
+                }
+
+                // more topics than the node's log queue holds (8,192): sent all at once, their
+                // removals filled it and the REMOVE was refused NO_MAJORITY with a majority there
+                for (int chunk = 0; chunk < MANY_TOPICS; chunk += 1_000) {
+                    List<CompletableFuture<Long>> acks = new ArrayList<>();
+                    for (int i = chunk; i < chunk + 1_000; i++) {
+                        acks.add(publisher.publish("many/" + i, "m".getBytes(StandardCharsets.UTF_8)));
+                    }
+                    CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+                }
+                Await.until(() -> topics(cluster, 2) == MANY_TOPICS + 1, Duration.ofSeconds(60), Duration.ofMillis(50),
+                        () -> "node 2 applied the " + MANY_TOPICS + " topics");
+                assertThat(remover.remove("many/#").get(90, TimeUnit.SECONDS)).as("removed through node 2")
+                        .isEqualTo(MANY_TOPICS);
+                for (int node = 1; node <= 3; node++) {
+                    int n = node;
+                    Await.until(() -> topics(cluster, n) == 1, Duration.ofSeconds(60), Duration.ofMillis(50),
+                            () -> "rm/a alone again on node " + n);
                 }
             }
         }
