@@ -75,6 +75,9 @@ public enum ServerCounter {
     HISTORY_BYTES(Kind.GAUGE, "ringcast_history_bytes", "Bytes all topics' histories take (their updates' frames, "
             + "newest values included): history.nodeMaxBytes bounds them.",
             ServerCounters::historyBytes),
+    HISTORY_ENTRIES(Kind.GAUGE, "ringcast_history_entries", "Updates all topics' histories hold, newest values "
+            + "included: history.nodeMaxEntries bounds them (each takes about 160 B of heap beside its frame).",
+            ServerCounters::historyEntries),
     HISTORY_UPDATES_LET_GO(Kind.COUNTER, "ringcast_history_updates_let_go", "Older updates let go from the "
             + "histories of the topics updated longest ago, to keep all histories within history.nodeMaxBytes: a "
             + "resume from before them gets a SNAPSHOT with GAP.", ServerCounters::historyUpdatesLetGo),

@@ -6,7 +6,6 @@ import io.ringcast.log.PublishResult;
 import io.ringcast.log.PublisherLedgers;
 import io.ringcast.log.SnapshotFields;
 
-import java.io.ByteArrayOutputStream;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.DataOutputStream;

@@ -226,16 +226,39 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
      *                 included: past it, the topics updated longest ago let their older updates go,
      *                 then their newest values; 0 for two fifths of the JVM's direct memory limit, where the
      *                 histories live
+     * @param nodeMaxEntries the most updates all topics' histories may hold together, newest values
+     *                 included, let go as past {@code nodeMaxBytes}: each holds about
+     *                 {@link #ENTRY_HEAP_BYTES} of heap whatever its size, which {@code nodeMaxBytes}
+     *                 (direct memory) does not see; 0 for as many as a fifth of the heap holds
      */
-    public record History(int length, long maxBytes, long nodeMaxBytes) {
+    public record History(int length, long maxBytes, long nodeMaxBytes, long nodeMaxEntries) {
         /** The least {@link #nodeMaxBytes} given: a few topics' histories. */
         public static final long MIN_NODE_MAX_BYTES = 1 << 20;
+        /** The least {@link #nodeMaxEntries} given: a few topics' histories. */
+        public static final long MIN_NODE_MAX_ENTRIES = 1 << 12;
+        /**
+         * Heap one update kept in a history takes beside its frame: Netty's pooled buffer object
+         * (88 B) and its recycler handle (24 B), and its slots in the topic's arrays (20 B, up to
+         * twice that while they grow). Measured with class histograms of a node whose histories grew.
+         */
+        public static final long ENTRY_HEAP_BYTES = 160;
 
         void validate() {
             between("history.length", length, 1, 65536);
             atLeast("history.maxBytes", maxBytes, 65536);
             zeroOrBetween("history.nodeMaxBytes", nodeMaxBytes, "two fifths of the JVM's direct memory limit",
                     MIN_NODE_MAX_BYTES, Long.MAX_VALUE);
+            zeroOrBetween("history.nodeMaxEntries", nodeMaxEntries, "as many as a fifth of the heap holds",
+                    MIN_NODE_MAX_ENTRIES, Long.MAX_VALUE);
+        }
+
+        /**
+         * {@link #nodeMaxEntries} in force in a JVM whose heap is bounded at {@code maxHeapBytes}: the
+         * one given, or as many updates as a fifth of the heap holds at {@link #ENTRY_HEAP_BYTES} each.
+         */
+        public long nodeMaxEntriesWithin(long maxHeapBytes) {
+            return nodeMaxEntries != 0 ? nodeMaxEntries
+                    : Math.max(MIN_NODE_MAX_ENTRIES, maxHeapBytes / 5 / ENTRY_HEAP_BYTES);
         }
 
         /**

@@ -85,7 +85,7 @@ public final class FanOutHarness implements AutoCloseable {
                     FlushPolicy.END_OF_BATCH, 0, counters);
         }
         sequencer = new TopicSequencer(new FanOutProxy(ring, pollers), PooledByteBufAllocator.DEFAULT,
-                new TopicSequencer.SequencerLimits(8, Long.MAX_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE, 4096, 1024,
+                new TopicSequencer.SequencerLimits(8, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE, 4096, 1024,
                         Integer.MAX_VALUE),
                 new FeatureResolver(features, PathLimits.DEFAULT), counters, false);
         sequencer.onStart();

@@ -1,17 +1,20 @@
 package io.ringcast.server.internal;
 
+import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Bytes written into arrays of {@link #PIECE_BYTES}, never copied to grow and written out as they
- * are ({@link #writeTo}): a cluster's snapshot capture. A {@link java.io.ByteArrayOutputStream}
- * doubles its array as it grows and copies it once more at the end, so an 8.6-MB capture held up to
- * about 33 MB of heap at once, on a node whose heap may be near its mark
- * ({@code limits.heapRefusePercent}); this holds the bytes and one piece's slack.
+ * are ({@link #writeTo}) or read back ({@link #inputStream}): a cluster's snapshot capture, and the
+ * topics of a snapshot being installed. A {@link java.io.ByteArrayOutputStream} doubles its array as
+ * it grows and copies it once more at the end, so an 8.6-MB capture held up to about 33 MB of heap
+ * at once, on a node whose heap may be near its mark ({@code limits.heapRefusePercent}); this holds
+ * the bytes and one piece's slack.
  *
  * <p>Thread contract: written by one thread, then handed over (through a future) and read by
  * another; never both at once.
@@ -57,11 +60,72 @@ final class PiecedBytes extends OutputStream {
         return pieces.isEmpty() ? 0 : (long) (pieces.size() - 1) * PIECE_BYTES + used;
     }
 
+    /**
+     * Appends the next {@code length} bytes of {@code in}, a piece at a time: a length is trusted
+     * only as far as bytes arrive, so a damaged one costs no more than what is there.
+     *
+     * @throws java.io.EOFException when {@code in} ends first (what arrived stays written here)
+     */
+    void readFrom(DataInput in, long length) throws IOException {
+        long left = length;
+        while (left > 0) {
+            if (used == PIECE_BYTES) {
+                nextPiece();
+            }
+            int n = (int) Math.min(left, PIECE_BYTES - used);
+            in.readFully(current, used, n);
+            used += n;
+            left -= n;
+        }
+    }
+
+    /** The bytes written here, in order, read without copying them whole. */
+    InputStream inputStream() {
+        return new InputStream() {
+            private int piece;
+            private int at;
+
+            @Override
+            public int read() {
+                if (!nextByteAt()) {
+                    return -1;
+                }
+                return pieces.get(piece)[at++] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                if (len == 0) {
+                    return 0;
+                }
+                if (!nextByteAt()) {
+                    return -1;
+                }
+                int n = Math.min(len, lengthOf(piece) - at);
+                System.arraycopy(pieces.get(piece), at, b, off, n);
+                at += n;
+                return n;
+            }
+
+            /** Moves past read pieces to the next byte; false at the end. */
+            private boolean nextByteAt() {
+                while (piece < pieces.size() && at == lengthOf(piece)) {
+                    piece++;
+                    at = 0;
+                }
+                return piece < pieces.size();
+            }
+        };
+    }
+
+    private int lengthOf(int piece) {
+        return piece == pieces.size() - 1 ? used : PIECE_BYTES;
+    }
+
     /** Writes every byte written here, in order. */
     void writeTo(DataOutput out) throws IOException {
         for (int i = 0; i < pieces.size(); i++) {
-            byte[] piece = pieces.get(i);
-            out.write(piece, 0, i == pieces.size() - 1 ? used : PIECE_BYTES);
+            out.write(pieces.get(i), 0, lengthOf(i));
         }
     }
 }

@@ -86,6 +86,7 @@ public final class ServerCounters {
     private volatile int valuesCached;
     /** What all topics' histories take, and their older updates let go for {@code history.nodeMaxBytes}; written by the sequencer. */
     private volatile long historyBytes;
+    private volatile long historyEntries;
     private volatile long historyUpdatesLetGo;
     private volatile long historyValuesLetGo;
     /** Written by the sequencer thread only. */
@@ -247,8 +248,9 @@ public final class ServerCounters {
      * What all topics' histories take now, and the older updates and newest values let go so far to
      * keep them within the node's bound. Sequencer thread only.
      */
-    void history(long bytes, long updatesLetGo, long valuesLetGo) {
+    void history(long bytes, long entries, long updatesLetGo, long valuesLetGo) {
         historyBytes = bytes;
+        historyEntries = entries;
         historyUpdatesLetGo = updatesLetGo;
         historyValuesLetGo = valuesLetGo;
     }
@@ -410,6 +412,11 @@ public final class ServerCounters {
 
     public long historyBytes() {
         return historyBytes;
+    }
+
+    /** Updates all topics' histories hold, newest values included. */
+    public long historyEntries() {
+        return historyEntries;
     }
 
     public long historyUpdatesLetGo() {

@@ -249,6 +249,7 @@ final class Topic extends Audience {
         charge(bytesOf(slot));
         if (historySize < historyLength) {
             historySize++;
+            budget.count(1);
         }
         recordedSequence = sequence;
         // large values: the oldest go first, so that one topic holds at most history.maxBytes
@@ -268,6 +269,7 @@ final class Topic extends Audience {
         }
         forget(slot(recordedSequence - historySize + 1));
         historySize--;
+        budget.count(-1);
         return true;
     }
 
@@ -435,6 +437,7 @@ final class Topic extends Audience {
                 release(historyFullValues, i);
             }
         }
+        budget.count(-historySize);
         historySize = 0;
         charge(-historyBytes);
         budget.released(this);

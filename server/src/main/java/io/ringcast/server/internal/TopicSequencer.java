@@ -119,7 +119,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.counters = counters;
         this.historyLength = limits.historyLength();
         this.historyMaxBytes = limits.historyMaxBytes();
-        this.historyBudget = new HistoryBudget(limits.historyNodeMaxBytes(), () -> counters.valuesCached(-1));
+        this.historyBudget = new HistoryBudget(limits.historyNodeMaxBytes(), limits.historyNodeMaxEntries(),
+                () -> counters.valuesCached(-1));
         this.maxTopics = limits.maxTopics();
         this.topicsMadeBy = new PrincipalShares(limits.maxTopicsPerPrincipal());
         this.encoder = new UpdateEncoder(alloc, features.features(), counters);
@@ -139,7 +140,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     }
 
     /** The sequencer's bounds: history kept per topic and per node, topics, and the publishers' ledgers. */
-    record SequencerLimits(int historyLength, long historyMaxBytes, long historyNodeMaxBytes, int maxTopics,
+    record SequencerLimits(int historyLength, long historyMaxBytes, long historyNodeMaxBytes,
+                           long historyNodeMaxEntries, int maxTopics,
                            int publisherLedgers, int publisherLedgersPerPrincipal, int maxTopicsPerPrincipal) {
 
         /**
@@ -150,7 +152,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             ServerConfig.History history = config.history();
             ServerConfig.Limits limits = config.limits();
             return new SequencerLimits(history.length(), history.maxBytes(),
-                    history.nodeMaxBytesWithin(PlatformDependent.maxDirectMemory()), limits.maxTopics(),
+                    history.nodeMaxBytesWithin(PlatformDependent.maxDirectMemory()),
+                    history.nodeMaxEntriesWithin(Runtime.getRuntime().maxMemory()), limits.maxTopics(),
                     limits.publisherLedgers(), limits.publisherLedgersPerPrincipal(), limits.maxTopicsPerPrincipal());
         }
     }
@@ -212,7 +215,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
             fanOut.endOfBatch();
             counters.addPublishes(publishesInBatch);
             publishesInBatch = 0;
-            counters.history(historyBudget.bytes(), historyBudget.updatesLetGo(), historyBudget.valuesLetGo());
+            counters.history(historyBudget.bytes(), historyBudget.entries(), historyBudget.updatesLetGo(),
+                    historyBudget.valuesLetGo());
         }
     }
 

@@ -3,13 +3,12 @@ package io.ringcast.server.internal;
 import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.protocol.PathLimits;
 
-import java.io.ByteArrayInputStream;
+import java.io.BufferedInputStream;
 import java.io.DataInput;
 import java.io.DataInputStream;
 import java.io.DataOutput;
 import java.io.EOFException;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -33,9 +32,6 @@ import java.util.function.Predicate;
  * anything, and the node keeps its topics as they were.
  */
 final class TopicSnapshotContent implements SnapshotContent {
-    /** The topics' bytes are read in pieces of at most this, so a damaged length costs no more than what is there. */
-    private static final int READ_PIECE_BYTES = 1 << 20;
-
     private final SequencerProxy inbound;
     private final PathLimits pathLimits;
     /** The topics of the Raft group this content belongs to ({@link #ofTopics}); every topic by default. */
@@ -85,10 +81,11 @@ final class TopicSnapshotContent implements SnapshotContent {
     /** Reads and checks the snapshot's topics, then has the sequencer take them over, and waits until it has. Engine thread. */
     @Override
     public void read(DataInput in) throws IOException {
-        byte[] bytes = readTopicBytes(in);
+        PiecedBytes bytes = readTopicBytes(in);
         List<TopicStateFile.SavedTopic> topics;
         try {
-            topics = TopicStateFile.readFrom(new DataInputStream(new ByteArrayInputStream(bytes)), bytes.length);
+            topics = TopicStateFile.readFrom(new DataInputStream(new BufferedInputStream(bytes.inputStream(),
+                    PiecedBytes.PIECE_BYTES)), bytes.size());
         } catch (IOException e) {
             throw new IOException("the snapshot's topics are damaged (" + e.getMessage() + "); none taken over", e);
         }
@@ -98,10 +95,11 @@ final class TopicSnapshotContent implements SnapshotContent {
     }
 
     /**
-     * The length-prefixed bytes. The input's size is unknown here, so a length is trusted only as
-     * far as bytes arrive: they are read in pieces, the array grown as they come.
+     * The length-prefixed bytes, in pieces: the input's size is unknown here, so a length is trusted
+     * only as far as bytes arrive, and the bytes are never copied to grow (an array doubled as they
+     * came held up to twice a snapshot's topics at once, on a node whose heap may be near its mark).
      */
-    private static byte[] readTopicBytes(DataInput in) throws IOException {
+    private static PiecedBytes readTopicBytes(DataInput in) throws IOException {
         int length;
         try {
             length = in.readInt();
@@ -111,17 +109,9 @@ final class TopicSnapshotContent implements SnapshotContent {
         if (length < 0) {
             throw new IOException("the snapshot's topics claim a negative length: " + length);
         }
-        byte[] bytes = new byte[Math.min(length, READ_PIECE_BYTES)];
-        int read = 0;
+        PiecedBytes bytes = new PiecedBytes();
         try {
-            while (read < length) {
-                if (read == bytes.length) {
-                    bytes = Arrays.copyOf(bytes, (int) Math.min(length, 2L * bytes.length));
-                }
-                int piece = Math.min(bytes.length - read, READ_PIECE_BYTES);
-                in.readFully(bytes, read, piece);
-                read += piece;
-            }
+            bytes.readFrom(in, length);
         } catch (EOFException e) {
             throw new IOException("the snapshot's topics are truncated: " + length + " bytes claimed, fewer there", e);
         }

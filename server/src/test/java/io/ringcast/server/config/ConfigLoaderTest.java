@@ -22,7 +22,7 @@ class ConfigLoaderTest {
     private static final ServerConfig SPEC_DEFAULTS = new ServerConfig(
             new ServerConfig.Server("0.0.0.0", 8080, 0, Transport.AUTO),
             new ServerConfig.Limits(1048576, 256, 16, 1024, 8388608L, 5000L, 10000L, 1000000, 200000, 100000, 1024, 0, 16384, 8192, 1000, 16, 500, 90000, 8388608L, 67108864L, 180000, 131072, 0L, 0, 0, 80),
-            new ServerConfig.History(64, 8388608L, 0L),
+            new ServerConfig.History(64, 8388608L, 0L, 0L),
             new ServerConfig.Pipeline(65536, 65536, 67108864, WaitStrategyKind.BLOCKING, FlushPolicy.ADAPTIVE, 10000),
             new ServerConfig.Session(120000L),
             new Features(true, false, false, Conflation.OFF, 256, 262144L, List.of()),

@@ -36,7 +36,7 @@ class HistoryBudgetTest {
 
     @Test
     void theHistoriesStayWithinTheBoundTheTopicsUpdatedLongestAgoLettingGoFirst() {
-        HistoryBudget budget = new HistoryBudget(20_000, () -> { });
+        HistoryBudget budget = new HistoryBudget(20_000, Long.MAX_VALUE, () -> { });
         Topic a = topic(budget, "a");
         Topic b = topic(budget, "b");
         for (int i = 0; i < 8; i++) {
@@ -60,9 +60,33 @@ class HistoryBudgetTest {
     }
 
     @Test
+    void smallUpdatesStayWithinTheBoundOnHowManyAreKeptWhateverTheirBytes() {
+        HistoryBudget budget = new HistoryBudget(Long.MAX_VALUE, 100, () -> { });
+        List<Topic> many = new ArrayList<>();
+        for (int t = 0; t < 20; t++) {
+            Topic topic = topic(budget, "small/" + t);
+            many.add(topic);
+            for (int i = 0; i < 10; i++) {
+                publish(topic, "v" + i);
+            }
+        }
+        assertThat(budget.entries()).as("200 published, 100 kept")
+                .isEqualTo(100).isEqualTo(many.stream().mapToLong(Topic::historySize).sum());
+        // older updates go, the topics updated longest ago first, before any newest value
+        assertThat(budget.updatesLetGo()).isEqualTo(100);
+        assertThat(budget.valuesLetGo()).isZero();
+        assertThat(many).extracting(Topic::historySize)
+                .containsExactly(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 9, 10, 10, 10, 10, 10, 10, 10, 10);
+
+        many.forEach(Topic::releaseHistory);
+        assertThat(budget.entries()).isZero();
+        assertThat(budget.bytes()).isZero();
+    }
+
+    @Test
     void onceEveryTopicIsDownToItsNewestTheNewestValuesOfTheTopicsUpdatedLongestAgoGo() {
         AtomicInteger valuesLetGo = new AtomicInteger();
-        HistoryBudget budget = new HistoryBudget(5_500, valuesLetGo::incrementAndGet);
+        HistoryBudget budget = new HistoryBudget(5_500, Long.MAX_VALUE, valuesLetGo::incrementAndGet);
         List<Topic> many = new ArrayList<>();
         for (int t = 0; t < 20; t++) {
             Topic topic = topic(budget, "many/" + t);
@@ -91,7 +115,7 @@ class HistoryBudgetTest {
 
     @Test
     void theFramesLetGoAreReleasedAndEveryByteIsChargedBackWhenHistoriesGo() {
-        HistoryBudget budget = new HistoryBudget(4_000, () -> { });
+        HistoryBudget budget = new HistoryBudget(4_000, Long.MAX_VALUE, () -> { });
         Topic a = topic(budget, "a");
         List<ByteBuf> frames = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
@@ -124,7 +148,7 @@ class HistoryBudgetTest {
 
     @Test
     void aTopicsOwnMaxBytesStillBoundsItWithinABudgetLargeEnough() {
-        HistoryBudget budget = new HistoryBudget(1_000_000, () -> { });
+        HistoryBudget budget = new HistoryBudget(1_000_000, Long.MAX_VALUE, () -> { });
         Topic large = new Topic(1, "big", new String[] {"big"}, SubscriberSet.empty(1), 64, 5_000, budget, CACHED);
         topics.add(large);
         for (int i = 0; i < 10; i++) {
