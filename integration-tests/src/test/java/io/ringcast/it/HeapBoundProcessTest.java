@@ -4,6 +4,7 @@ import static io.ringcast.it.ServerProcesses.awaitPort;
 import static io.ringcast.it.ServerProcesses.collect;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringcast.client.RingcastClient;
 import io.ringcast.it.cluster.ClusterProcesses;
 import io.ringcast.protocol.Credentials;
 import io.ringcast.protocol.ErrorCode;
@@ -17,7 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -31,6 +34,9 @@ import java.util.function.Supplier;
  * before publishes and receives throughout, and the node takes new clients again once the topics
  * are removed. In a cluster every node holds every topic: the node that takes a publish logs it "to
  * an existing topic only" while it is past its mark, and every node refuses those that would create one.
+ * Updates of topics that exist are not refused: the histories they fill are bounded by count
+ * ({@code history.nodeMaxEntries}, a fifth of the heap by default), since each update kept holds
+ * heap whatever its size.
  */
 @Timeout(180)
 class HeapBoundProcessTest {
@@ -40,6 +46,8 @@ class HeapBoundProcessTest {
     /** More new topics than the heap holds (the flood stops at the first refusal). */
     private static final int MOST_TOPICS = 80_000;
     private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
+    /** Small updates of a few topics: more than the heap holds as histories (about 160 B each; 293,546 stopped it). */
+    private static final int SMALL_UPDATES = 360_000;
     /** Long paths, so that each topic holds more heap and fewer fill it. */
     private static final String PATH_PADDING = "p".repeat(200);
 
@@ -105,6 +113,47 @@ class HeapBoundProcessTest {
         assertThat(MetricsScrape.of(port).value("ringcast_heap_refusals_total")).isGreaterThanOrEqualTo(3.0);
         assertThat(node.isAlive()).as("the node: %s", out).isTrue();
         assertThat(out).anySatisfy(line -> assertThat(line).contains("past limits.heapRefusePercent"));
+    }
+
+    @Test
+    void smallUpdatesOfTopicsThatExistKeepTheHistoriesWithinTheirCountOnTheHeapAndTheNodeServing() throws Exception {
+        // 16 topics of 65,536 updates each could hold a million, about 160 B of heap apiece
+        // whatever the value's size: before history.nodeMaxEntries this node ran out of heap
+        node = ServerProcesses.launchOpen(dir, List.of("-Xmx" + HEAP_MB + "m", "-XX:+UseSerialGC",
+                "-XX:+ExitOnOutOfMemoryError"), "history:\n  length: 65536\n");
+        out = collect(node);
+        port = Integer.parseInt(awaitPort(node, out));
+        url = "ws://127.0.0.1:" + port + "/ws";
+
+        try (Witness witness = Witness.start(url);
+             RingcastClient publisher = RingcastClient.builder().addresses(url).build()) {
+            publisher.connect().get(30, TimeUnit.SECONDS);
+            Semaphore window = new Semaphore(WINDOW);
+            AtomicReference<Throwable> refused = new AtomicReference<>();
+            byte[] value = {'v'};
+            for (int i = 0; i < SMALL_UPDATES && refused.get() == null; i++) {
+                while (!window.tryAcquire(1, TimeUnit.SECONDS)) {
+                    assertThat(node.isAlive()).as("the node, after %d publishes: %s", i, out).isTrue();
+                }
+                publisher.publish("small/" + i % 16, value).whenComplete((sequence, failure) -> {
+                    if (failure != null) {
+                        refused.compareAndSet(null, failure);
+                    }
+                    window.release();
+                });
+            }
+            assertThat(window.tryAcquire(WINDOW, ANSWER_TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+                    .as("every publish answered; the node's output: %s", out).isTrue();
+            assertThat(refused.get()).as("a refusal").isNull();
+            witness.stopAndVerify();
+        }
+        MetricsScrape metrics = MetricsScrape.of(port);
+        long bound = HEAP_MB * 1024L * 1024 / 5 / 160; // a fifth of the heap at 160 B each, less the collector's reserve
+        assertThat(metrics.value("ringcast_history_entries")).as("the updates the histories keep")
+                .isLessThanOrEqualTo(bound).isGreaterThan(bound * 0.8);
+        assertThat(metrics.value("ringcast_history_updates_let_go_total")).as("older updates let go")
+                .isGreaterThan(SMALL_UPDATES - bound);
+        assertThat(node.isAlive()).as("the node: %s", out).isTrue();
     }
 
     private double refusing() {

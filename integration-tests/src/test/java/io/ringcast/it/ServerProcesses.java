@@ -35,6 +35,11 @@ final class ServerProcesses {
      * Its config is {@code node.yaml} in {@code workDir}.
      */
     static Process launchOpen(Path workDir, List<String> jvmArgs) throws IOException {
+        return launchOpen(workDir, jvmArgs, "");
+    }
+
+    /** The same, with {@code moreConfig} (whole sections of YAML) added to the node's config. */
+    static Process launchOpen(Path workDir, List<String> jvmArgs, String moreConfig) throws IOException {
         Files.writeString(workDir.resolve("node.yaml"), """
                 server:
                   host: 127.0.0.1
@@ -45,7 +50,7 @@ final class ServerProcesses {
                     - name: "everything"
                       subscribe: ["#"]
                       publish: ["#"]
-                """);
+                """ + moreConfig);
         return launch(workDir, jvmArgs, "--config", "node.yaml");
     }
 
