@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClusterTopicRemovalTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final Pattern TOPICS = Pattern.compile("(?m)^ringcast_topics (\\d+)");
-    private static final int MANY_TOPICS = 10_000;
+    private static final int MANY_TOPICS = 6_000;
 
     @ParameterizedTest
     @ValueSource(strings = {"jgroups", "ratis"})
