@@ -139,8 +139,8 @@ final class ClusterRoute implements LoggedRemovals {
     /**
      * One {@code REMOVE}'s removals, sent to the logs a window at a time: a selector matching 17,000
      * topics once filled the node's log queue (shared with every publish of the node) and was refused
-     * {@code NO_MAJORITY} after 13 s with a majority there; sent again at 95% of the heap, its 17,000
-     * callbacks at once stopped two of five nodes. Every field on the session's event loop.
+     * {@code NO_MAJORITY} after 13 s with a majority there (sent again on nodes at 95% of their
+     * heap, two of the five then ran out of it). Every field on the session's event loop.
      */
     private final class SelectorRemoval {
         private final Session session;
