@@ -79,11 +79,13 @@ public enum ServerCounter {
             + "included: history.nodeMaxEntries bounds them (each takes about 160 B of heap beside its frame).",
             ServerCounters::historyEntries),
     HISTORY_UPDATES_LET_GO(Kind.COUNTER, "ringcast_history_updates_let_go", "Older updates let go from the "
-            + "histories of the topics updated longest ago, to keep all histories within history.nodeMaxBytes: a "
-            + "resume from before them gets a SNAPSHOT with GAP.", ServerCounters::historyUpdatesLetGo),
+            + "histories of the topics updated longest ago, to keep all histories within history.nodeMaxBytes and "
+            + "history.nodeMaxEntries: a resume from before them gets a SNAPSHOT with GAP.",
+            ServerCounters::historyUpdatesLetGo),
     HISTORY_VALUES_LET_GO(Kind.COUNTER, "ringcast_history_values_let_go", "Newest values let go from the topics "
             + "updated longest ago, once every topic was down to its newest, to keep all histories within "
-            + "history.nodeMaxBytes: such a topic has no value for new subscribers until its next update.",
+            + "history.nodeMaxBytes and history.nodeMaxEntries: such a topic has no value for new subscribers "
+            + "until its next update.",
             ServerCounters::historyValuesLetGo),
     INBOUND_RING_REMAINING(Kind.GAUGE, "ringcast_inbound_ring_remaining", "Free slots of the inbound (sequencer) ring.",
             ServerCounters::inboundRingRemaining),
