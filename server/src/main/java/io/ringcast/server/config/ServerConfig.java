@@ -253,12 +253,12 @@ public record ServerConfig(Server server, Limits limits, History history, Pipeli
         }
 
         /**
-         * {@link #nodeMaxEntries} in force in a JVM whose heap is bounded at {@code maxHeapBytes}: the
+         * {@link #nodeMaxEntries} in force in a JVM whose heap is bounded at {@code heapLimit} bytes: the
          * one given, or as many updates as a fifth of the heap holds at {@link #ENTRY_HEAP_BYTES} each.
          */
-        public long nodeMaxEntriesWithin(long maxHeapBytes) {
+        public long nodeMaxEntriesWithin(long heapLimit) {
             return nodeMaxEntries != 0 ? nodeMaxEntries
-                    : Math.max(MIN_NODE_MAX_ENTRIES, maxHeapBytes / 5 / ENTRY_HEAP_BYTES);
+                    : Math.max(MIN_NODE_MAX_ENTRIES, heapLimit / 5 / ENTRY_HEAP_BYTES);
         }
 
         /**

@@ -1,11 +1,14 @@
 package io.ringcast.server.internal;
 
+import java.io.ByteArrayInputStream;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.SequenceInputStream;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -64,7 +67,8 @@ final class PiecedBytes extends OutputStream {
      * Appends the next {@code length} bytes of {@code in}, a piece at a time: a length is trusted
      * only as far as bytes arrive, so a damaged one costs no more than what is there.
      *
-     * @throws java.io.EOFException when {@code in} ends first (what arrived stays written here)
+     * @throws java.io.EOFException when {@code in} ends first (the piece being read then counts for
+     *                              nothing: the caller drops these bytes, damaged)
      */
     void readFrom(DataInput in, long length) throws IOException {
         long left = length;
@@ -81,41 +85,11 @@ final class PiecedBytes extends OutputStream {
 
     /** The bytes written here, in order, read without copying them whole. */
     InputStream inputStream() {
-        return new InputStream() {
-            private int piece;
-            private int at;
-
-            @Override
-            public int read() {
-                if (!nextByteAt()) {
-                    return -1;
-                }
-                return pieces.get(piece)[at++] & 0xff;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) {
-                if (len == 0) {
-                    return 0;
-                }
-                if (!nextByteAt()) {
-                    return -1;
-                }
-                int n = Math.min(len, lengthOf(piece) - at);
-                System.arraycopy(pieces.get(piece), at, b, off, n);
-                at += n;
-                return n;
-            }
-
-            /** Moves past read pieces to the next byte; false at the end. */
-            private boolean nextByteAt() {
-                while (piece < pieces.size() && at == lengthOf(piece)) {
-                    piece++;
-                    at = 0;
-                }
-                return piece < pieces.size();
-            }
-        };
+        List<InputStream> each = new ArrayList<>(pieces.size());
+        for (int i = 0; i < pieces.size(); i++) {
+            each.add(new ByteArrayInputStream(pieces.get(i), 0, lengthOf(i)));
+        }
+        return new SequenceInputStream(Collections.enumeration(each));
     }
 
     private int lengthOf(int piece) {

@@ -3,7 +3,6 @@ package io.ringcast.server.internal;
 import io.ringcast.cluster.SnapshotContent;
 import io.ringcast.protocol.PathLimits;
 
-import java.io.BufferedInputStream;
 import java.io.DataInput;
 import java.io.DataInputStream;
 import java.io.DataOutput;
@@ -84,8 +83,7 @@ final class TopicSnapshotContent implements SnapshotContent {
         PiecedBytes bytes = readTopicBytes(in);
         List<TopicStateFile.SavedTopic> topics;
         try {
-            topics = TopicStateFile.readFrom(new DataInputStream(new BufferedInputStream(bytes.inputStream(),
-                    PiecedBytes.PIECE_BYTES)), bytes.size());
+            topics = TopicStateFile.readFrom(new DataInputStream(bytes.inputStream()), bytes.size());
         } catch (IOException e) {
             throw new IOException("the snapshot's topics are damaged (" + e.getMessage() + "); none taken over", e);
         }

@@ -70,10 +70,10 @@ class PiecedBytesTest {
     }
 
     @Test
-    void aLengthLongerThanTheInputEndsWhenTheInputDoesHoldingWhatArrived() throws Exception {
+    void aLengthLongerThanTheInputEndsWhenTheInputDoesWithoutCountingThePieceReadShort() throws Exception {
         PiecedBytes pieced = new PiecedBytes();
         assertThatThrownBy(() -> pieced.readFrom(new DataInputStream(new ByteArrayInputStream(new byte[100])),
                 Integer.MAX_VALUE)).isInstanceOf(EOFException.class);
-        assertThat(pieced.size()).as("one piece taken, not the length claimed").isLessThanOrEqualTo(PiecedBytes.PIECE_BYTES);
+        assertThat(pieced.size()).as("neither the length claimed nor a piece read short").isZero();
     }
 }
