@@ -3,6 +3,7 @@ package io.ringcast.it;
 import io.ringcast.testkit.TcpSockets;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -77,11 +78,28 @@ final class NodeProcess implements AutoCloseable {
 
     /** The node's heap in use after a full collection ({@code jcmd GC.run}), from its own metrics. */
     double heapAfterGc() throws Exception {
-        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                Long.toString(process.pid()), "GC.run").redirectErrorStream(true).start();
-        jcmd.getInputStream().readAllBytes();
-        assertThat(jcmd.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        jcmd("GC.run");
         return MetricSampler.metric(port, "jvm_memory_used_bytes{area=\"heap\"}");
+    }
+
+    /**
+     * How many objects of class {@code className} the node's heap holds alive: {@code jcmd
+     * GC.class_histogram}, which collects first.
+     */
+    long liveInstances(String className) throws Exception {
+        String suffix = " " + className;
+        return jcmd("GC.class_histogram").lines().map(String::strip).filter(l -> l.endsWith(suffix))
+                .mapToLong(l -> Long.parseLong(l.split("\\s+")[1])).sum();
+    }
+
+    /** What {@code jcmd <pid> <command>} prints; fails unless it exits 0 within 30 s. */
+    private String jcmd(String command) throws Exception {
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(process.pid()), command).redirectErrorStream(true).start();
+        String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(jcmd.waitFor(30, TimeUnit.SECONDS)).as("jcmd %s within 30 s", command).isTrue();
+        assertThat(jcmd.exitValue()).as("jcmd %s's exit status; it printed:%n%s", command, out).isZero();
+        return out;
     }
 
     /**

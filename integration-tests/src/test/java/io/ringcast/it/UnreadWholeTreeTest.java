@@ -1,6 +1,7 @@
 package io.ringcast.it;
 
 import io.ringcast.protocol.WireCodec;
+import io.ringcast.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -8,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (p99 under 100 ms), the heap after a full collection grows by less than 32 MB for the two hundred
  * (an external test saw some 200 MB), what the kernel holds for their sockets stays under a bound
  * ({@code limits.socketSendBufferBytes}), the node's resident memory too, and once they leave, the
- * heap and Netty's memory in use come back to where they were.
+ * heap and Netty's memory in use come back to where they were, with no session object left on the heap.
  */
 @Timeout(240)
 class UnreadWholeTreeTest {
@@ -49,6 +51,14 @@ class UnreadWholeTreeTest {
      * inbound ring, and every other session's publishes wait behind it, which is another matter
      * than what unread sessions hold.
      */
+    private static long sessionsOnTheHeap(NodeProcess node) {
+        try {
+            return node.liveInstances("io.ringcast.server.internal.Session");
+        } catch (Exception e) {
+            throw new AssertionError("cannot read the node's class histogram", e);
+        }
+    }
+
     private static void publishRounds(NodeProcess node, int rounds) throws IOException {
         try (WireSocket publisher = new WireSocket(node.webSocketUrl(), null, 0)) {
             publisher.hello();
@@ -122,6 +132,13 @@ class UnreadWholeTreeTest {
             assertThat(node.heapAfterGc() - idleHeap).as("heap kept after the sessions left").isLessThan(16.0 * MIB);
             MetricSampler.await(node.port(), PINNED, v -> v < idlePinned + 16 * MIB,
                     "Netty's memory in use back within 16 MiB of " + idlePinned);
+            // no session left on the heap once a batch went through after the last close (its end
+            // releases the fan-out ring's slots the pollers passed): the ring's slots kept 65,536
+            // events' sessions, each with its channel and pipeline, until reused
+            publishRounds(node, 1);
+            long[] live = {-1};
+            Await.until(() -> (live[0] = sessionsOnTheHeap(node)) == 0, Duration.ofSeconds(20), Duration.ofMillis(500),
+                    () -> "no session object left on the node's heap: " + live[0]);
         }
     }
 }

@@ -278,14 +278,13 @@ final class FanOutPoller implements Runnable, EventPoller.Handler<FanOutEvent> {
         return endOfBatchOrBudget(endOfBatch);
     }
 
-    /** An event that writes nothing on this loop: an update for none of its sessions and no publisher of it, an ack or a reply for another loop's session. */
+    /**
+     * An event that writes nothing on this loop: an update for none of its sessions and no publisher
+     * of it, an ack or a reply for another loop's session. Such a slot's sessions may be forgotten
+     * meanwhile ({@link FanOutEvent#releaseBuffers}): only the loops it is for are read.
+     */
     private boolean nothingForThisLoop(FanOutEvent ev) {
-        return switch (ev.kind) {
-            case FanOutEvent.UPDATE -> ev.subscribers.forLoop(loopIndex).isEmpty()
-                    && (ev.publisher == null || ev.publisher.loopIndex != loopIndex);
-            case FanOutEvent.ACK -> ev.publisher.loopIndex != loopIndex;
-            default -> ev.target.loopIndex != loopIndex;
-        };
+        return !ev.isFor(loopIndex);
     }
 
     /** Counts the event against the budget; at the end of the drain, writes the open run. Whether to go on. */

@@ -99,17 +99,15 @@ final class FanOutProxy {
         int held = bytesOf(frame) + bytesOf(compressedFrame) + (value != null && value.unwrap() == frame ? 0 : bytesOf(value));
         long slot = claim(frame, compressedFrame, value, held);
         FanOutEvent ev = ring.get(slot);
-        ev.kind = FanOutEvent.UPDATE;
+        ev.updateFor(subscribers, publisher);
         ev.heldBytes = held;
         bytes += held;
         ev.frame = frame;
         ev.compressedFrame = compressedFrame;
         // null only when the frame holds the full value: see FanOutPoller.deliverOrHold
         ev.value = value;
-        ev.subscribers = subscribers;
         ev.audience = audience;
         ev.conflation = audience.topic().features.conflation();
-        ev.publisher = publisher;
         ev.correlationId = correlationId;
         ev.receivedNanos = receivedNanos;
         ev.sequence = sequence;
@@ -150,9 +148,8 @@ final class FanOutProxy {
                              boolean replied) {
         long slot = claim(frame, null, null, 0);
         FanOutEvent ev = ring.get(slot);
-        ev.kind = FanOutEvent.DIRECTED;
+        ev.directedTo(target);
         ev.frame = frame;
-        ev.target = target;
         ev.heldForTarget = held;
         ev.replyWindowBytes = windowBytes;
         ev.replyContinues = continues;
@@ -168,8 +165,7 @@ final class FanOutProxy {
     void ack(Session publisher, int correlationId, long sequence) {
         long slot = claim(null, null, null, 0);
         FanOutEvent ev = ring.get(slot);
-        ev.kind = FanOutEvent.ACK;
-        ev.publisher = publisher;
+        ev.ackTo(publisher);
         ev.correlationId = correlationId;
         ev.sequence = sequence;
         due(publisher.loopIndex, slot);
@@ -291,9 +287,10 @@ final class FanOutProxy {
 
     /**
      * Releases the frames and values of every slot that each poller with something in it has
-     * passed. A poller writes retained duplicates and copies, and reads a slot's frames no more
-     * once its sequence is past it; a poller with nothing in a slot reads only whom it is for
-     * (which stays until the slot is reused), so a loop left asleep does not hold them. Left to the
+     * passed, and forgets the sessions it was for. A poller writes retained duplicates and copies,
+     * and reads a slot's frames and sessions no more once its sequence is past it; a poller with
+     * nothing in a slot reads only which loops it is for ({@link FanOutEvent#isFor}, which stays
+     * until the slot is reused), so a loop left asleep does not hold them. Left to the
      * slot's reuse, a frame would stay allocated a whole ring later: one publisher of 1 MB values
      * pinned 1 MB a publish, up to the ring's size times the value's (issue 29). A ring nobody
      * reads (tests of what goes on it) keeps its frames. Only slots up to {@code through}, which

@@ -14,11 +14,10 @@ class FanOutEventTest {
     @Test
     void recycleReleasesTheFramesAndValueOfThePreviousUseAndForgetsEveryReference() {
         FanOutEvent ev = new FanOutEvent();
-        ev.kind = FanOutEvent.UPDATE;
         ev.frame = FanOutFixture.ALLOC.directBuffer(16).writeZero(16);
         ev.compressedFrame = FanOutFixture.ALLOC.directBuffer(8).writeZero(8);
         ev.value = ev.frame.retainedSlice(4, 4);
-        ev.subscribers = SubscriberSet.empty(1);
+        ev.updateFor(SubscriberSet.empty(1), null);
         ev.conflation = Conflation.ALWAYS;
         ev.receivedNanos = 123;
         ByteBuf frame = ev.frame;
@@ -36,6 +35,9 @@ class FanOutEventTest {
         assertThat(ev.audience).isNull();
         assertThat(ev.target).isNull();
         assertThat(ev.publisher).isNull();
+        assertThat(ev.subscriberLoops).isNull();
+        assertThat(ev.isFor(0)).as("a recycled slot is for no loop").isFalse();
+        assertThat(ev.sessionLoop).isEqualTo(-1);
         assertThat(ev.receivedNanos).isZero();
 
         ev.recycle(); // an empty slot: nothing to release twice

@@ -135,17 +135,16 @@ final class FanOutFixture implements AutoCloseable {
         messages.accept(frame);
         OutboundFrame.finish(frame);
         long slot = ring.next();
-        FanOutEvent ev = claim(slot, FanOutEvent.DIRECTED, frame);
-        ev.target = target.session;
+        FanOutEvent ev = claim(slot, frame);
+        ev.directedTo(target.session);
         ring.publish(slot);
         return frame;
     }
 
     /** The slot's event, its previous use recycled as the sequencer does, holding {@code frame}. */
-    private FanOutEvent claim(long slot, int kind, ByteBuf frame) {
+    private FanOutEvent claim(long slot, ByteBuf frame) {
         FanOutEvent ev = ring.get(slot);
         ev.recycle();
-        ev.kind = kind;
         ev.frame = frame;
         return ev;
     }
@@ -243,10 +242,9 @@ final class FanOutFixture implements AutoCloseable {
                 }
             }
             long slot = ring.next();
-            FanOutEvent ev = claim(slot, FanOutEvent.UPDATE, frame);
+            FanOutEvent ev = claim(slot, frame);
+            ev.updateFor(subscribers, publisher == null ? null : publisher.session);
             ev.compressedFrame = compressedFrame;
-            ev.subscribers = subscribers;
-            ev.publisher = publisher == null ? null : publisher.session;
             ev.correlationId = correlationId;
             ev.sequence = sequence;
             ev.audience = topic;

@@ -106,6 +106,16 @@ class FanOutProxyTest {
         }
     }
 
+    /** The ids of what {@code channel} received, once there are {@code count} of them. */
+    private static List<Integer> awaitIds(EmbeddedChannel channel, int count, String what) {
+        List<Integer> ids = new ArrayList<>();
+        Await.until(() -> {
+            ids.addAll(ids(channel));
+            return ids.size() >= count;
+        }, Duration.ofSeconds(5), Duration.ofMillis(1), () -> what + ": " + ids);
+        return ids;
+    }
+
     private static List<Integer> ids(EmbeddedChannel channel) {
         return ReceivedFrames.drain(channel).stream().map(Received::id).toList();
     }
@@ -228,5 +238,54 @@ class FanOutProxyTest {
         } finally {
             longBatch.releaseAll();
         }
+    }
+
+    /**
+     * Once each poller with something in a slot has passed it, the slot forgets the sessions it was
+     * for, so that closed sessions do not stay on the heap until the slot is reused (a ring later: 65,536
+     * events); a poller that slept through those slots still skips them, and goes on.
+     */
+    @Test
+    void slotsPassedByThePollersWithSomethingInThemForgetTheirSessionsAndASleepingLoopSkipsThem() throws Exception {
+        holdUp(1);
+        Session subscriber = session(0);
+        Session publisher = session(0);
+        Session onSleepingLoop = session(1);
+        Topic topic = new Topic(1, "t", new String[] {"t"}, SubscriberSet.of(List.of(subscriber), 2), 8,
+                new TopicFeatures(true, false, false, Conflation.OFF));
+        UpdateEncoder.Encoded update = new UpdateEncoder.Encoded();
+        update.frame = frame(1);
+        InboundEvent publish = new InboundEvent();
+        publish.session = publisher;
+        publish.id = 7;
+        sequencer.submit(() -> {
+            proxy.update(update, topic, publish, 1);
+            proxy.directed(subscriber, frame(2));
+            proxy.ack(publisher, 8, 2);
+            proxy.endOfBatch();
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(awaitIds((EmbeddedChannel) subscriber.channel, 2, "the update and the directed frame on loop 0"))
+                .containsExactly(1, 2);
+        loops[0].submit(() -> { }).get(5, TimeUnit.SECONDS); // its poller's run over: it passed the slots
+
+        sequencer.submit(proxy::endOfBatch).get(5, TimeUnit.SECONDS);
+        for (int slot = 0; slot < 3; slot++) {
+            FanOutEvent ev = ring.get(slot);
+            assertThat(ev.subscribers).as("slot %d's subscribers", slot).isNull();
+            assertThat(ev.target).as("slot %d's target", slot).isNull();
+            assertThat(ev.publisher).as("slot %d's publisher", slot).isNull();
+            assertThat(ev.isFor(0)).as("slot %d is still for loop 0", slot).isTrue();
+            assertThat(ev.isFor(1)).as("slot %d is not for loop 1", slot).isFalse();
+        }
+
+        gate.countDown();
+        sequencer.submit(() -> {
+            proxy.directed(onSleepingLoop, frame(3));
+            proxy.endOfBatch();
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(awaitIds((EmbeddedChannel) onSleepingLoop.channel, 1,
+                "the directed frame on loop 1, past the forgotten slots")).containsExactly(3);
+        assertThat(ids((EmbeddedChannel) publisher.channel)).as("the publisher's acks, of the update and the cluster's")
+                .containsExactly(7, 8);
     }
 }
