@@ -263,9 +263,8 @@ class CliProcessTest {
             String portB = ServerProcesses.awaitPort(b, ServerProcesses.collect(b));
             String urlA = "ws://127.0.0.1:" + portA + "/ws";
             String urlB = "ws://127.0.0.1:" + portB + "/ws";
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            Process p = new ProcessBuilder(java, "-jar", ServerProcesses.JAR.toAbsolutePath().toString(), "pub",
-                    urlA + "," + urlB, "fail/over").directory(dir.toFile()).start();
+            Process p = new ProcessBuilder(ServerProcesses.jarCommand(List.of(), "pub", urlA + "," + urlB, "fail/over"))
+                    .directory(dir.toFile()).start();
             Run pub = new Run(p, OutputLines.read(p.getInputStream()), OutputLines.read(p.getErrorStream()));
             try (OutputStream in = p.getOutputStream()) {
                 in.write("one\n".getBytes(StandardCharsets.UTF_8));
@@ -302,9 +301,8 @@ class CliProcessTest {
         try {
             String port = ServerProcesses.awaitPort(server, ServerProcesses.collect(server));
             String wsUrl = "ws://127.0.0.1:" + port + "/ws";
-            String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            sub = new ProcessBuilder(javaBin, "-jar", ServerProcesses.JAR.toAbsolutePath().toString(), "sub", wsUrl,
-                    "bulk/#").directory(dir.toFile()).start(); // its standard output is never read
+            sub = new ProcessBuilder(ServerProcesses.jarCommand(List.of(), "sub", wsUrl, "bulk/#"))
+                    .directory(dir.toFile()).start(); // its standard output is never read
             OutputLines err = OutputLines.read(sub.getErrorStream());
             Await.until(() -> err.lines.stream().anyMatch(l -> l.contains("subscribed")), "sub subscribed");
             byte[] value = new byte[32 * 1024];
@@ -356,10 +354,7 @@ class CliProcessTest {
 
     /** Runs the jar with {@code args}, {@code stdin} (or nothing) as its standard input. */
     private static Run cli(String stdin, String... args) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-jar", ServerProcesses.JAR.toAbsolutePath().toString()));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).start();
+        Process p = new ProcessBuilder(ServerProcesses.jarCommand(List.of(), args)).directory(dir.toFile()).start();
         try (OutputStream in = p.getOutputStream()) {
             if (stdin != null) {
                 in.write(stdin.getBytes(StandardCharsets.UTF_8));

@@ -1,5 +1,7 @@
 package io.ringcast.it;
 
+import io.ringcast.it.cluster.NodeClassArchive;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,18 +57,26 @@ final class ServerProcesses {
     }
 
     /**
-     * The jar with {@code jvmArgs} in front of {@code -jar}, as the README's command gives them.
-     * Without the cluster nodes' class archive ({@code NodeClassArchive}), as a user starts a node:
-     * {@code UnreadWholeTreeTest}'s witness went over its p99 bound in 3 of 7 runs with the archive,
-     * in none of 9 without, which was read as a colder start; the cause found later was the kernel's
-     * send buffers (see that test), which made the node's latency depend on how busy the machine was.
+     * The jar with {@code jvmArgs} in front of {@code -jar}, as the README's command gives them, and
+     * the class archive of the test's nodes ({@link NodeClassArchive}), which saves each start about
+     * a second of CPU. (It was taken out once for a witness over its bound in {@code
+     * UnreadWholeTreeTest}, read as a colder start; the cause found later was the kernel's send
+     * buffers, see that test.)
      */
     static Process launch(Path workDir, List<String> jvmArgs, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(java()));
+        return start(jarCommand(jvmArgs, args), workDir, Map.of());
+    }
+
+    /** {@code java <jvmArgs> <the class archive> -jar <the server jar> <args>}: a node or the command-line client. */
+    static List<String> jarCommand(List<String> jvmArgs, String... args) {
+        String java = java();
+        Path jar = JAR.toAbsolutePath().normalize();
+        List<String> cmd = new ArrayList<>(List.of(java));
         cmd.addAll(jvmArgs);
-        cmd.addAll(List.of("-jar", JAR.toAbsolutePath().toString()));
+        cmd.addAll(NodeClassArchive.options(jar, java));
+        cmd.addAll(List.of("-jar", jar.toString()));
         cmd.addAll(List.of(args));
-        return start(cmd, workDir, Map.of());
+        return cmd;
     }
 
     /**

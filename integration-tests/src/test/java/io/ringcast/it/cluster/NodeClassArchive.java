@@ -19,19 +19,20 @@ import java.util.stream.Stream;
 
 /**
  * A class-data-sharing archive of a cluster node's classes (JDK 13+'s dynamic archive: what a node
- * of this jar loaded, parsed and verified once), which the cluster node processes of the tests
- * ({@link ClusterProcesses}, the fault suite's through it) map instead of loading the jar's classes
- * anew: a node's start took 1.7 s of CPU without it, 1.1 s with it, and the suite starts about a
- * hundred on two cores. Made once per server jar, by a one-member cluster node started with
+ * of this jar loaded, parsed and verified once), which the node processes of the tests map instead
+ * of loading the jar's classes anew: the cluster nodes ({@link ClusterProcesses}, the fault suite's
+ * through it), single nodes and the command-line client ({@code ServerProcesses}). A cluster node's
+ * start took 1.7 s of CPU without it, 1.1 s with it; a single node's (C2, the shipped defaults)
+ * 2.4-2.6 s against 1.5-1.6 s (2026-12-03); the suite starts a few hundred on two cores. The archive
+ * holds classes only, no compiled code or heap: any -Xmx, collector or compiler maps it. Made once per server jar, by a one-member cluster node started with
  * {@code -XX:ArchiveClassesAtExit} and stopped, in {@code target/}; named after the jar's size and
  * time, and the JDK, so that a rebuilt jar gets its own (the JVM would refuse a stale one with a
  * warning, and run without it). Readable by every user: the fault suite runs nodes as other users.
- * Without an archive (its making failed: said on standard error) nodes start as before. Single
- * nodes do not use it ({@code ServerProcesses.launch} says why).
+ * Without an archive (its making failed: said on standard error) nodes start as before.
  */
-final class NodeClassArchive {
+public final class NodeClassArchive {
     private static final Path TARGET = Path.of("target").toAbsolutePath();
-    /** The options whose values the archive depends on: every node gets the same. */
+    /** The options of every cluster node, the archive's making included. */
     static final List<String> NODE_JVM_OPTIONS = List.of("-ea", "-Xmx256m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1");
     private static List<String> options;
@@ -39,8 +40,11 @@ final class NodeClassArchive {
     private NodeClassArchive() {
     }
 
-    /** The options that map the archive, made first if this jar has none yet; none if it cannot be made. */
-    static synchronized List<String> options(Path jar, String java) {
+    /**
+     * The options that map the archive, made first if this jar has none yet; none if it cannot be
+     * made. {@code jar} as the command will name it: the JVM checks the archive against that path.
+     */
+    public static synchronized List<String> options(Path jar, String java) {
         if (options == null) {
             Path archive = archiveOf(jar, java);
             if (!Files.exists(archive)) {
