@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -33,7 +34,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * in flight are bounded by {@code pipeline.fanOutRingBytes}: against a node process with a 256 MiB
  * heap, a witness keeps receiving (p99 under 100 ms), Netty's memory in use stays under 128 MB,
  * the node's resident memory under a bound, the view past the principal's share is refused naming
- * it, and once the sessions leave, the heap and Netty's memory in use come back to where they were.
+ * it, and once the sessions leave, the heap and Netty's memory in use come back to where they were,
+ * with no session object but the publisher's left on the heap.
  */
 @Timeout(240)
 class HeldViewsMemoryTest {
@@ -175,6 +177,11 @@ class HeldViewsMemoryTest {
             assertThat(node.heapAfterGc() - idleHeap).as("heap kept after the sessions left").isLessThan(16.0 * MIB);
             MetricSampler.await(node.port(), PINNED, v -> v < idlePinned + 16 * MIB,
                     "Netty's memory in use back within 16 MiB of " + idlePinned);
+            // the publisher's session alone on the heap: no view, ring slot or set keeps a closed one
+            long[] live = {-1};
+            io.ringcast.testkit.Await.until(() -> (live[0] = node.sessionsOnTheHeap()) == 1, Duration.ofSeconds(20),
+                    Duration.ofMillis(500), // each look is a jcmd and a full collection
+                    () -> "the publisher's session alone on the node's heap: " + live[0]);
         } finally {
             sessions.forEach(RingcastClient::close);
         }

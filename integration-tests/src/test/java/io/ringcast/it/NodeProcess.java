@@ -92,6 +92,19 @@ final class NodeProcess implements AutoCloseable {
                 .mapToLong(l -> Long.parseLong(l.split("\\s+")[1])).sum();
     }
 
+    /**
+     * How many session objects the node's heap holds alive ({@link #liveInstances}): open sessions,
+     * and closed ones something still refers to. Throws {@link AssertionError} when it cannot tell,
+     * so that it can be awaited.
+     */
+    long sessionsOnTheHeap() {
+        try {
+            return liveInstances("io.ringcast.server.internal.Session");
+        } catch (Exception e) {
+            throw new AssertionError("cannot read the node's class histogram", e);
+        }
+    }
+
     /** What {@code jcmd <pid> <command>} prints; fails unless it exits 0 within 30 s. */
     private String jcmd(String command) throws Exception {
         Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),

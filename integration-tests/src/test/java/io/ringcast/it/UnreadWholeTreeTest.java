@@ -1,7 +1,6 @@
 package io.ringcast.it;
 
 import io.ringcast.protocol.WireCodec;
-import io.ringcast.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,14 +50,6 @@ class UnreadWholeTreeTest {
      * inbound ring, and every other session's publishes wait behind it, which is another matter
      * than what unread sessions hold.
      */
-    private static long sessionsOnTheHeap(NodeProcess node) {
-        try {
-            return node.liveInstances("io.ringcast.server.internal.Session");
-        } catch (Exception e) {
-            throw new AssertionError("cannot read the node's class histogram", e);
-        }
-    }
-
     private static void publishRounds(NodeProcess node, int rounds) throws IOException {
         try (WireSocket publisher = new WireSocket(node.webSocketUrl(), null, 0)) {
             publisher.hello();
@@ -137,7 +128,8 @@ class UnreadWholeTreeTest {
             // events' sessions, each with its channel and pipeline, until reused
             publishRounds(node, 1);
             long[] live = {-1};
-            Await.until(() -> (live[0] = sessionsOnTheHeap(node)) == 0, Duration.ofSeconds(20), Duration.ofMillis(500),
+            io.ringcast.testkit.Await.until(() -> (live[0] = node.sessionsOnTheHeap()) == 0, Duration.ofSeconds(20),
+                    Duration.ofMillis(500), // each look is a jcmd and a full collection
                     () -> "no session object left on the node's heap: " + live[0]);
         }
     }

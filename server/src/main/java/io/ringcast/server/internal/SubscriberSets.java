@@ -46,7 +46,7 @@ final class SubscriberSets {
      * updates wait for its streamed reply: {@link SubscriberSet#holds}); a member stays as it was.
      */
     void add(Audience topic, Session session, boolean held) {
-        SubscriberSet from = topic.subscribers;
+        SubscriberSet from = memoHolder(topic.subscribers);
         SubscriberSet to;
         if (from.memoAdded == session && from.memoAddedHeld == held && from.memoAddedResult.uses > 0) {
             to = from.memoAddedResult;
@@ -88,6 +88,24 @@ final class SubscriberSets {
         // through a memo (the sets that still hold it are dropped once no topic has them)
         to.forget(session);
         move(topic, to);
+    }
+
+    /**
+     * The set whose memos an add to {@code current} may write: {@link #empty} for any set without
+     * members (a view starts with one its {@code ViewedUpdates} shares among views, which lives as
+     * long as the node: a memo there kept the last session to join a new view alive after it closed).
+     */
+    private SubscriberSet memoHolder(SubscriberSet current) {
+        return current.size() == 0 ? empty : current;
+    }
+
+    /**
+     * {@code session} closed and left every set: {@link #empty}, which every set may reach by
+     * removals and is never dropped, forgets it. (Another set that lives on may still name it in a
+     * memo until its next change: at most a few sessions per set, never more.) Sequencer thread.
+     */
+    void sessionClosed(Session session) {
+        empty.forget(session);
     }
 
     /** Gives {@code topic} exactly these (distinct) sessions. */

@@ -738,6 +738,7 @@ final class Subscriptions {
             }
         }
         session.subscriptions.clear();
+        sets.sessionClosed(session);
         memory.creditAll(session); // its requests and their resume lists, and what its subscriptions kept
     }
 

@@ -106,8 +106,12 @@ final class FanOutFixture implements AutoCloseable {
 
     /** A topic as the sequencer creates it (no subscribers of its own: each event carries its set). */
     Topic topic(int alias, String path) {
-        return new Topic(alias, path, path.split("/"), SubscriberSet.empty(loops.length), 4,
-                new TopicFeatures(true, false, false, Conflation.OFF));
+        return topic(alias, path, SubscriberSet.empty(loops.length));
+    }
+
+    /** The same, with {@code subscribers} to begin with (say, an empty set several audiences share). */
+    Topic topic(int alias, String path, SubscriberSet subscribers) {
+        return new Topic(alias, path, path.split("/"), subscribers, 4, new TopicFeatures(true, false, false, Conflation.OFF));
     }
 
     /** The subscriber set of exactly these peers' sessions. */

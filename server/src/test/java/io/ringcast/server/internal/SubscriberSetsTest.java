@@ -95,6 +95,33 @@ class SubscriberSetsTest {
         }
     }
 
+    /**
+     * Views start from one empty set their {@code ViewedUpdates} shares, which lives as long as the
+     * node: the last session to join a new view stayed reachable through its memo after it closed.
+     */
+    @Test
+    void aClosedSessionThatJoinedAnEmptySetSharedByAudiencesIsNamedByNoMemo() {
+        try (FanOutFixture fx = new FanOutFixture(1)) {
+            Peer leaves = fx.session(0);
+            Peer stays = fx.session(0);
+            SubscriberSets sets = new SubscriberSets(1);
+            SubscriberSet sharedEmpty = SubscriberSet.empty(1);
+            Topic first = fx.topic(1, "a", sharedEmpty);
+            Topic second = fx.topic(2, "b", sharedEmpty);
+            sets.add(first, leaves.session);
+            sets.add(second, leaves.session);
+            sets.add(second, stays.session); // leaves does not leave second last: no removal ends on the empty set
+            sets.remove(first, leaves.session);
+            sets.remove(second, leaves.session);
+            sets.sessionClosed(leaves.session);
+
+            assertThat(sharedEmpty.memoAdded).as("the shared empty set's memo").isNull();
+            assertThat(sets.empty().memoAdded).as("the table's empty set's memo").isNotSameAs(leaves.session);
+            assertThat(sets.empty().memoRemoved).isNotSameAs(leaves.session);
+            assertThat(second.subscribers.memoAdded).isNotSameAs(leaves.session);
+        }
+    }
+
     @Test
     void aSetLeftByEveryTopicIsBuiltAgainWhenATopicNeedsItOnceMore() {
         try (FanOutFixture fx = new FanOutFixture(1)) {
