@@ -11,7 +11,7 @@
 # Usage: scripts/cluster-faults.sh [--quick] [fault...]
 #   faults: partition bridge kill-leader kill-two pause-leader rolling-restart one-way-cut
 #           isolated-leader flapping-partition (all when none named)
-#   --quick: the CI durations (cuts of 6 s instead of 40 s, and so on)
+#   --quick: the CI durations (cuts of 8 s instead of 40 s, and so on)
 # With RINGCAST_FAULTS_CLASSPATH set (the JUnit test does), it runs on that classpath without Maven.
 set -euo pipefail
 cd "$(dirname "$0")/.."
