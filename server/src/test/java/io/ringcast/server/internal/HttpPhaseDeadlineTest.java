@@ -33,9 +33,21 @@ class HttpPhaseDeadlineTest {
 
     private final ServerCounters counters = new ServerCounters();
 
+    /**
+     * A connection whose deadline runs on the test's clock alone ({@code advance}): on the channel's
+     * default clock, real time passing between two steps counted too, and a machine busy for a
+     * millisecond expired the deadline one step early (a full run of the module, 2026-12-03).
+     */
     private EmbeddedChannel connection() {
-        return new EmbeddedChannel(new HttpServerCodec(), new HttpObjectAggregator(65536),
+        EmbeddedChannel ch = new EmbeddedChannel(false, false, new HttpServerCodec(), new HttpObjectAggregator(65536),
                 new HttpPhaseDeadline(counters, LIMITS), new Answer200());
+        ch.freezeTime();
+        try {
+            ch.register(); // active now: the deadline is armed on the frozen clock
+        } catch (Exception e) {
+            throw new AssertionError("cannot register an embedded channel", e);
+        }
+        return ch;
     }
 
     /** Stands in for the endpoints: answers every request 200, keep-alive. */
