@@ -12,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -177,11 +176,8 @@ class HeldViewsMemoryTest {
             assertThat(node.heapAfterGc() - idleHeap).as("heap kept after the sessions left").isLessThan(16.0 * MIB);
             MetricSampler.await(node.port(), PINNED, v -> v < idlePinned + 16 * MIB,
                     "Netty's memory in use back within 16 MiB of " + idlePinned);
-            // the publisher's session alone on the heap: no view, ring slot or set keeps a closed one
-            long[] live = {-1};
-            io.ringcast.testkit.Await.until(() -> (live[0] = node.sessionsOnTheHeap()) == 1, Duration.ofSeconds(20),
-                    Duration.ofMillis(500), // each look is a jcmd and a full collection
-                    () -> "the publisher's session alone on the node's heap: " + live[0]);
+            // no view, ring slot or subscriber set keeps a closed session
+            node.awaitSessionsOnTheHeap(1, "the publisher's session alone on the node's heap");
         } finally {
             sessions.forEach(RingcastClient::close);
         }

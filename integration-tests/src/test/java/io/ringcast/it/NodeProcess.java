@@ -93,16 +93,20 @@ final class NodeProcess implements AutoCloseable {
     }
 
     /**
-     * How many session objects the node's heap holds alive ({@link #liveInstances}): open sessions,
-     * and closed ones something still refers to. Throws {@link AssertionError} when it cannot tell,
-     * so that it can be awaited.
+     * Waits until the node's heap holds exactly {@code expected} session objects alive ({@link
+     * #liveInstances}): its open sessions, once nothing refers to a closed one any more. Each look is
+     * a {@code jcmd} and a full collection of the node, hence half a second between them.
      */
-    long sessionsOnTheHeap() {
-        try {
-            return liveInstances("io.ringcast.server.internal.Session");
-        } catch (Exception e) {
-            throw new AssertionError("cannot read the node's class histogram", e);
-        }
+    void awaitSessionsOnTheHeap(long expected, String what) {
+        long[] live = {-1};
+        io.ringcast.testkit.Await.until(() -> {
+            try {
+                live[0] = liveInstances("io.ringcast.server.internal.Session");
+            } catch (Exception e) {
+                throw new AssertionError("cannot read the node's class histogram", e);
+            }
+            return live[0] == expected;
+        }, Duration.ofSeconds(20), Duration.ofMillis(500), () -> what + ": " + live[0] + " session objects alive");
     }
 
     /** What {@code jcmd <pid> <command>} prints; fails unless it exits 0 within 30 s. */

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -127,10 +126,7 @@ class UnreadWholeTreeTest {
             // releases the fan-out ring's slots the pollers passed): the ring's slots kept 65,536
             // events' sessions, each with its channel and pipeline, until reused
             publishRounds(node, 1);
-            long[] live = {-1};
-            io.ringcast.testkit.Await.until(() -> (live[0] = node.sessionsOnTheHeap()) == 0, Duration.ofSeconds(20),
-                    Duration.ofMillis(500), // each look is a jcmd and a full collection
-                    () -> "no session object left on the node's heap: " + live[0]);
+            node.awaitSessionsOnTheHeap(0, "no session object left on the node's heap");
         }
     }
 }

@@ -24,8 +24,8 @@ import java.util.stream.Stream;
  * through it), single nodes and the command-line client ({@code ServerProcesses}). A cluster node's
  * start took 1.7 s of CPU without it, 1.1 s with it; a single node's (C2, the shipped defaults)
  * 2.4-2.6 s against 1.5-1.6 s (2026-12-03); the suite starts a few hundred on two cores. The archive
- * holds classes only, no compiled code or heap: any -Xmx, collector or compiler maps it. Made once per server jar, by a one-member cluster node started with
- * {@code -XX:ArchiveClassesAtExit} and stopped, in {@code target/}; named after the jar's size and
+ * holds classes only, no compiled code or heap: any -Xmx, collector or compiler maps it. Made once
+ * per server jar, by a one-member cluster node started with {@code -XX:ArchiveClassesAtExit} and stopped, in {@code target/}; named after the jar's size and
  * time, and the JDK, so that a rebuilt jar gets its own (the JVM would refuse a stale one with a
  * warning, and run without it). Readable by every user: the fault suite runs nodes as other users.
  * Without an archive (its making failed: said on standard error) nodes start as before.

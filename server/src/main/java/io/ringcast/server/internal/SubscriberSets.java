@@ -26,7 +26,11 @@ final class SubscriberSets {
         this.empty = SubscriberSet.empty(loops);
     }
 
-    /** The empty set, a new topic's until {@link #assign}. */
+    /**
+     * The empty set, every new audience's (a topic, a view): one instance, so that a memo on it is
+     * forgotten with its session ({@link #sessionClosed}); an empty set of another audience's, living
+     * as long as the node, kept the last session to join a new view alive after it closed.
+     */
     SubscriberSet empty() {
         return empty;
     }
@@ -46,7 +50,7 @@ final class SubscriberSets {
      * updates wait for its streamed reply: {@link SubscriberSet#holds}); a member stays as it was.
      */
     void add(Audience topic, Session session, boolean held) {
-        SubscriberSet from = memoHolder(topic.subscribers);
+        SubscriberSet from = topic.subscribers;
         SubscriberSet to;
         if (from.memoAdded == session && from.memoAddedHeld == held && from.memoAddedResult.uses > 0) {
             to = from.memoAddedResult;
@@ -91,18 +95,10 @@ final class SubscriberSets {
     }
 
     /**
-     * The set whose memos an add to {@code current} may write: {@link #empty} for any set without
-     * members (a view starts with one its {@code ViewedUpdates} shares among views, which lives as
-     * long as the node: a memo there kept the last session to join a new view alive after it closed).
-     */
-    private SubscriberSet memoHolder(SubscriberSet current) {
-        return current.size() == 0 ? empty : current;
-    }
-
-    /**
-     * {@code session} closed and left every set: {@link #empty}, which every set may reach by
-     * removals and is never dropped, forgets it. (Another set that lives on may still name it in a
-     * memo until its next change: at most a few sessions per set, never more.) Sequencer thread.
+     * {@code session} closed and left every set: {@link #empty}, never dropped, forgets it (it named
+     * the session in a memo from the session's first join until another session joined an empty
+     * audience). Another set that lives on may still name it in a memo until its next change: at
+     * most a few sessions per set, never more. Sequencer thread.
      */
     void sessionClosed(Session session) {
         empty.forget(session);

@@ -115,15 +115,15 @@ final class Subscriptions {
      * @param memory what subscribe requests keep, charged by the sessions' event loops: the
      *               sequencer credits it as it answers them and drops what they kept
      */
-    Subscriptions(TopicTree tree, DirectedReplies replies, ViewedUpdates viewed, Views views, int loops,
+    Subscriptions(TopicTree tree, DirectedReplies replies, ViewedUpdates viewed, Views views, SubscriberSets sets,
                   boolean clusterMode, ServerCounters counters, SubscribeMemory memory) {
         this.tree = tree;
         this.memory = memory;
         this.replies = replies;
         this.viewed = viewed;
         this.views = views;
-        this.loops = loops;
-        this.sets = new SubscriberSets(loops);
+        this.loops = sets.empty().loops();
+        this.sets = sets;
         this.clusterMode = clusterMode;
         this.counters = counters;
     }

@@ -44,6 +44,8 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     private final FanOutProxy fanOut;
     private final UpdateEncoder encoder;
     private final DirectedReplies replies;
+    /** Every audience's subscriber sets, one instance of each: topics and views start from its empty one. */
+    private final SubscriberSets subscriberSets;
     private final ViewedUpdates viewed;
     private final Subscriptions subscriptions;
     private final RepublishAnswers republishes;
@@ -125,8 +127,9 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
         this.topicsMadeBy = new PrincipalShares(limits.maxTopicsPerPrincipal());
         this.encoder = new UpdateEncoder(alloc, features.features(), counters);
         this.replies = new DirectedReplies(alloc, fanOut, encoder, counters);
-        this.viewed = new ViewedUpdates(alloc, fanOut, encoder, clock, armHeldTimer);
-        this.subscriptions = new Subscriptions(tree, replies, viewed, views, fanOut.loops(), clusterMode, counters,
+        this.subscriberSets = new SubscriberSets(fanOut.loops());
+        this.viewed = new ViewedUpdates(alloc, fanOut, encoder, subscriberSets.empty(), clock, armHeldTimer);
+        this.subscriptions = new Subscriptions(tree, replies, viewed, views, subscriberSets, clusterMode, counters,
                 subscribeMemory);
         this.subscribeMemory = subscribeMemory;
         this.republishes = new RepublishAnswers(limits.maxTopics(), limits.publisherLedgers(),
@@ -322,7 +325,7 @@ final class TopicSequencer implements EventHandler<InboundEvent> {
     }
 
     private Topic createTopic(String path, String[] segments) {
-        Topic topic = new Topic(nextAlias++, path, segments, SubscriberSet.empty(fanOut.loops()), historyLength,
+        Topic topic = new Topic(nextAlias++, path, segments, subscriberSets.empty(), historyLength,
                 historyMaxBytes, historyBudget, features.resolve(segments));
         topic.incarnation = clusterMode ? 0 : nextIncarnation();
         subscriptions.subscribeNew(topic);

@@ -115,15 +115,16 @@ final class ViewedUpdates implements AutoCloseable {
     }
 
     /**
+     * @param empty    the subscriber table's empty set ({@link SubscriberSets#empty}), a new view's
      * @param clock    {@link System#nanoTime()} in production; a test's clock in tests
      * @param armTimer asks for a {@code FLUSH_HELD} command at the given {@code clock} time
      */
-    ViewedUpdates(ByteBufAllocator alloc, FanOutProxy fanOut, UpdateEncoder encoder, LongSupplier clock,
-                  LongConsumer armTimer) {
+    ViewedUpdates(ByteBufAllocator alloc, FanOutProxy fanOut, UpdateEncoder encoder, SubscriberSet empty,
+                  LongSupplier clock, LongConsumer armTimer) {
         this.alloc = alloc;
         this.fanOut = fanOut;
         this.encoder = encoder;
-        this.empty = SubscriberSet.empty(fanOut.loops());
+        this.empty = empty;
         this.clock = clock;
         this.armTimer = armTimer;
         this.projected = alloc.directBuffer(256);

@@ -96,29 +96,27 @@ class SubscriberSetsTest {
     }
 
     /**
-     * Views start from one empty set their {@code ViewedUpdates} shares, which lives as long as the
-     * node: the last session to join a new view stayed reachable through its memo after it closed.
+     * Every audience starts from the table's one empty set, which lives as long as the node: its
+     * memo of a session's first join named the session after it closed (views once started from an
+     * empty set of their own, which no removal ever reached).
      */
     @Test
-    void aClosedSessionThatJoinedAnEmptySetSharedByAudiencesIsNamedByNoMemo() {
+    void aClosedSessionIsNamedByNoMemoOfTheEmptySetAudiencesStartFrom() {
         try (FanOutFixture fx = new FanOutFixture(1)) {
             Peer leaves = fx.session(0);
             Peer stays = fx.session(0);
             SubscriberSets sets = new SubscriberSets(1);
-            SubscriberSet sharedEmpty = SubscriberSet.empty(1);
-            Topic first = fx.topic(1, "a", sharedEmpty);
-            Topic second = fx.topic(2, "b", sharedEmpty);
-            sets.add(first, leaves.session);
-            sets.add(second, leaves.session);
-            sets.add(second, stays.session); // leaves does not leave second last: no removal ends on the empty set
-            sets.remove(first, leaves.session);
-            sets.remove(second, leaves.session);
-            sets.sessionClosed(leaves.session);
+            Topic topic = fx.topic(1, "a", sets.empty());
+            sets.add(topic, leaves.session);
+            sets.add(topic, stays.session);
+            sets.remove(topic, leaves.session); // ends on {stays}, not on the empty set
+            assertThat(sets.empty().memoAdded).as("the empty set's memo of the first join").isSameAs(leaves.session);
 
-            assertThat(sharedEmpty.memoAdded).as("the shared empty set's memo").isNull();
-            assertThat(sets.empty().memoAdded).as("the table's empty set's memo").isNotSameAs(leaves.session);
-            assertThat(sets.empty().memoRemoved).isNotSameAs(leaves.session);
-            assertThat(second.subscribers.memoAdded).isNotSameAs(leaves.session);
+            sets.sessionClosed(leaves.session);
+            assertThat(sets.empty().memoAdded).as("the empty set's memo once the session closed").isNull();
+            assertThat(sets.empty().memoAddedResult).isNull();
+            assertThat(topic.subscribers.memoAdded).isNotSameAs(leaves.session);
+            assertThat(topic.subscribers.memoRemoved).isNotSameAs(leaves.session);
         }
     }
 
