@@ -326,7 +326,12 @@ public final class WireCodec {
 
     /** Bytes of a {@code TOPIC} defining {@code topicPath}, with its incarnation. */
     public static int topicBytes(String topicPath) {
-        return HEADER_BYTES + 4 + 2 + ByteBufUtil.utf8Bytes(topicPath) + 4;
+        return topicBytes(ByteBufUtil.utf8Bytes(topicPath));
+    }
+
+    /** Bytes of a {@code TOPIC} whose path takes {@code pathUtf8Bytes} bytes in UTF-8. */
+    public static int topicBytes(int pathUtf8Bytes) {
+        return HEADER_BYTES + 4 + 2 + pathUtf8Bytes + 4;
     }
 
     /** Bytes of a {@code SNAPSHOT} carrying {@code valueLength} bytes of value. */
@@ -360,11 +365,24 @@ public final class WireCodec {
      * {@link #topicBytes} long.
      */
     public static void writeTopic(ByteBuf out, int alias, String topicPath, int incarnation) {
-        int start = begin(out, MessageType.TOPIC, topicPath);
+        writeTopic(out, alias, topicPath, checkString(topicPath), incarnation);
+    }
+
+    /**
+     * {@code TOPIC}, as {@link #writeTopic(ByteBuf, int, String, int)}, of a path whose UTF-8 length
+     * the caller counted once and keeps ({@code pathUtf8Bytes}, at most {@link #MAX_STRING_BYTES}):
+     * a server writes the same definition to every session that subscribes, and a reply of
+     * {@code #} one per topic, so the path is only copied here, not measured again.
+     */
+    public static void writeTopic(ByteBuf out, int alias, String topicPath, int pathUtf8Bytes, int incarnation) {
+        assert pathUtf8Bytes == ByteBufUtil.utf8Bytes(topicPath) && pathUtf8Bytes <= MAX_STRING_BYTES
+                : "a TOPIC's path of " + ByteBufUtil.utf8Bytes(topicPath) + " UTF-8 bytes given as " + pathUtf8Bytes;
+        out.writeByte(MessageType.TOPIC);
+        out.writeInt(topicBytes(pathUtf8Bytes) - HEADER_BYTES);
         out.writeInt(alias);
-        writeString(out, topicPath);
+        out.writeShort(pathUtf8Bytes);
+        ByteBufUtil.reserveAndWriteUtf8(out, topicPath, pathUtf8Bytes);
         out.writeInt(incarnation);
-        end(out, start);
     }
 
     /**

@@ -94,7 +94,7 @@ final class ConflationBuffer {
         int viewId = p.audience.viewId();
         ByteBuf value = p.value;
         int length = value.readableBytes();
-        ByteBuf frame = OutboundFrame.allocate(session.ctx.alloc(), WireCodec.topicBytes(topic.path)
+        ByteBuf frame = OutboundFrame.allocate(session.ctx.alloc(), topic.definitionBytes()
                 + (viewId == 0 ? WireCodec.updateBytes(length) : WireCodec.viewedUpdateBytes(length)));
         topic.writeDefinition(frame);
         if (viewId == 0) {

@@ -46,7 +46,7 @@ final class DirectedReplies implements AutoCloseable {
 
     /** The size of {@link #topic}'s message. */
     static int topicBytes(Topic topic) {
-        return WireCodec.topicBytes(topic.path);
+        return topic.definitionBytes();
     }
 
     /** The size of {@link #snapshot}'s message of the topic's last value (a {@link #gapWithoutValue} when it has none). */

@@ -87,8 +87,9 @@ final class Permissions {
     }
 
     private static boolean anyMatches(List<Selector> selectors, String[] segments) {
-        for (Selector s : selectors) {
-            if (s.matches(segments)) {
+        // by index: a reply of '#' asks once per topic and session, and the iterator was not always optimised away
+        for (int i = 0; i < selectors.size(); i++) {
+            if (selectors.get(i).matches(segments)) {
                 return true;
             }
         }

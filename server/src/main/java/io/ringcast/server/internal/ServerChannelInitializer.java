@@ -35,10 +35,11 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
 
     private final ServerConfig config;
     /**
-     * The {@code features} section in force: hot reloads replace it ({@link #useFeatures}). Read
-     * when a connection is set up; the sequencer gets its own copy through the inbound ring.
+     * The {@code features} section in force, with what a connection's set-up reads of it: hot
+     * reloads replace both at once ({@link #useFeatures}). Read when a connection is set up; the
+     * sequencer gets its own copy through the inbound ring.
      */
-    private volatile Features features;
+    private volatile InForce inForce;
     /** TLS for every connection ({@code security.tlsCertificateFile}), or null for plain TCP. */
     private final SslContext tls;
     /** {@code security.allowedOrigins}, or null when any origin may connect. */
@@ -56,7 +57,7 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
     ServerChannelInitializer(ServerConfig config, SslContext tls, ServerCounters counters,
                              HttpEndpointHandler.NodeView endpoints, SessionServices sessionServices) {
         this.config = config;
-        this.features = config.features();
+        this.inForce = new InForce(config.features());
         this.tls = tls;
         List<String> origins = config.security().allowedOrigins();
         this.originCheck = origins.isEmpty() ? null : new OriginCheck(origins, counters);
@@ -90,14 +91,25 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
 
     /** A hot reload's {@code features}: connections made from now on are set up by it. Any thread. */
     void useFeatures(Features features) {
-        this.features = features;
+        this.inForce = new InForce(features);
+    }
+
+    /**
+     * The features in force and whether compression is on anywhere in them, worked out once per
+     * reload rather than per connection (it walks the subtree overrides).
+     */
+    private record InForce(Features features, boolean compression) {
+        InForce(Features features) {
+            this(features, features.compressionAnywhere());
+        }
     }
 
     /** Any channel, not only a socket's: the tests run this pipeline on an {@code EmbeddedChannel}. */
     @Override
     protected void initChannel(Channel ch) {
         // writability is what on-backpressure conflation watches: unwritable past the backlog
-        long backlog = features.effectiveConflationBacklogBytes(config.limits().outboundQueueBytes());
+        InForce now = inForce;
+        long backlog = now.features().effectiveConflationBacklogBytes(config.limits().outboundQueueBytes());
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark((int) (backlog / 2), (int) backlog));
         ChannelPipeline p = ch.pipeline();
         // first: it counts every byte read, before any decoder holds it
@@ -115,7 +127,7 @@ final class ServerChannelInitializer extends ChannelInitializer<Channel> {
             p.addLast("origin", originCheck);
         }
         // compression is offered to connections made while it is on somewhere (features reload live)
-        boolean compression = features.compressionAnywhere();
+        boolean compression = now.compression();
         if (compression) {
             p.addLast("websocket-extensions", new WebSocketServerExtensionHandler(deflate));
         }

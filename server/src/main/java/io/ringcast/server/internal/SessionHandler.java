@@ -1,7 +1,6 @@
 package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -20,7 +19,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.ArrayDeque;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -136,12 +134,7 @@ final class SessionHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
 
     /** Whether the upgrade installed permessage-deflate (the only extension the server offers). */
     private static boolean deflateNegotiated(ChannelPipeline pipeline) {
-        for (Map.Entry<String, ChannelHandler> handler : pipeline) {
-            if (handler.getValue() instanceof WebSocketExtensionEncoder) {
-                return true;
-            }
-        }
-        return false;
+        return pipeline.get(WebSocketExtensionEncoder.class) != null; // walks the contexts; iterating copied them into a map
     }
 
     @Override

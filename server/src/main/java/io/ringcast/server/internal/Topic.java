@@ -1,6 +1,7 @@
 package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
 
@@ -23,6 +24,8 @@ final class Topic extends Audience {
     final int alias;
     final String path;
     final String[] segments;
+    /** Its path's length in UTF-8, counted once: every new subscriber of the topic is sent its {@code TOPIC}. */
+    private final int pathUtf8Bytes;
     long sequence;
     TopicFeatures features;
     /**
@@ -106,6 +109,7 @@ final class Topic extends Audience {
         this.alias = alias;
         this.path = path;
         this.segments = segments;
+        this.pathUtf8Bytes = ByteBufUtil.utf8Bytes(path);
         this.historyLength = historyLength;
         this.historyMaxBytes = historyMaxBytes;
         this.features = features;
@@ -116,9 +120,14 @@ final class Topic extends Audience {
         return this;
     }
 
-    /** Writes the topic's {@code TOPIC} message, {@link WireCodec#topicBytes} long: the one writer of a definition. */
+    /** Writes the topic's {@code TOPIC} message, {@link #definitionBytes()} long: the one writer of a definition. */
     void writeDefinition(ByteBuf out) {
-        WireCodec.writeTopic(out, alias, path, incarnation);
+        WireCodec.writeTopic(out, alias, path, pathUtf8Bytes, incarnation);
+    }
+
+    /** The length of its {@code TOPIC} message ({@link #writeDefinition}). */
+    int definitionBytes() {
+        return WireCodec.topicBytes(pathUtf8Bytes);
     }
 
     @Override

@@ -152,6 +152,9 @@ final class TopicTree {
         if (node.topic != null && !action.test(node.topic)) {
             return false;
         }
+        if (node.children.isEmpty()) {
+            return true; // a leaf, as most topics are: '#' walks every one, and the iterator was not always optimised away
+        }
         for (Node child : node.children.values()) {
             if (!subtree(child, action)) {
                 return false;

@@ -104,7 +104,7 @@ final class UpdateEncoder implements AutoCloseable {
      * {@code created}: everyone the frame goes to as the topic is made is new to its alias.
      */
     static ByteBuf frameAfterDefinition(ByteBufAllocator alloc, Topic topic, boolean created, int messageBytes) {
-        ByteBuf frame = OutboundFrame.allocate(alloc, (created ? WireCodec.topicBytes(topic.path) : 0) + messageBytes);
+        ByteBuf frame = OutboundFrame.allocate(alloc, (created ? topic.definitionBytes() : 0) + messageBytes);
         if (created) {
             topic.writeDefinition(frame);
         }

@@ -1,6 +1,8 @@
 package io.ringcast.server.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.ringcast.protocol.MessageType;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
@@ -40,6 +42,24 @@ class TopicTest {
     void releaseEverything() {
         topic.releaseHistory();
         watched.forEach(ByteBuf::release);
+    }
+
+    @Test
+    void itsDefinitionIsTheTopicMessageOfItsPathMeasuredOnceInUtf8() {
+        Topic euro = TopicFixtures.topic(9, "fx/€/spot", 3); // '€' takes 3 bytes in UTF-8
+        euro.incarnation = 0x692A5E00;
+        ByteBuf written = Unpooled.buffer();
+        ByteBuf expected = Unpooled.buffer();
+        try {
+            euro.writeDefinition(written);
+            WireCodec.writeTopic(expected, 9, "fx/€/spot", 0x692A5E00);
+            assertThat(ByteBufUtil.hexDump(written)).isEqualTo(ByteBufUtil.hexDump(expected));
+            assertThat(euro.definitionBytes()).isEqualTo(written.readableBytes())
+                    .isEqualTo(WireCodec.topicBytes("fx/€/spot"));
+        } finally {
+            written.release();
+            expected.release();
+        }
     }
 
     @Test
