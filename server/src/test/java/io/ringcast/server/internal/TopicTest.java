@@ -3,6 +3,7 @@ package io.ringcast.server.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.ringcast.protocol.MessageHandler;
 import io.ringcast.protocol.MessageType;
 import io.ringcast.protocol.UpdateFlags;
 import io.ringcast.protocol.WireCodec;
@@ -45,7 +46,7 @@ class TopicTest {
     }
 
     @Test
-    void itsDefinitionIsTheTopicMessageOfItsPathMeasuredOnceInUtf8() {
+    void itsDefinitionIsTheTopicMessageOfItsPathMeasuredOnceInUtf8() throws Exception {
         Topic euro = TopicFixtures.topic(9, "fx/€/spot", 3); // '€' takes 3 bytes in UTF-8
         euro.incarnation = 0x692A5E00;
         ByteBuf written = Unpooled.buffer();
@@ -56,6 +57,16 @@ class TopicTest {
             assertThat(ByteBufUtil.hexDump(written)).isEqualTo(ByteBufUtil.hexDump(expected));
             assertThat(euro.definitionBytes()).isEqualTo(written.readableBytes())
                     .isEqualTo(WireCodec.topicBytes("fx/€/spot"));
+            // and read back by the decoder, which shares nothing with the writer
+            List<String> decoded = new ArrayList<>();
+            WireCodec.decodeOne(written, new MessageHandler() {
+                @Override
+                public void onTopic(int alias, String topicPath, int incarnation) {
+                    decoded.add(alias + " " + topicPath + " " + Integer.toHexString(incarnation));
+                }
+            });
+            assertThat(decoded).containsExactly("9 fx/€/spot 692a5e00");
+            assertThat(written.isReadable()).as("the message's length field covers it exactly").isFalse();
         } finally {
             written.release();
             expected.release();
